@@ -1,0 +1,398 @@
+//! [`Ctx`]: the device, its queue, what the adapter offers, and the pipeline cache.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use crate::element::GpuElement;
+use crate::error::{Error, Result};
+use crate::pipeline::PipelineCache;
+
+/// The optional wgpu features gpuprim uses when an adapter has them.
+pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
+    .union(wgpu::Features::TIMESTAMP_QUERY)
+    .union(wgpu::Features::SHADER_F16)
+    .union(wgpu::Features::SHADER_F64)
+    .union(wgpu::Features::SHADER_FLOAT32_ATOMIC);
+
+/// A GPU context: one device and queue, what it can do, and its compiled pipelines.
+///
+/// `Ctx` is cheap to clone (an `Arc`), `Send` and `Sync`: clones share the device and
+/// the pipeline cache, and calls from several threads are safe.
+///
+/// ```
+/// let ctx = gpuprim::Ctx::new()?;
+/// println!("{}", ctx.info());
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Ctx {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) info: Info,
+    pub(crate) cache: PipelineCache,
+    /// Set by the device-lost callback.
+    lost: Arc<Mutex<Option<String>>>,
+}
+
+/// What the chosen adapter is and what the context may use on it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Info {
+    /// Adapter name, e.g. "NVIDIA H100 80GB HBM3" or "llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub name: String,
+    /// Graphics API in use.
+    pub backend: wgpu::Backend,
+    /// Discrete, integrated, CPU (software), ...
+    pub device_type: wgpu::DeviceType,
+    /// Driver name and version as the adapter reports them.
+    pub driver: String,
+    /// Smallest subgroup (warp, wavefront) size the adapter may use.
+    pub subgroup_min_size: u32,
+    /// Largest subgroup size the adapter may use.
+    pub subgroup_max_size: u32,
+    /// Device limits (the adapter's full limits).
+    pub limits: wgpu::Limits,
+    /// Optional features enabled on the device.
+    pub features: wgpu::Features,
+    /// Largest storage binding gpuprim uses, in bytes: the device limit, or lower if the
+    /// builder asked. Vectors past it are processed in several bindings.
+    pub max_binding_bytes: u64,
+    /// Largest workgroup count per dispatch dimension gpuprim uses.
+    pub max_workgroups_per_dimension: u32,
+}
+
+impl fmt::Display for Info {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({:?}, {:?}, driver {:?}); subgroups {}..{}; max binding {} MiB; features {:?}",
+            self.name,
+            self.backend,
+            self.device_type,
+            self.driver,
+            self.subgroup_min_size,
+            self.subgroup_max_size,
+            self.max_binding_bytes >> 20,
+            self.features,
+        )
+    }
+}
+
+impl fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ctx")
+            .field("adapter", &self.inner.info.name)
+            .field("backend", &self.inner.info.backend)
+            .field("pipelines", &self.inner.cache.len())
+            .finish()
+    }
+}
+
+/// Choices made when creating a [`Ctx`]. Start with [`Ctx::builder`].
+///
+/// ```
+/// // The software adapter, with a 1 MiB binding limit (to exercise the split path).
+/// let ctx = gpuprim::Ctx::builder()
+///     .software(true)
+///     .max_binding_bytes(1 << 20)
+///     .build()?;
+/// assert_eq!(ctx.info().max_binding_bytes, 1 << 20);
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct CtxBuilder {
+    power: wgpu::PowerPreference,
+    software: bool,
+    backends: wgpu::Backends,
+    max_binding_bytes: Option<u64>,
+    max_workgroups_per_dimension: Option<u32>,
+    without_features: wgpu::Features,
+}
+
+impl Default for CtxBuilder {
+    fn default() -> Self {
+        CtxBuilder {
+            power: wgpu::PowerPreference::HighPerformance,
+            software: false,
+            backends: wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()),
+            max_binding_bytes: None,
+            max_workgroups_per_dimension: None,
+            without_features: wgpu::Features::empty(),
+        }
+    }
+}
+
+impl CtxBuilder {
+    /// Prefer the fast discrete GPU (default) or the low-power one.
+    pub fn power_preference(mut self, power: wgpu::PowerPreference) -> Self {
+        self.power = power;
+        self
+    }
+
+    /// Use only a software (CPU) adapter such as Mesa's lavapipe.
+    pub fn software(mut self, software: bool) -> Self {
+        self.software = software;
+        self
+    }
+
+    /// Search only these backends (default: all, or `WGPU_BACKEND` from the environment).
+    pub fn backends(mut self, backends: wgpu::Backends) -> Self {
+        self.backends = backends;
+        self
+    }
+
+    /// Use storage bindings of at most `bytes` (lower than the device's limit), so the
+    /// path that splits large vectors into several bindings can be tested on small data.
+    /// At least 256 bytes.
+    pub fn max_binding_bytes(mut self, bytes: u64) -> Self {
+        self.max_binding_bytes = Some(bytes);
+        self
+    }
+
+    /// Dispatch at most `n` workgroups per dimension (lower than the device's limit, at
+    /// least 1), so the 2D/3D folding of large dispatches can be tested on small data.
+    pub fn max_workgroups_per_dimension(mut self, n: u32) -> Self {
+        self.max_workgroups_per_dimension = Some(n);
+        self
+    }
+
+    /// Do not enable these optional features even if the adapter has them (e.g. to test
+    /// the fallbacks, or the errors for f64 on an adapter without it).
+    pub fn without_features(mut self, features: wgpu::Features) -> Self {
+        self.without_features |= features;
+        self
+    }
+
+    /// Create the context (blocking).
+    pub fn build(self) -> Result<Ctx> {
+        pollster::block_on(self.build_async())
+    }
+
+    /// Create the context.
+    pub async fn build_async(self) -> Result<Ctx> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = self.backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapters = instance.enumerate_adapters(self.backends).await;
+        let adapter = adapters
+            .into_iter()
+            .filter(|a| {
+                a.get_downlevel_capabilities()
+                    .flags
+                    .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+                    && (!self.software || a.get_info().device_type == wgpu::DeviceType::Cpu)
+            })
+            .max_by_key(|a| adapter_rank(&a.get_info(), self.power))
+            .ok_or_else(|| Error::NoAdapter {
+                searched: format!(
+                    "backends {:?}{}",
+                    self.backends,
+                    if self.software { ", software adapters only" } else { "" }
+                ),
+            })?;
+        let adapter_info = adapter.get_info();
+        let features = adapter.features() & WANTED_FEATURES & !self.without_features;
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("gpuprim"),
+                required_features: features,
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::RequestDevice {
+                adapter: adapter_info.name.clone(),
+                message: e.to_string(),
+            })?;
+
+        // Every error gpuprim can foresee is caught in an error scope and returned; an
+        // error that still gets out is recorded here instead of panicking the process.
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+            eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
+        }));
+        let lost = Arc::new(Mutex::new(None));
+        let lost_cb = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut l) = lost_cb.lock() {
+                *l = Some(format!("{reason:?}: {message}"));
+            }
+        });
+
+        let align = u64::from(limits.min_storage_buffer_offset_alignment).max(256);
+        let device_binding = u64::from(limits.max_storage_buffer_binding_size).min(limits.max_buffer_size);
+        let max_binding_bytes = match self.max_binding_bytes {
+            Some(b) if b < align => {
+                return Err(Error::InvalidArgument {
+                    op: "CtxBuilder::max_binding_bytes",
+                    message: format!("{b} bytes is below the smallest usable binding of {align} bytes"),
+                });
+            }
+            Some(b) => b.min(device_binding),
+            None => device_binding,
+        };
+        let max_workgroups_per_dimension = match self.max_workgroups_per_dimension {
+            Some(0) => {
+                return Err(Error::InvalidArgument {
+                    op: "CtxBuilder::max_workgroups_per_dimension",
+                    message: "0 workgroups per dimension; pass at least 1".into(),
+                });
+            }
+            Some(n) => n.min(limits.max_compute_workgroups_per_dimension),
+            None => limits.max_compute_workgroups_per_dimension,
+        };
+
+        let info = Info {
+            name: adapter_info.name.clone(),
+            backend: adapter_info.backend,
+            device_type: adapter_info.device_type,
+            driver: format!("{} {}", adapter_info.driver, adapter_info.driver_info),
+            subgroup_min_size: adapter_info.subgroup_min_size,
+            subgroup_max_size: adapter_info.subgroup_max_size,
+            limits,
+            features,
+            max_binding_bytes,
+            max_workgroups_per_dimension,
+        };
+        Ok(Ctx {
+            inner: Arc::new(Inner {
+                device,
+                queue,
+                info,
+                cache: PipelineCache::default(),
+                lost,
+            }),
+        })
+    }
+}
+
+/// Higher is better: the preferred device type first, then a native API over GL.
+fn adapter_rank(info: &wgpu::AdapterInfo, power: wgpu::PowerPreference) -> (u8, u8) {
+    use wgpu::DeviceType::*;
+    let ty = match (info.device_type, power) {
+        (DiscreteGpu, wgpu::PowerPreference::LowPower) => 3,
+        (IntegratedGpu, wgpu::PowerPreference::LowPower) => 4,
+        (DiscreteGpu, _) => 4,
+        (IntegratedGpu, _) => 3,
+        (VirtualGpu, _) => 2,
+        (Other, _) => 1,
+        (Cpu, _) => 0,
+    };
+    let api = match info.backend {
+        wgpu::Backend::Gl | wgpu::Backend::Noop => 0,
+        _ => 1,
+    };
+    (ty, api)
+}
+
+impl Ctx {
+    /// The best adapter (a discrete GPU if there is one), with its full limits and every
+    /// optional feature gpuprim can use. Blocking; see [`Ctx::new_async`].
+    pub fn new() -> Result<Ctx> {
+        CtxBuilder::default().build()
+    }
+
+    /// Async twin of [`Ctx::new`].
+    pub async fn new_async() -> Result<Ctx> {
+        CtxBuilder::default().build_async().await
+    }
+
+    /// A builder for the choices [`Ctx::new`] makes for you.
+    pub fn builder() -> CtxBuilder {
+        CtxBuilder::default()
+    }
+
+    /// The adapter, its limits and features.
+    pub fn info(&self) -> &Info {
+        &self.inner.info
+    }
+
+    /// The underlying wgpu device, for interop with your own wgpu code.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// The underlying wgpu queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.queue
+    }
+
+    /// Whether the device has `features` enabled.
+    pub fn has_features(&self, features: wgpu::Features) -> bool {
+        self.inner.info.features.contains(features)
+    }
+
+    /// Block until all work submitted so far has finished on the GPU.
+    pub fn synchronize(&self) -> Result<()> {
+        self.check_alive()?;
+        self.inner
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| self.poll_error(e))?;
+        Ok(())
+    }
+
+    /// Pipelines compiled so far by this context (and its clones). A call that finds its
+    /// pipeline in the cache does not add to it.
+    pub fn pipelines_compiled(&self) -> usize {
+        self.inner.cache.compiled()
+    }
+
+    /// Pipelines currently in the cache.
+    pub fn pipelines_cached(&self) -> usize {
+        self.inner.cache.len()
+    }
+
+    /// `Err(DeviceLost)` once the device is gone.
+    pub(crate) fn check_alive(&self) -> Result<()> {
+        match self.inner.lost.lock().ok().and_then(|l| l.clone()) {
+            Some(reason) => Err(Error::DeviceLost { reason }),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn poll_error(&self, e: wgpu::PollError) -> Error {
+        self.check_alive().err().unwrap_or(Error::DeviceLost {
+            reason: e.to_string(),
+        })
+    }
+
+    /// `Err(Unsupported)` unless the device can use element type `T`.
+    pub(crate) fn check_element<T: GpuElement>(&self) -> Result<()> {
+        self.require(T::FEATURES, || format!("element type {}", T::WGSL))
+    }
+
+    /// `Err(Unsupported)` unless the device has `features`.
+    pub(crate) fn require(&self, features: wgpu::Features, what: impl FnOnce() -> String) -> Result<()> {
+        if self.has_features(features) {
+            Ok(())
+        } else {
+            Err(Error::Unsupported {
+                what: what(),
+                feature: format!("{:?}", features - self.inner.info.features),
+                adapter: self.inner.info.name.clone(),
+            })
+        }
+    }
+
+    /// Whether `other` is this context or a clone of it.
+    pub(crate) fn same(&self, other: &Ctx) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    fn assert_send_sync_clone<T: Send + Sync + Clone>() {}
+
+    #[test]
+    fn ctx_is_send_sync_clone() {
+        assert_send_sync_clone::<super::Ctx>();
+    }
+}

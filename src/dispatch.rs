@@ -1,0 +1,171 @@
+//! How a length becomes bindings and workgroups.
+//!
+//! - A vector larger than the largest storage binding is processed in *chunks*: each
+//!   chunk is a binding window (offset aligned to the device's storage offset alignment)
+//!   and one dispatch.
+//! - A dispatch that needs more than `max_compute_workgroups_per_dimension` workgroups is
+//!   folded into 2D (and 3D); kernels compute their linear workgroup index from
+//!   `workgroup_id` and `num_workgroups` and skip the few surplus groups.
+
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+use crate::pipeline::Kernel;
+
+/// One binding window: `units` elements of `unit_bytes` starting at `offset_units`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    pub(crate) offset_units: u64,
+    pub(crate) units: u64,
+}
+
+impl Chunk {
+    pub(crate) fn byte_range(&self, unit_bytes: u64) -> (u64, std::num::NonZeroU64) {
+        let size = std::num::NonZeroU64::new(self.units * unit_bytes).expect("chunks are never empty");
+        (self.offset_units * unit_bytes, size)
+    }
+}
+
+/// Units of `unit_bytes` that fit in one binding with every chunk start aligned.
+pub(crate) fn units_per_binding(ctx: &Ctx, unit_bytes: u64) -> u64 {
+    let info = ctx.info();
+    let align = u64::from(info.limits.min_storage_buffer_offset_alignment).max(1);
+    let step = lcm(align, unit_bytes);
+    (info.max_binding_bytes / step * step / unit_bytes).max(1)
+}
+
+/// Splits `units` into chunks of at most `per_chunk`.
+pub(crate) fn chunks(units: u64, per_chunk: u64) -> impl Iterator<Item = Chunk> {
+    (0..units.div_ceil(per_chunk)).map(move |i| {
+        let offset_units = i * per_chunk;
+        Chunk {
+            offset_units,
+            units: per_chunk.min(units - offset_units),
+        }
+    })
+}
+
+/// A dispatch of `groups` workgroups folded to fit `max_per_dim` per dimension.
+pub(crate) fn workgroup_grid(groups: u64, max_per_dim: u32) -> Result<[u32; 3]> {
+    let max = u64::from(max_per_dim);
+    let x = groups.min(max);
+    let rest = groups.div_ceil(x.max(1));
+    let y = rest.min(max);
+    let z = rest.div_ceil(y.max(1));
+    if z > max {
+        return Err(Error::TooLarge {
+            what: format!("a dispatch of {groups} workgroups ({max_per_dim} per dimension, 3 dimensions)"),
+            requested: groups,
+            limit: max * max * max,
+        });
+    }
+    Ok([x as u32, y as u32, z as u32])
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    a / gcd(a, b) * b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_covers_groups_within_limits() {
+        for max in [1u32, 2, 7, 65535] {
+            for groups in [1u64, 2, 3, 7, 8, 49, 50, 65535, 65536, 1 << 20] {
+                match workgroup_grid(groups, max) {
+                    Ok([x, y, z]) => {
+                        assert!(x <= max && y <= max && z <= max);
+                        let total = u64::from(x) * u64::from(y) * u64::from(z);
+                        assert!(total >= groups, "{groups} groups, max {max}: {x}x{y}x{z}");
+                        // surplus groups stay under one x-y plane plus one row
+                        assert!(total - groups < u64::from(x) * u64::from(y) + u64::from(x));
+                    }
+                    Err(_) => assert!(groups > u64::from(max).pow(3)),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chunks_tile_exactly() {
+        for (units, per) in [(1u64, 1u64), (10, 3), (9, 3), (100, 1000)] {
+            let c: Vec<_> = chunks(units, per).collect();
+            assert_eq!(c.iter().map(|c| c.units).sum::<u64>(), units);
+            for w in c.windows(2) {
+                assert_eq!(w[0].offset_units + w[0].units, w[1].offset_units);
+            }
+        }
+        assert_eq!(chunks(0, 4).count(), 0);
+    }
+
+    #[test]
+    fn lcm_small() {
+        assert_eq!(lcm(256, 16), 256);
+        assert_eq!(lcm(256, 48), 768);
+    }
+}
+
+/// Invocations per workgroup for element-wise kernels: 256, or the device's maximum if lower.
+pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
+    let l = &ctx.info().limits;
+    256.min(l.max_compute_invocations_per_workgroup)
+        .min(l.max_compute_workgroup_size_x)
+}
+
+/// Records and submits an element-wise kernel over `units` vector units of `unit_bytes`:
+/// binding `i` is `buffers[i]`, windowed chunk by chunk; one thread per unit.
+pub(crate) fn run_elementwise(
+    ctx: &Ctx,
+    op: &'static str,
+    kernel: &Kernel,
+    workgroup_size: u32,
+    units: u64,
+    unit_bytes: u64,
+    buffers: &[&wgpu::Buffer],
+) -> Result<()> {
+    if units == 0 {
+        return Ok(());
+    }
+    let per_chunk = units_per_binding(ctx, unit_bytes);
+    let grids = chunks(units, per_chunk)
+        .map(|c| Ok((c, workgroup_grid(c.units.div_ceil(u64::from(workgroup_size)), ctx.info().max_workgroups_per_dimension)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let device = &ctx.inner.device;
+    ctx.capture(op, || {
+        let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(op),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&kernel.pipeline);
+            for (chunk, [x, y, z]) in &grids {
+                let (offset, size) = chunk.byte_range(unit_bytes);
+                let entries: Vec<_> = buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| wgpu::BindGroupEntry {
+                        binding: i as u32,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: b,
+                            offset,
+                            size: Some(size),
+                        }),
+                    })
+                    .collect();
+                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(op),
+                    layout: &kernel.layout,
+                    entries: &entries,
+                });
+                pass.set_bind_group(0, &bind, &[]);
+                pass.dispatch_workgroups(*x, *y, *z);
+            }
+        }
+        ctx.inner.queue.submit([enc.finish()]);
+    })
+}

@@ -1,0 +1,96 @@
+//! Element types: the Rust types a [`GpuVec`](crate::GpuVec) can hold and their WGSL twins.
+
+use std::fmt::Debug;
+
+/// The numeric class of an element type. Decides which WGSL operations apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarKind {
+    /// IEEE float (`f16`, `f32`, `f64`).
+    Float,
+    /// Two's-complement signed integer (`i32`). Arithmetic wraps.
+    Sint,
+    /// Unsigned integer (`u32`). Arithmetic wraps.
+    Uint,
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A type that can live in a [`GpuVec`](crate::GpuVec): a plain scalar with a WGSL twin.
+///
+/// Implemented for `f32`, `i32`, `u32` (every adapter), `f64` (adapters with
+/// `SHADER_F64`) and [`half::f16`] (adapters with `SHADER_F16`). The trait is sealed:
+/// the kernels are written for exactly these types.
+pub trait GpuElement:
+    bytemuck::Pod + Debug + PartialEq + PartialOrd + Send + Sync + 'static + sealed::Sealed
+{
+    /// The WGSL scalar type name, e.g. `"f32"`.
+    const WGSL: &'static str;
+    /// Integer or float.
+    const KIND: ScalarKind;
+    /// wgpu features the type needs on the device (empty for 32-bit types).
+    const FEATURES: wgpu::Features;
+    /// WGSL directives a shader using this type must start with (e.g. `enable f16;`).
+    const ENABLE: &'static str;
+    /// The value zero.
+    const ZERO: Self;
+    /// The value one.
+    const ONE: Self;
+
+    /// This value as a WGSL expression of type [`Self::WGSL`], exact to the bit.
+    fn wgsl_literal(self) -> String;
+}
+
+macro_rules! element {
+    ($t:ty, $wgsl:literal, $kind:ident, $features:expr, $enable:literal, $zero:expr, $one:expr, |$v:ident| $lit:expr) => {
+        impl sealed::Sealed for $t {}
+        impl GpuElement for $t {
+            const WGSL: &'static str = $wgsl;
+            const KIND: ScalarKind = ScalarKind::$kind;
+            const FEATURES: wgpu::Features = $features;
+            const ENABLE: &'static str = $enable;
+            const ZERO: Self = $zero;
+            const ONE: Self = $one;
+            fn wgsl_literal(self) -> String {
+                let $v = self;
+                $lit
+            }
+        }
+    };
+}
+
+element!(f32, "f32", Float, wgpu::Features::empty(), "", 0.0, 1.0, |v| format!(
+    "bitcast<f32>({}u)",
+    v.to_bits()
+));
+element!(i32, "i32", Sint, wgpu::Features::empty(), "", 0, 1, |v| if v == i32::MIN {
+    "i32(-2147483647 - 1)".to_string()
+} else {
+    format!("i32({v})")
+});
+element!(u32, "u32", Uint, wgpu::Features::empty(), "", 0, 1, |v| format!("{v}u"));
+// WGSL has no bitcast to f64 from one scalar; two u32 halves make one.
+element!(
+    f64,
+    "f64",
+    Float,
+    wgpu::Features::SHADER_F64,
+    "",
+    0.0,
+    1.0,
+    |v| {
+        let b = v.to_bits();
+        format!("bitcast<f64>(vec2<u32>({}u, {}u))", b as u32, (b >> 32) as u32)
+    }
+);
+element!(
+    half::f16,
+    "f16",
+    Float,
+    wgpu::Features::SHADER_F16,
+    "enable f16;",
+    half::f16::ZERO,
+    half::f16::ONE,
+    |v| format!("bitcast<vec2<f16>>({}u).x", v.to_bits() as u32)
+);

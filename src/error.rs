@@ -1,0 +1,137 @@
+//! The one error type of the crate.
+//!
+//! Every fallible call returns [`Result<T>`](crate::Result). Each variant is a class
+//! of failure; its message names the numbers involved and what to do next.
+
+/// Everything that can go wrong in a gpuprim call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No adapter with compute support was found.
+    #[error(
+        "no GPU adapter with compute shaders found ({searched}); on a machine without a GPU install \
+         Mesa's software Vulkan driver (Debian/Ubuntu: `apt-get install mesa-vulkan-drivers`)"
+    )]
+    NoAdapter {
+        /// What was searched, e.g. "backends: VULKAN | GL, software only".
+        searched: String,
+    },
+
+    /// The adapter refused to create a device.
+    #[error("adapter {adapter:?} could not create a device: {message}")]
+    RequestDevice {
+        /// Adapter name.
+        adapter: String,
+        /// wgpu's message.
+        message: String,
+    },
+
+    /// Two inputs of one call have different lengths.
+    #[error(
+        "length mismatch in `{op}`: {left_name} has {left} elements but {right_name} has {right}; \
+         pass vectors of equal length"
+    )]
+    LengthMismatch {
+        /// The call, e.g. "zip".
+        op: &'static str,
+        /// Name of the first vector in the call.
+        left_name: &'static str,
+        /// Its length.
+        left: usize,
+        /// Name of the second vector in the call.
+        right_name: &'static str,
+        /// Its length.
+        right: usize,
+    },
+
+    /// Generated WGSL (usually with a user expression in it) did not compile.
+    #[error(
+        "WGSL for `{op}` does not compile (user code: {code:?}):\n{message}\n\
+         the expression is WGSL over the element type, e.g. \"x * 2.0 + 1.0\" for f32 or \"x * 2u\" for u32"
+    )]
+    Compile {
+        /// The call, e.g. "map".
+        op: &'static str,
+        /// The user's expression (or "" for a built-in kernel).
+        code: String,
+        /// The WGSL compiler's message, with the offending line.
+        message: String,
+    },
+
+    /// The element type or operation needs an adapter feature this device lacks.
+    #[error(
+        "{what} needs the adapter feature {feature}, which adapter {adapter:?} does not offer \
+         (or the Ctx was built without it); use a 32-bit type (f32, i32, u32) or another adapter"
+    )]
+    Unsupported {
+        /// What was asked for, e.g. "element type f64".
+        what: String,
+        /// The missing wgpu feature.
+        feature: String,
+        /// Adapter name.
+        adapter: String,
+    },
+
+    /// A buffer would be larger than the device allows.
+    #[error(
+        "{what} needs {requested} bytes, more than this device's maximum buffer size of {limit} bytes; \
+         split the data into several vectors"
+    )]
+    TooLarge {
+        /// What was being allocated.
+        what: String,
+        /// Bytes needed.
+        requested: u64,
+        /// The device limit in bytes.
+        limit: u64,
+    },
+
+    /// The device ran out of memory.
+    #[error("out of GPU memory allocating {bytes} bytes for {what}: {message}; free some GpuVecs and retry")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: String,
+        /// Bytes requested.
+        bytes: u64,
+        /// wgpu's message.
+        message: String,
+    },
+
+    /// The device was lost (driver reset, GPU removed, ...). The Ctx cannot be used again.
+    #[error("the GPU device was lost ({reason}); create a new Ctx")]
+    DeviceLost {
+        /// What the driver said.
+        reason: String,
+    },
+
+    /// An argument is outside what the call accepts.
+    #[error("invalid argument to `{op}`: {message}")]
+    InvalidArgument {
+        /// The call.
+        op: &'static str,
+        /// What is wrong, with the numbers.
+        message: String,
+    },
+
+    /// A vector made by one `Ctx` was passed to another.
+    #[error(
+        "`{op}` was given a GpuVec that belongs to a different Ctx; vectors live on the device that made them, \
+         copy through the host with `to_vec` and `upload`"
+    )]
+    ContextMismatch {
+        /// The call.
+        op: &'static str,
+    },
+
+    /// wgpu reported an error the library did not expect. This is a gpuprim bug.
+    #[error("unexpected wgpu error in `{op}`: {message} (this is a gpuprim bug, please report it)")]
+    Internal {
+        /// The call.
+        op: &'static str,
+        /// wgpu's message.
+        message: String,
+    },
+}
+
+/// `Result` with [`Error`] as the error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,77 @@
+//! GPU compute primitives on [wgpu]: what CUB and CuPy are for CUDA, for every adapter
+//! wgpu runs on.
+//!
+//! # How to use
+//!
+//! Make one [`Ctx`], upload data into typed [`GpuVec`]s, call primitives, read back.
+//! Each call generates the WGSL it needs from a template, compiles it once, caches the
+//! pipeline and dispatches it.
+//!
+//! ```
+//! use gpuprim::Ctx;
+//!
+//! let ctx = Ctx::new()?;                            // best adapter, its full limits
+//! let a = ctx.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
+//! let b = ctx.upload(&[0.5f32, 0.5, 0.5, 0.5])?;
+//! let c = ctx.map(&a, "x * 2.0 + 1.0")?;            // WGSL expression in x
+//! let d = ctx.zip(&c, &b, "a * b")?;                // WGSL expression in a, b
+//! assert_eq!(d.to_vec()?, vec![1.5, 2.5, 3.5, 4.5]);
+//! # Ok::<(), gpuprim::Error>(())
+//! ```
+//!
+//! Calls that return a [`GpuVec`] or end in `_into` record and submit GPU work without
+//! waiting; calls that return host values ([`GpuVec::to_vec`]) wait for it. Work is
+//! ordered: a read-back sees every call submitted before it.
+//!
+//! # Crate layout
+//!
+//! - [`Ctx`] (`context.rs`): adapter choice, limits, features, the pipeline cache.
+//! - [`GpuVec`] (`vec.rs`): typed device buffers, upload and read-back.
+//! - [`GpuElement`] (`element.rs`): the element types and their WGSL twins.
+//! - [`ops`]: one module per primitive family, each with its `Ctx` methods;
+//!   the WGSL templates are in `wgsl/` under the same names.
+//! - `pipeline.rs` (generated WGSL, [`PipelineKey`], the cache) and `dispatch.rs`
+//!   (binding windows for large vectors, workgroup grids) are the shared machinery.
+//!
+//! # Failures
+//!
+//! Every fallible call returns [`Result`] with the one [`Error`] enum. No argument a
+//! caller can pass panics: mismatched lengths, WGSL that does not compile, element types
+//! the adapter lacks, sizes past the device's limits are all errors whose message
+//! names the numbers. wgpu errors are caught in error scopes and returned.
+//!
+//! # Element types and features
+//!
+//! `f32`, `i32` and `u32` work everywhere. `f64` needs the adapter feature
+//! `SHADER_F64`, [`half::f16`] needs `SHADER_F16`; [`Ctx::new`] enables every optional
+//! feature the adapter has ([`Info::features`]) and calls that need a missing one
+//! return [`Error::Unsupported`].
+//!
+//! Vectors may be larger than the device's largest storage binding
+//! ([`Info::max_binding_bytes`]): the library processes them in several bindings.
+//!
+//! # Machines without a GPU
+//!
+//! Everything runs on Mesa's software Vulkan driver (lavapipe; Debian package
+//! `mesa-vulkan-drivers`), slowly. [`Ctx::new`] returns [`Error::NoAdapter`] if no
+//! adapter is found.
+
+#![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
+
+mod context;
+mod dispatch;
+mod element;
+mod error;
+pub mod ops;
+mod pipeline;
+mod vec;
+
+pub use context::{Ctx, CtxBuilder, Info, WANTED_FEATURES};
+pub use element::{GpuElement, ScalarKind};
+pub use error::{Error, Result};
+pub use pipeline::PipelineKey;
+pub use vec::GpuVec;
+
+pub use half;
+pub use wgpu;

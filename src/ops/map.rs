@@ -1,0 +1,169 @@
+//! Element-wise kernels from a WGSL expression: [`Ctx::map`] and [`Ctx::zip`].
+
+use crate::context::Ctx;
+use crate::dispatch::{elementwise_workgroup_size, run_elementwise};
+use crate::element::GpuElement;
+use crate::error::{Error, Result};
+use crate::pipeline::{PipelineKey, render};
+use crate::vec::{GpuVec, LANES};
+
+const MAP_WGSL: &str = include_str!("../../wgsl/map.wgsl");
+const ZIP_WGSL: &str = include_str!("../../wgsl/zip.wgsl");
+
+impl Ctx {
+    /// A new vector with `expr` applied to every element of `src`.
+    ///
+    /// `expr` is a WGSL expression in `x` (the element, of `src`'s type) that has the same
+    /// type, e.g. `"x * 2.0 + 1.0"` for `f32` or `"x ^ 0xffu"` for `u32`. WGSL built-ins
+    /// (`sin`, `select`, `clamp`, `bitcast`, ...) are available. Integer arithmetic wraps.
+    /// Each distinct expression compiles once per element type; later calls reuse it.
+    ///
+    /// # Errors
+    /// [`Error::Compile`] if the expression is not valid WGSL of the element type (the
+    /// message quotes the compiler), [`Error::OutOfMemory`] if the output cannot be made.
+    ///
+    /// # Examples
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[1.0f32, 2.0, 3.0])?;
+    /// let b = ctx.map(&a, "x * 2.0 + 1.0")?;
+    /// assert_eq!(b.to_vec()?, vec![3.0, 5.0, 7.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn map<T: GpuElement>(&self, src: &GpuVec<T>, expr: &str) -> Result<GpuVec<T>> {
+        let mut dst = self.zeros::<T>(src.len())?;
+        self.map_into(src, expr, &mut dst)?;
+        Ok(dst)
+    }
+
+    /// [`Ctx::map`] into an existing vector of the same length. The work is recorded and
+    /// submitted without waiting; later calls and read-backs see its result.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[1u32, 2, 3])?;
+    /// let mut out = ctx.zeros::<u32>(3)?;
+    /// ctx.map_into(&a, "x * x", &mut out)?;
+    /// assert_eq!(out.to_vec()?, vec![1, 4, 9]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn map_into<T: GpuElement>(&self, src: &GpuVec<T>, expr: &str, dst: &mut GpuVec<T>) -> Result<()> {
+        let op = "map";
+        self.check_owned(op, &[&src.ctx, &dst.ctx])?;
+        check_len(op, ("dst", dst.len()), ("src", src.len()))?;
+        let wg = elementwise_workgroup_size(self);
+        let kernel = self.kernel(key::<T>(op, wg, expr), || {
+            render(MAP_WGSL, &vars::<T>(wg, expr))
+        })?;
+        run_elementwise(self, op, &kernel, wg, src.lanes4(), unit_bytes::<T>(), &[&src.buffer, &dst.buffer])
+    }
+
+    /// A new vector with `expr` applied to every pair of elements of `a` and `b`.
+    ///
+    /// `expr` is a WGSL expression in `a` and `b` of the element type, e.g. `"a + b"` or
+    /// `"max(a, b)"`. The lengths must match.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `a` and `b` differ in length, [`Error::Compile`] if the
+    /// expression is not valid WGSL of the element type.
+    ///
+    /// # Examples
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[1i32, 2, 3])?;
+    /// let b = ctx.upload(&[10i32, 20, 30])?;
+    /// let c = ctx.zip(&a, &b, "a * b - 1")?;
+    /// assert_eq!(c.to_vec()?, vec![9, 39, 89]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn zip<T: GpuElement>(&self, a: &GpuVec<T>, b: &GpuVec<T>, expr: &str) -> Result<GpuVec<T>> {
+        check_len("zip", ("a", a.len()), ("b", b.len()))?;
+        let mut dst = self.zeros::<T>(a.len())?;
+        self.zip_into(a, b, expr, &mut dst)?;
+        Ok(dst)
+    }
+
+    /// [`Ctx::zip`] into an existing vector of the same length, without waiting.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[1.0f32, 2.0])?;
+    /// let b = ctx.upload(&[0.5f32, 0.25])?;
+    /// let mut c = ctx.zeros::<f32>(2)?;
+    /// ctx.zip_into(&a, &b, "a / b", &mut c)?;
+    /// assert_eq!(c.to_vec()?, vec![2.0, 8.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn zip_into<T: GpuElement>(
+        &self,
+        a: &GpuVec<T>,
+        b: &GpuVec<T>,
+        expr: &str,
+        dst: &mut GpuVec<T>,
+    ) -> Result<()> {
+        let op = "zip";
+        self.check_owned(op, &[&a.ctx, &b.ctx, &dst.ctx])?;
+        check_len(op, ("a", a.len()), ("b", b.len()))?;
+        check_len(op, ("dst", dst.len()), ("a", a.len()))?;
+        let wg = elementwise_workgroup_size(self);
+        let kernel = self.kernel(key::<T>(op, wg, expr), || {
+            render(ZIP_WGSL, &vars::<T>(wg, expr))
+        })?;
+        run_elementwise(
+            self,
+            op,
+            &kernel,
+            wg,
+            a.lanes4(),
+            unit_bytes::<T>(),
+            &[&a.buffer, &b.buffer, &dst.buffer],
+        )
+    }
+
+    /// `Err(ContextMismatch)` unless every vector's context is this one.
+    pub(crate) fn check_owned(&self, op: &'static str, owners: &[&Ctx]) -> Result<()> {
+        if owners.iter().all(|c| self.same(c)) {
+            Ok(())
+        } else {
+            Err(Error::ContextMismatch { op })
+        }
+    }
+}
+
+/// `Err(LengthMismatch)` unless the two named lengths are equal.
+pub(crate) fn check_len(op: &'static str, left: (&'static str, usize), right: (&'static str, usize)) -> Result<()> {
+    if left.1 == right.1 {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            op,
+            left_name: left.0,
+            left: left.1,
+            right_name: right.0,
+            right: right.1,
+        })
+    }
+}
+
+fn key<T: GpuElement>(op: &'static str, wg: u32, expr: &str) -> PipelineKey {
+    PipelineKey {
+        op,
+        element: T::WGSL,
+        workgroup_size: wg,
+        variant: String::new(),
+        code: expr.to_string(),
+    }
+}
+
+fn vars<T: GpuElement>(wg: u32, expr: &str) -> [(&'static str, String); 4] {
+    [
+        ("ENABLE", T::ENABLE.to_string()),
+        ("T", T::WGSL.to_string()),
+        ("WG", wg.to_string()),
+        ("EXPR", expr.to_string()),
+    ]
+}
+
+fn unit_bytes<T: GpuElement>() -> u64 {
+    (LANES * size_of::<T>()) as u64
+}

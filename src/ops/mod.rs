@@ -1,0 +1,7 @@
+//! The primitives, one module per family. Each module holds the public [`Ctx`] methods
+//! of its family (with their docs) and the code that checks arguments, fetches the
+//! kernel from the cache and records the dispatch.
+//!
+//! [`Ctx`]: crate::Ctx
+
+pub mod map;

@@ -1,0 +1,130 @@
+//! Generated WGSL and the pipeline cache.
+//!
+//! A kernel's WGSL is a template from `wgsl/` with a few named placeholders (`{{T}}`,
+//! `{{WG}}`, `{{EXPR}}`, ...). Everything that changes the generated text is part of the
+//! [`PipelineKey`]; the first call with a key renders and compiles, later calls reuse.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::context::Ctx;
+use crate::error::{Error, Result};
+
+/// Everything that changes a kernel's WGSL text, and so identifies its pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PipelineKey {
+    /// Kernel name, e.g. "map" (the template's file stem, plus entry if several).
+    pub op: &'static str,
+    /// WGSL element type, e.g. "f32".
+    pub element: &'static str,
+    /// Invocations per workgroup.
+    pub workgroup_size: u32,
+    /// Variant of the kernel, e.g. "subgroup"; empty if the kernel has one form.
+    pub variant: String,
+    /// User WGSL spliced into the template (expressions, operators), or empty.
+    pub code: String,
+}
+
+/// A compiled kernel: its pipeline and the layout its bind groups follow.
+#[derive(Debug)]
+pub(crate) struct Kernel {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) layout: wgpu::BindGroupLayout,
+}
+
+#[derive(Default)]
+pub(crate) struct PipelineCache {
+    map: Mutex<HashMap<PipelineKey, Arc<Kernel>>>,
+    compiled: AtomicUsize,
+}
+
+impl PipelineCache {
+    pub(crate) fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    pub(crate) fn compiled(&self) -> usize {
+        self.compiled.load(Ordering::Relaxed)
+    }
+}
+
+/// Fills a template's `{{NAME}}` placeholders.
+pub(crate) fn render<S: AsRef<str>>(template: &str, vars: &[(&str, S)]) -> String {
+    let mut out = template.to_string();
+    for (name, value) in vars {
+        out = out.replace(&format!("{{{{{name}}}}}"), value.as_ref());
+    }
+    debug_assert!(!out.contains("{{"), "unfilled placeholder in:\n{out}");
+    out
+}
+
+impl Ctx {
+    /// The kernel for `key`, compiled from `source()` with entry point `main` on first use.
+    ///
+    /// The cache lock is held while compiling, so two threads asking for one new kernel
+    /// compile it once.
+    pub(crate) fn kernel(&self, key: PipelineKey, source: impl FnOnce() -> String) -> Result<Arc<Kernel>> {
+        self.check_alive()?;
+        let cache = &self.inner.cache;
+        let mut map = cache.map.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = map.get(&key) {
+            return Ok(Arc::clone(k));
+        }
+        let wgsl = source();
+        let device = &self.inner.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let label = format!("gpuprim {} {}", key.op, key.element);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&label),
+            source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&label),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Compile {
+                op: key.op,
+                code: key.code.clone(),
+                message: compile_message(&e),
+            });
+        }
+        let layout = pipeline.get_bind_group_layout(0);
+        let kernel = Arc::new(Kernel { pipeline, layout });
+        cache.compiled.fetch_add(1, Ordering::Relaxed);
+        map.insert(key, Arc::clone(&kernel));
+        Ok(kernel)
+    }
+}
+
+/// wgpu's validation text, with its error chain, minus the generic header.
+fn compile_message(e: &wgpu::Error) -> String {
+    let mut text = match e {
+        wgpu::Error::Validation { description, .. } => description.clone(),
+        other => other.to_string(),
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str("\n  ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn render_fills_every_placeholder() {
+        let out = super::render("a {{T}} b {{WG}} {{T}}", &[("T", "f32"), ("WG", "256")]);
+        assert_eq!(out, "a f32 b 256 f32");
+    }
+}
