@@ -25,7 +25,11 @@ fn main() -> Result<(), gpuprim::Error> {
         let expect = (a[i] * 2.0 + 1.0) * b[i];
         let err = (d[i] - expect).abs() / expect.abs().max(f32::MIN_POSITIVE);
         worst = worst.max(err);
-        assert!(err <= 4.0 * f32::EPSILON, "element {i}: GPU {} CPU {expect}", d[i]);
+        assert!(
+            err <= 4.0 * f32::EPSILON,
+            "element {i}: GPU {} CPU {expect}",
+            d[i]
+        );
     }
     println!(
         "d = (2a + 1) * b for {n} elements: d[0..4] = {:?}, largest relative difference to the CPU {worst:e}",

@@ -177,7 +177,13 @@ impl CtxBuilder {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         desc.backends = self.backends;
         let instance = wgpu::Instance::new(desc);
-        let adapters = instance.enumerate_adapters(self.backends).await;
+        // Native APIs first; GL (slower to probe, no subgroups) only if none has an adapter.
+        let mut adapters = instance
+            .enumerate_adapters(self.backends & wgpu::Backends::PRIMARY)
+            .await;
+        if adapters.is_empty() {
+            adapters = instance.enumerate_adapters(self.backends).await;
+        }
         let adapter = adapters
             .into_iter()
             .filter(|a| {
@@ -191,7 +197,11 @@ impl CtxBuilder {
                 searched: format!(
                     "backends {:?}{}",
                     self.backends,
-                    if self.software { ", software adapters only" } else { "" }
+                    if self.software {
+                        ", software adapters only"
+                    } else {
+                        ""
+                    }
                 ),
             })?;
         let adapter_info = adapter.get_info();
@@ -226,12 +236,16 @@ impl CtxBuilder {
         });
 
         let align = u64::from(limits.min_storage_buffer_offset_alignment).max(256);
-        let device_binding = u64::from(limits.max_storage_buffer_binding_size).min(limits.max_buffer_size);
+        let device_binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
         let max_binding_bytes = match self.max_binding_bytes {
             Some(b) if b < align => {
                 return Err(Error::InvalidArgument {
                     op: "CtxBuilder::max_binding_bytes",
-                    message: format!("{b} bytes is below the smallest usable binding of {align} bytes"),
+                    message: format!(
+                        "{b} bytes is below the smallest usable binding of {align} bytes"
+                    ),
                 });
             }
             Some(b) => b.min(device_binding),
@@ -369,7 +383,11 @@ impl Ctx {
     }
 
     /// `Err(Unsupported)` unless the device has `features`.
-    pub(crate) fn require(&self, features: wgpu::Features, what: impl FnOnce() -> String) -> Result<()> {
+    pub(crate) fn require(
+        &self,
+        features: wgpu::Features,
+        what: impl FnOnce() -> String,
+    ) -> Result<()> {
         if self.has_features(features) {
             Ok(())
         } else {

@@ -20,7 +20,8 @@ pub(crate) struct Chunk {
 
 impl Chunk {
     pub(crate) fn byte_range(&self, unit_bytes: u64) -> (u64, std::num::NonZeroU64) {
-        let size = std::num::NonZeroU64::new(self.units * unit_bytes).expect("chunks are never empty");
+        let size =
+            std::num::NonZeroU64::new(self.units * unit_bytes).expect("chunks are never empty");
         (self.offset_units * unit_bytes, size)
     }
 }
@@ -53,7 +54,9 @@ pub(crate) fn workgroup_grid(groups: u64, max_per_dim: u32) -> Result<[u32; 3]> 
     let z = rest.div_ceil(y.max(1));
     if z > max {
         return Err(Error::TooLarge {
-            what: format!("a dispatch of {groups} workgroups ({max_per_dim} per dimension, 3 dimensions)"),
+            what: format!(
+                "a dispatch of {groups} workgroups ({max_per_dim} per dimension, 3 dimensions)"
+            ),
             requested: groups,
             limit: max * max * max,
         });
@@ -66,6 +69,76 @@ fn lcm(a: u64, b: u64) -> u64 {
         if b == 0 { a } else { gcd(b, a % b) }
     }
     a / gcd(a, b) * b
+}
+
+/// Invocations per workgroup for element-wise kernels: 256, or the device's maximum if lower.
+pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
+    let l = &ctx.info().limits;
+    256.min(l.max_compute_invocations_per_workgroup)
+        .min(l.max_compute_workgroup_size_x)
+}
+
+/// Records and submits an element-wise kernel over `units` vector units of `unit_bytes`:
+/// binding `i` is `buffers[i]`, windowed chunk by chunk; one thread per unit.
+pub(crate) fn run_elementwise(
+    ctx: &Ctx,
+    op: &'static str,
+    kernel: &Kernel,
+    workgroup_size: u32,
+    units: u64,
+    unit_bytes: u64,
+    buffers: &[&wgpu::Buffer],
+) -> Result<()> {
+    if units == 0 {
+        return Ok(());
+    }
+    let per_chunk = units_per_binding(ctx, unit_bytes);
+    let grids = chunks(units, per_chunk)
+        .map(|c| {
+            Ok((
+                c,
+                workgroup_grid(
+                    c.units.div_ceil(u64::from(workgroup_size)),
+                    ctx.info().max_workgroups_per_dimension,
+                )?,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let device = &ctx.inner.device;
+    ctx.capture(op, || {
+        let mut enc =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(op),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&kernel.pipeline);
+            for (chunk, [x, y, z]) in &grids {
+                let (offset, size) = chunk.byte_range(unit_bytes);
+                let entries: Vec<_> = buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| wgpu::BindGroupEntry {
+                        binding: i as u32,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: b,
+                            offset,
+                            size: Some(size),
+                        }),
+                    })
+                    .collect();
+                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(op),
+                    layout: &kernel.layout,
+                    entries: &entries,
+                });
+                pass.set_bind_group(0, &bind, &[]);
+                pass.dispatch_workgroups(*x, *y, *z);
+            }
+        }
+        ctx.inner.queue.submit([enc.finish()]);
+    })
 }
 
 #[cfg(test)]
@@ -107,65 +180,4 @@ mod tests {
         assert_eq!(lcm(256, 16), 256);
         assert_eq!(lcm(256, 48), 768);
     }
-}
-
-/// Invocations per workgroup for element-wise kernels: 256, or the device's maximum if lower.
-pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
-    let l = &ctx.info().limits;
-    256.min(l.max_compute_invocations_per_workgroup)
-        .min(l.max_compute_workgroup_size_x)
-}
-
-/// Records and submits an element-wise kernel over `units` vector units of `unit_bytes`:
-/// binding `i` is `buffers[i]`, windowed chunk by chunk; one thread per unit.
-pub(crate) fn run_elementwise(
-    ctx: &Ctx,
-    op: &'static str,
-    kernel: &Kernel,
-    workgroup_size: u32,
-    units: u64,
-    unit_bytes: u64,
-    buffers: &[&wgpu::Buffer],
-) -> Result<()> {
-    if units == 0 {
-        return Ok(());
-    }
-    let per_chunk = units_per_binding(ctx, unit_bytes);
-    let grids = chunks(units, per_chunk)
-        .map(|c| Ok((c, workgroup_grid(c.units.div_ceil(u64::from(workgroup_size)), ctx.info().max_workgroups_per_dimension)?)))
-        .collect::<Result<Vec<_>>>()?;
-    let device = &ctx.inner.device;
-    ctx.capture(op, || {
-        let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(op),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&kernel.pipeline);
-            for (chunk, [x, y, z]) in &grids {
-                let (offset, size) = chunk.byte_range(unit_bytes);
-                let entries: Vec<_> = buffers
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| wgpu::BindGroupEntry {
-                        binding: i as u32,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: b,
-                            offset,
-                            size: Some(size),
-                        }),
-                    })
-                    .collect();
-                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(op),
-                    layout: &kernel.layout,
-                    entries: &entries,
-                });
-                pass.set_bind_group(0, &bind, &[]);
-                pass.dispatch_workgroups(*x, *y, *z);
-            }
-        }
-        ctx.inner.queue.submit([enc.finish()]);
-    })
 }

@@ -60,17 +60,42 @@ macro_rules! element {
     };
 }
 
-element!(f32, "f32", Float, wgpu::Features::empty(), "", 0.0, 1.0, |v| format!(
-    "bitcast<f32>({}u)",
-    v.to_bits()
-));
-element!(i32, "i32", Sint, wgpu::Features::empty(), "", 0, 1, |v| if v == i32::MIN {
-    "i32(-2147483647 - 1)".to_string()
-} else {
-    format!("i32({v})")
-});
-element!(u32, "u32", Uint, wgpu::Features::empty(), "", 0, 1, |v| format!("{v}u"));
-// WGSL has no bitcast to f64 from one scalar; two u32 halves make one.
+element!(
+    f32,
+    "f32",
+    Float,
+    wgpu::Features::empty(),
+    "",
+    0.0,
+    1.0,
+    |v| format!("bitcast<f32>({}u)", v.to_bits())
+);
+element!(
+    i32,
+    "i32",
+    Sint,
+    wgpu::Features::empty(),
+    "",
+    0,
+    1,
+    |v| if v == i32::MIN {
+        "i32(-2147483647 - 1)".to_string()
+    } else {
+        format!("i32({v})")
+    }
+);
+element!(
+    u32,
+    "u32",
+    Uint,
+    wgpu::Features::empty(),
+    "",
+    0,
+    1,
+    |v| format!("{v}u")
+);
+// naga has no bitcast to f64: finite values as shortest round-trip decimals (exact),
+// infinities and NaN through f32, whose conversion keeps them.
 element!(
     f64,
     "f64",
@@ -79,9 +104,10 @@ element!(
     "",
     0.0,
     1.0,
-    |v| {
-        let b = v.to_bits();
-        format!("bitcast<f64>(vec2<u32>({}u, {}u))", b as u32, (b >> 32) as u32)
+    |v| if v.is_finite() {
+        format!("({v:?}lf)")
+    } else {
+        format!("f64(bitcast<f32>({}u))", (v as f32).to_bits())
     }
 );
 element!(
@@ -92,5 +118,9 @@ element!(
     "enable f16;",
     half::f16::ZERO,
     half::f16::ONE,
-    |v| format!("bitcast<vec2<f16>>({}u).x", v.to_bits() as u32)
+    |v| if v.is_finite() {
+        format!("({v:?}h)")
+    } else {
+        format!("f16(bitcast<f32>({}u))", v.to_f32().to_bits())
+    }
 );

@@ -87,7 +87,9 @@ pub enum Error {
     },
 
     /// The device ran out of memory.
-    #[error("out of GPU memory allocating {bytes} bytes for {what}: {message}; free some GpuVecs and retry")]
+    #[error(
+        "out of GPU memory allocating {bytes} bytes for {what}: {message}; free some GpuVecs and retry"
+    )]
     OutOfMemory {
         /// What was being allocated.
         what: String,

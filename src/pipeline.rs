@@ -64,7 +64,11 @@ impl Ctx {
     ///
     /// The cache lock is held while compiling, so two threads asking for one new kernel
     /// compile it once.
-    pub(crate) fn kernel(&self, key: PipelineKey, source: impl FnOnce() -> String) -> Result<Arc<Kernel>> {
+    pub(crate) fn kernel(
+        &self,
+        key: PipelineKey,
+        source: impl FnOnce() -> String,
+    ) -> Result<Arc<Kernel>> {
         self.check_alive()?;
         let cache = &self.inner.cache;
         let mut map = cache.map.lock().unwrap_or_else(|p| p.into_inner());

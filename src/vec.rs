@@ -68,7 +68,9 @@ impl<T: GpuElement> GpuVec<T> {
     /// ```
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let staging = self.read_back_start()?;
-        let Some(staging) = staging else { return Ok(Vec::new()) };
+        let Some(staging) = staging else {
+            return Ok(Vec::new());
+        };
         self.ctx
             .inner
             .device
@@ -81,7 +83,9 @@ impl<T: GpuElement> GpuVec<T> {
     /// waited on by a short-lived helper thread, which wakes the task.
     pub async fn to_vec_async(&self) -> Result<Vec<T>> {
         let staging = self.read_back_start()?;
-        let Some(staging) = staging else { return Ok(Vec::new()) };
+        let Some(staging) = staging else {
+            return Ok(Vec::new());
+        };
         MapWait::new(&self.ctx, Arc::clone(&staging.state)).await;
         staging.finish(self.len)
     }
@@ -106,7 +110,11 @@ impl<T: GpuElement> GpuVec<T> {
         }
         let bytes = (self.len * size_of::<T>()).next_multiple_of(4) as u64;
         self.ctx.capture(op, || {
-            let mut enc = self.ctx.inner.device.create_command_encoder(&Default::default());
+            let mut enc = self
+                .ctx
+                .inner
+                .device
+                .create_command_encoder(&Default::default());
             enc.copy_buffer_to_buffer(&src.buffer, 0, &self.buffer, 0, bytes);
             self.ctx.inner.queue.submit([enc.finish()]);
         })
@@ -139,7 +147,9 @@ impl<T: GpuElement> GpuVec<T> {
             enc.copy_buffer_to_buffer(&self.buffer, 0, &buffer, 0, bytes);
             ctx.inner.queue.submit([enc.finish()]);
             let s = Arc::clone(&state);
-            buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| s.set(r));
+            buffer
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, move |r| s.set(r));
         })?;
         Ok(Some(Staging {
             buffer,
@@ -159,7 +169,12 @@ struct Staging<T> {
 impl<T: GpuElement> Staging<T> {
     /// Reads the mapped buffer (the map must have completed).
     fn finish(self, len: usize) -> Result<Vec<T>> {
-        let result = self.state.result.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let result = self
+            .state
+            .result
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         match result {
             Some(Ok(())) => {}
             Some(Err(e)) => {
@@ -173,10 +188,13 @@ impl<T: GpuElement> Staging<T> {
                 });
             }
         }
-        let view = self.buffer.get_mapped_range(..).map_err(|e| Error::Internal {
-            op: "GpuVec::to_vec",
-            message: e.to_string(),
-        })?;
+        let view = self
+            .buffer
+            .get_mapped_range(..)
+            .map_err(|e| Error::Internal {
+                op: "GpuVec::to_vec",
+                message: e.to_string(),
+            })?;
         // The mapped bytes need not be aligned for T; pod_collect_to_vec copies safely.
         let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..len * size_of::<T>()]);
         drop(view);
@@ -200,7 +218,10 @@ impl MapState {
     }
 
     fn done(&self) -> bool {
-        self.result.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+        self.result
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
     }
 }
 
@@ -257,11 +278,15 @@ impl Ctx {
     pub fn upload<T: GpuElement>(&self, data: &[T]) -> Result<GpuVec<T>> {
         let v = self.alloc::<T>(data.len(), true)?;
         if !data.is_empty() {
-            let mut view = v.buffer.get_mapped_range_mut(..).map_err(|e| Error::Internal {
-                op: "upload",
-                message: e.to_string(),
-            })?;
-            view.slice(..size_of_val(data)).copy_from_slice(bytemuck::cast_slice(data));
+            let mut view = v
+                .buffer
+                .get_mapped_range_mut(..)
+                .map_err(|e| Error::Internal {
+                    op: "upload",
+                    message: e.to_string(),
+                })?;
+            view.slice(..size_of_val(data))
+                .copy_from_slice(bytemuck::cast_slice(data));
         }
         v.buffer.unmap();
         Ok(v)
@@ -292,7 +317,9 @@ impl Ctx {
                 requested: u64::MAX,
                 limit: self.info().limits.max_buffer_size,
             })?;
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
         let buffer = self.create_buffer(&what(), bytes, usage, mapped)?;
         Ok(GpuVec {
             buffer,

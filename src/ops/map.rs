@@ -47,7 +47,12 @@ impl Ctx {
     /// assert_eq!(out.to_vec()?, vec![1, 4, 9]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn map_into<T: GpuElement>(&self, src: &GpuVec<T>, expr: &str, dst: &mut GpuVec<T>) -> Result<()> {
+    pub fn map_into<T: GpuElement>(
+        &self,
+        src: &GpuVec<T>,
+        expr: &str,
+        dst: &mut GpuVec<T>,
+    ) -> Result<()> {
         let op = "map";
         self.check_owned(op, &[&src.ctx, &dst.ctx])?;
         check_len(op, ("dst", dst.len()), ("src", src.len()))?;
@@ -55,7 +60,15 @@ impl Ctx {
         let kernel = self.kernel(key::<T>(op, wg, expr), || {
             render(MAP_WGSL, &vars::<T>(wg, expr))
         })?;
-        run_elementwise(self, op, &kernel, wg, src.lanes4(), unit_bytes::<T>(), &[&src.buffer, &dst.buffer])
+        run_elementwise(
+            self,
+            op,
+            &kernel,
+            wg,
+            src.lanes4(),
+            unit_bytes::<T>(),
+            &[&src.buffer, &dst.buffer],
+        )
     }
 
     /// A new vector with `expr` applied to every pair of elements of `a` and `b`.
@@ -76,7 +89,12 @@ impl Ctx {
     /// assert_eq!(c.to_vec()?, vec![9, 39, 89]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn zip<T: GpuElement>(&self, a: &GpuVec<T>, b: &GpuVec<T>, expr: &str) -> Result<GpuVec<T>> {
+    pub fn zip<T: GpuElement>(
+        &self,
+        a: &GpuVec<T>,
+        b: &GpuVec<T>,
+        expr: &str,
+    ) -> Result<GpuVec<T>> {
         check_len("zip", ("a", a.len()), ("b", b.len()))?;
         let mut dst = self.zeros::<T>(a.len())?;
         self.zip_into(a, b, expr, &mut dst)?;
@@ -131,7 +149,11 @@ impl Ctx {
 }
 
 /// `Err(LengthMismatch)` unless the two named lengths are equal.
-pub(crate) fn check_len(op: &'static str, left: (&'static str, usize), right: (&'static str, usize)) -> Result<()> {
+pub(crate) fn check_len(
+    op: &'static str,
+    left: (&'static str, usize),
+    right: (&'static str, usize),
+) -> Result<()> {
     if left.1 == right.1 {
         Ok(())
     } else {

@@ -1,0 +1,197 @@
+//! Every error a user can cause, by variant and message, and the context still working
+//! afterwards.
+
+mod common;
+
+use common::*;
+use gpuprim::{Ctx, Error};
+
+fn assert_still_works(ctx: &Ctx) {
+    let v = ctx.upload(&[1u32, 2, 3]).unwrap();
+    assert_eq!(
+        ctx.map(&v, "x + 1u").unwrap().to_vec().unwrap(),
+        vec![2, 3, 4]
+    );
+}
+
+#[test]
+fn no_adapter() {
+    let err = Ctx::builder()
+        .backends(gpuprim::wgpu::Backends::empty())
+        .build()
+        .unwrap_err();
+    assert!(matches!(err, Error::NoAdapter { .. }), "{err:?}");
+    assert!(err.to_string().contains("mesa-vulkan-drivers"), "{err}");
+}
+
+#[test]
+fn length_mismatch() {
+    let ctx = ctx();
+    let a = ctx.upload(&[1.0f32; 10]).unwrap();
+    let b = ctx.upload(&[1.0f32; 11]).unwrap();
+    let err = ctx.zip(&a, &b, "a + b").unwrap_err();
+    assert_eq!(
+        err,
+        Error::LengthMismatch {
+            op: "zip",
+            left_name: "a",
+            left: 10,
+            right_name: "b",
+            right: 11
+        }
+    );
+    assert!(
+        err.to_string().contains("a has 10 elements but b has 11"),
+        "{err}"
+    );
+
+    let mut out = ctx.zeros::<f32>(9).unwrap();
+    let err = ctx.map_into(&a, "x", &mut out).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::LengthMismatch {
+                left: 9,
+                right: 10,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = ctx.zip_into(&a, &a, "a", &mut out).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::LengthMismatch {
+                left: 9,
+                right: 10,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = out.copy_from(&a).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::LengthMismatch {
+                op: "GpuVec::copy_from",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_still_works(ctx);
+}
+
+#[test]
+fn wgsl_that_does_not_compile() {
+    let ctx = ctx();
+    let a = ctx.upload(&[1.0f32, 2.0]).unwrap();
+    // Syntax error.
+    let err = ctx.map(&a, "x +* 2.0").unwrap_err();
+    match &err {
+        Error::Compile { op, code, message } => {
+            assert_eq!(*op, "map");
+            assert_eq!(code, "x +* 2.0");
+            assert!(!message.is_empty());
+        }
+        other => panic!("expected Compile, got {other:?}"),
+    }
+    assert!(err.to_string().contains("x +* 2.0"), "{err}");
+    // Type error: an f32 expression on u32.
+    let u = ctx.upload(&[1u32]).unwrap();
+    let err = ctx.map(&u, "x * 2.5").unwrap_err();
+    assert!(matches!(err, Error::Compile { op: "map", .. }), "{err:?}");
+    // Unknown name.
+    let err = ctx.zip(&a, &a, "a + c").unwrap_err();
+    assert!(matches!(err, Error::Compile { op: "zip", .. }), "{err:?}");
+    assert!(err.to_string().contains('c'), "{err}");
+    // A failed compile is not cached; the context keeps working.
+    let compiled = ctx.pipelines_compiled();
+    assert!(ctx.map(&a, "x +* 2.0").is_err());
+    assert_eq!(ctx.pipelines_compiled(), compiled);
+    assert_still_works(ctx);
+}
+
+#[test]
+fn unsupported_element_type() {
+    let ctx = Ctx::builder()
+        .without_features(gpuprim::wgpu::Features::SHADER_F64 | gpuprim::wgpu::Features::SHADER_F16)
+        .build()
+        .unwrap();
+    let err = ctx.upload(&[1.0f64]).unwrap_err();
+    assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("f64") && err.to_string().contains("SHADER_F64"),
+        "{err}"
+    );
+    let err = ctx.zeros::<gpuprim::half::f16>(4).unwrap_err();
+    assert!(err.to_string().contains("SHADER_F16"), "{err}");
+    assert_still_works(&ctx);
+}
+
+#[test]
+fn too_large() {
+    let ctx = ctx();
+    let limit = ctx.info().limits.max_buffer_size;
+    let n = (limit / 4 + 16) as usize;
+    let err = ctx.zeros::<f32>(n).unwrap_err();
+    match &err {
+        Error::TooLarge {
+            requested,
+            limit: l,
+            ..
+        } => {
+            assert!(*requested > limit);
+            assert_eq!(*l, limit);
+        }
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+    assert!(err.to_string().contains(&limit.to_string()), "{err}");
+    // A length whose byte size overflows usize.
+    let err = ctx.zeros::<f64>(usize::MAX / 2).unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { .. } | Error::Unsupported { .. }),
+        "{err:?}"
+    );
+    assert_still_works(ctx);
+}
+
+#[test]
+fn invalid_builder_arguments() {
+    let err = Ctx::builder().max_binding_bytes(16).build().unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
+    assert!(err.to_string().contains("16 bytes"), "{err}");
+    let err = Ctx::builder()
+        .max_workgroups_per_dimension(0)
+        .build()
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
+}
+
+#[test]
+fn vectors_of_another_context() {
+    let other = Ctx::new().unwrap();
+    let ctx = ctx();
+    let a = ctx.upload(&[1u32, 2]).unwrap();
+    let b = other.upload(&[1u32, 2]).unwrap();
+    let err = ctx.zip(&a, &b, "a + b").unwrap_err();
+    assert_eq!(err, Error::ContextMismatch { op: "zip" });
+    let err = other.map(&a, "x").unwrap_err();
+    assert_eq!(err, Error::ContextMismatch { op: "map" });
+    assert_still_works(ctx);
+    assert_still_works(&other);
+}
+
+#[test]
+fn device_lost() {
+    let ctx = Ctx::new().unwrap();
+    let a = ctx.upload(&[1u32, 2]).unwrap();
+    ctx.device().destroy();
+    let _ = ctx.synchronize();
+    let err = ctx.map(&a, "x").unwrap_err();
+    assert!(matches!(err, Error::DeviceLost { .. }), "{err:?}");
+    assert!(err.to_string().contains("create a new Ctx"), "{err}");
+    assert!(matches!(a.to_vec().unwrap_err(), Error::DeviceLost { .. }));
+}
