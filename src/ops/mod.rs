@@ -4,4 +4,7 @@
 //!
 //! [`Ctx`]: crate::Ctx
 
+pub mod atomic;
 pub mod map;
+pub mod random;
+pub mod reduce;

@@ -1,0 +1,9 @@
+//! Rows for the atomic primitives (filled in with them).
+
+use gpuprim::Result;
+
+use crate::timing::Bench;
+
+pub fn rows(_b: &mut Bench) -> Result<()> {
+    Ok(())
+}

@@ -1,0 +1,52 @@
+//! Bandwidth table: each primitive's GPU time and effective bandwidth at one size, next
+//! to a copy kernel, plus the host round trip of a blocking `reduce`.
+//!
+//! `cargo run --release --example bandwidth -- [log2 n]` (default 28 on a GPU, 22 on
+//! the software adapter). Bytes count each input read once and each output written
+//! once. Times are medians over rounds of back-to-back submissions ended by one wait.
+
+mod atomic;
+mod random;
+mod reduce;
+mod timing;
+
+use gpuprim::{Ctx, Result};
+use timing::Bench;
+
+fn main() -> Result<()> {
+    let ctx = Ctx::new()?;
+    let software = ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu;
+    let log2: u32 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(if software { 22 } else { 28 });
+    let n = 1usize << log2;
+    println!("adapter: {}", ctx.info());
+    println!("n = 2^{log2} = {n}");
+    let mut b = Bench::new(&ctx, n, software);
+    b.header();
+
+    // Element-wise kernels; the copy kernel (map "x") is the reference every ratio uses.
+    let a = b.random_f32(1)?;
+    let c = b.random_f32(2)?;
+    let mut out = ctx.zeros::<f32>(n)?;
+    b.reference("copy kernel f32 (map x)", 8 * n, || {
+        ctx.map_into(&a, "x", &mut out)
+    })?;
+    b.row("map x*2+1 f32", 8 * n, || {
+        ctx.map_into(&a, "x * 2.0 + 1.0", &mut out)
+    })?;
+    b.row("zip a+b f32", 12 * n, || {
+        ctx.zip_into(&a, &c, "a + b", &mut out)
+    })?;
+    b.row("GpuVec::copy_from f32 (buffer copy)", 8 * n, || {
+        out.copy_from(&a)
+    })?;
+    drop((a, c, out));
+
+    reduce::rows(&mut b)?;
+    atomic::rows(&mut b)?;
+    random::rows(&mut b)?;
+    reduce::latency(&mut b)?;
+    Ok(())
+}

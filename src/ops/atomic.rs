@@ -1,0 +1,1 @@
+//! (atomic: under construction)

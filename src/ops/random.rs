@@ -1,0 +1,1 @@
+//! (random: under construction)
