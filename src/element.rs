@@ -37,13 +37,17 @@ pub trait GpuElement:
     const ZERO: Self;
     /// The value one.
     const ONE: Self;
+    /// The least value: negative infinity for floats, `MIN` for integers (identity of max).
+    const LOWEST: Self;
+    /// The greatest value: infinity for floats, `MAX` for integers (identity of min).
+    const HIGHEST: Self;
 
     /// This value as a WGSL expression of type [`Self::WGSL`], exact to the bit.
     fn wgsl_literal(self) -> String;
 }
 
 macro_rules! element {
-    ($t:ty, $wgsl:literal, $kind:ident, $features:expr, $enable:literal, $zero:expr, $one:expr, |$v:ident| $lit:expr) => {
+    ($t:ty, $wgsl:literal, $kind:ident, $features:expr, $enable:literal, $zero:expr, $one:expr, $lowest:expr, $highest:expr, |$v:ident| $lit:expr) => {
         impl sealed::Sealed for $t {}
         impl GpuElement for $t {
             const WGSL: &'static str = $wgsl;
@@ -52,6 +56,8 @@ macro_rules! element {
             const ENABLE: &'static str = $enable;
             const ZERO: Self = $zero;
             const ONE: Self = $one;
+            const LOWEST: Self = $lowest;
+            const HIGHEST: Self = $highest;
             fn wgsl_literal(self) -> String {
                 let $v = self;
                 $lit
@@ -68,6 +74,8 @@ element!(
     "",
     0.0,
     1.0,
+    f32::NEG_INFINITY,
+    f32::INFINITY,
     |v| format!("bitcast<f32>({}u)", v.to_bits())
 );
 element!(
@@ -78,6 +86,8 @@ element!(
     "",
     0,
     1,
+    i32::MIN,
+    i32::MAX,
     |v| if v == i32::MIN {
         "i32(-2147483647 - 1)".to_string()
     } else {
@@ -92,6 +102,8 @@ element!(
     "",
     0,
     1,
+    u32::MIN,
+    u32::MAX,
     |v| format!("{v}u")
 );
 // naga has no bitcast to f64: finite values as shortest round-trip decimals (exact),
@@ -104,6 +116,8 @@ element!(
     "",
     0.0,
     1.0,
+    f64::NEG_INFINITY,
+    f64::INFINITY,
     |v| if v.is_finite() {
         format!("({v:?}lf)")
     } else {
@@ -118,6 +132,8 @@ element!(
     "enable f16;",
     half::f16::ZERO,
     half::f16::ONE,
+    half::f16::NEG_INFINITY,
+    half::f16::INFINITY,
     |v| if v.is_finite() {
         format!("({v:?}h)")
     } else {

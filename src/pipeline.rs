@@ -35,7 +35,7 @@ pub(crate) struct Kernel {
 
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    map: Mutex<HashMap<PipelineKey, Arc<Kernel>>>,
+    map: Mutex<HashMap<(PipelineKey, &'static str), Arc<Kernel>>>,
     compiled: AtomicUsize,
 }
 
@@ -61,24 +61,36 @@ pub(crate) fn render<S: AsRef<str>>(template: &str, vars: &[(&str, S)]) -> Strin
 
 impl Ctx {
     /// The kernel for `key`, compiled from `source()` with entry point `main` on first use.
-    ///
-    /// The cache lock is held while compiling, so two threads asking for one new kernel
-    /// compile it once.
     pub(crate) fn kernel(
         &self,
         key: PipelineKey,
         source: impl FnOnce() -> String,
     ) -> Result<Arc<Kernel>> {
+        self.kernel_entry(key, "main", source)
+    }
+
+    /// The kernel for `key` with entry point `entry` (templates with several passes have
+    /// several entry points; each is its own pipeline).
+    ///
+    /// The cache lock is held while compiling, so two threads asking for one new kernel
+    /// compile it once.
+    pub(crate) fn kernel_entry(
+        &self,
+        key: PipelineKey,
+        entry: &'static str,
+        source: impl FnOnce() -> String,
+    ) -> Result<Arc<Kernel>> {
         self.check_alive()?;
         let cache = &self.inner.cache;
         let mut map = cache.map.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (key, entry);
         if let Some(k) = map.get(&key) {
             return Ok(Arc::clone(k));
         }
         let wgsl = source();
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let label = format!("gpuprim {} {}", key.op, key.element);
+        let label = format!("gpuprim {} {} {}", key.0.op, key.0.element, entry);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(&label),
             source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
@@ -87,14 +99,14 @@ impl Ctx {
             label: Some(&label),
             layout: None,
             module: &module,
-            entry_point: Some("main"),
+            entry_point: Some(entry),
             compilation_options: Default::default(),
             cache: None,
         });
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Compile {
-                op: key.op,
-                code: key.code.clone(),
+                op: key.0.op,
+                code: key.0.code.clone(),
                 message: compile_message(&e),
             });
         }

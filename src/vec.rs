@@ -4,7 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use crate::context::Ctx;
@@ -67,27 +67,23 @@ impl<T: GpuElement> GpuVec<T> {
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        let staging = self.read_back_start()?;
-        let Some(staging) = staging else {
-            return Ok(Vec::new());
-        };
-        self.ctx
-            .inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| self.ctx.poll_error(e))?;
-        staging.finish(self.len)
+        self.read_back_start()?.wait()
     }
 
     /// Async twin of [`GpuVec::to_vec`]. It needs no particular executor: the GPU is
     /// waited on by a short-lived helper thread, which wakes the task.
     pub async fn to_vec_async(&self) -> Result<Vec<T>> {
-        let staging = self.read_back_start()?;
-        let Some(staging) = staging else {
-            return Ok(Vec::new());
-        };
-        MapWait::new(&self.ctx, Arc::clone(&staging.state)).await;
-        staging.finish(self.len)
+        self.read_back_start()?.wait_async().await
+    }
+
+    fn read_back_start(&self) -> Result<ReadBack<T>> {
+        let enc = self
+            .ctx
+            .inner
+            .device
+            .create_command_encoder(&Default::default());
+        self.ctx
+            .submit_read_back("GpuVec::to_vec", enc, &self.buffer, self.len)
     }
 
     /// Copies all of `src` into `self` on the GPU. The lengths must match.
@@ -126,51 +122,53 @@ impl<T: GpuElement> GpuVec<T> {
         out.copy_from(self)?;
         Ok(out)
     }
-
-    /// Records the copy into a staging buffer and starts mapping it.
-    fn read_back_start(&self) -> Result<Option<Staging<T>>> {
-        self.ctx.check_alive()?;
-        if self.len == 0 {
-            return Ok(None);
-        }
-        let bytes = (self.len * size_of::<T>()).next_multiple_of(4) as u64;
-        let ctx = &self.ctx;
-        let buffer = ctx.create_buffer(
-            "read-back staging buffer",
-            bytes,
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            false,
-        )?;
-        let state = Arc::new(MapState::default());
-        ctx.capture("GpuVec::to_vec", || {
-            let mut enc = ctx.inner.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&self.buffer, 0, &buffer, 0, bytes);
-            ctx.inner.queue.submit([enc.finish()]);
-            let s = Arc::clone(&state);
-            buffer
-                .slice(..)
-                .map_async(wgpu::MapMode::Read, move |r| s.set(r));
-        })?;
-        Ok(Some(Staging {
-            buffer,
-            state,
-            _element: PhantomData,
-        }))
-    }
 }
 
-/// A staging buffer being mapped for reading.
-struct Staging<T> {
-    buffer: wgpu::Buffer,
-    state: Arc<MapState>,
+/// A read-back in flight: a staging buffer being mapped (or nothing, for zero elements).
+pub(crate) struct ReadBack<T> {
+    ctx: Ctx,
+    staging: Option<(wgpu::Buffer, Arc<MapState>)>,
+    len: usize,
     _element: PhantomData<T>,
 }
 
-impl<T: GpuElement> Staging<T> {
+impl<T: GpuElement> ReadBack<T> {
+    /// Blocks until the GPU is done and returns the elements.
+    pub(crate) fn wait(self) -> Result<Vec<T>> {
+        if let Some((_, state)) = &self.staging {
+            let device = &self.ctx.inner.device;
+            device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| self.ctx.poll_error(e))?;
+            // The GPU is done, but when several threads poll, another thread's poll may
+            // be the one running our map callback: wait for it to land.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while !state.wait_done(std::time::Duration::from_millis(1)) {
+                device
+                    .poll(wgpu::PollType::Poll)
+                    .map_err(|e| self.ctx.poll_error(e))?;
+                if std::time::Instant::now() > deadline {
+                    break; // finish() reports the missing read-back
+                }
+            }
+        }
+        self.finish()
+    }
+
+    /// Waits without blocking the task (see [`GpuVec::to_vec_async`]).
+    pub(crate) async fn wait_async(self) -> Result<Vec<T>> {
+        if let Some((_, state)) = &self.staging {
+            MapWait::new(&self.ctx, Arc::clone(state)).await;
+        }
+        self.finish()
+    }
+
     /// Reads the mapped buffer (the map must have completed).
-    fn finish(self, len: usize) -> Result<Vec<T>> {
-        let result = self
-            .state
+    fn finish(self) -> Result<Vec<T>> {
+        let Some((buffer, state)) = self.staging else {
+            return Ok(Vec::new());
+        };
+        let result = state
             .result
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -178,6 +176,7 @@ impl<T: GpuElement> Staging<T> {
         match result {
             Some(Ok(())) => {}
             Some(Err(e)) => {
+                self.ctx.check_alive()?;
                 return Err(Error::DeviceLost {
                     reason: format!("mapping the read-back buffer failed: {e}"),
                 });
@@ -188,17 +187,14 @@ impl<T: GpuElement> Staging<T> {
                 });
             }
         }
-        let view = self
-            .buffer
-            .get_mapped_range(..)
-            .map_err(|e| Error::Internal {
-                op: "GpuVec::to_vec",
-                message: e.to_string(),
-            })?;
+        let view = buffer.get_mapped_range(..).map_err(|e| Error::Internal {
+            op: "read-back",
+            message: e.to_string(),
+        })?;
         // The mapped bytes need not be aligned for T; pod_collect_to_vec copies safely.
-        let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..len * size_of::<T>()]);
+        let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..self.len * size_of::<T>()]);
         drop(view);
-        self.buffer.unmap();
+        buffer.unmap();
         Ok(out)
     }
 }
@@ -206,15 +202,27 @@ impl<T: GpuElement> Staging<T> {
 #[derive(Default)]
 struct MapState {
     result: Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>,
+    landed: Condvar,
     waker: Mutex<Option<Waker>>,
 }
 
 impl MapState {
     fn set(&self, r: std::result::Result<(), wgpu::BufferAsyncError>) {
         *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+        self.landed.notify_all();
         if let Some(w) = self.waker.lock().unwrap_or_else(|p| p.into_inner()).take() {
             w.wake();
         }
+    }
+
+    /// Whether the callback has run, waiting up to `timeout` for it.
+    fn wait_done(&self, timeout: std::time::Duration) -> bool {
+        let guard = self.result.lock().unwrap_or_else(|p| p.into_inner());
+        let (guard, _) = self
+            .landed
+            .wait_timeout_while(guard, timeout, |r| r.is_none())
+            .unwrap_or_else(|p| p.into_inner());
+        guard.is_some()
     }
 
     fn done(&self) -> bool {
@@ -267,6 +275,47 @@ impl Future for MapWait {
 }
 
 impl Ctx {
+    /// Appends to `enc` a copy of the first `len` elements of `src` into a new staging
+    /// buffer, submits `enc` (with errors captured) and starts mapping the staging buffer.
+    /// One submission carries a kernel and its read-back.
+    pub(crate) fn submit_read_back<T: GpuElement>(
+        &self,
+        op: &'static str,
+        mut enc: wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        len: usize,
+    ) -> Result<ReadBack<T>> {
+        self.check_alive()?;
+        let bytes = (len * size_of::<T>()).next_multiple_of(4) as u64;
+        let staging = if len == 0 {
+            self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
+            None
+        } else {
+            let buffer = self.create_buffer(
+                "read-back staging buffer",
+                bytes,
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                false,
+            )?;
+            let state = Arc::new(MapState::default());
+            self.capture(op, || {
+                enc.copy_buffer_to_buffer(src, 0, &buffer, 0, bytes);
+                self.inner.queue.submit([enc.finish()]);
+                let s = Arc::clone(&state);
+                buffer
+                    .slice(..)
+                    .map_async(wgpu::MapMode::Read, move |r| s.set(r));
+            })?;
+            Some((buffer, state))
+        };
+        Ok(ReadBack {
+            ctx: self.clone(),
+            staging,
+            len,
+            _element: PhantomData,
+        })
+    }
+
     /// Copies `data` to a new vector on the device.
     ///
     /// ```

@@ -32,3 +32,26 @@ fn calls_from_several_threads() {
         h.join().unwrap();
     }
 }
+
+#[test]
+fn blocking_reductions_from_several_threads() {
+    // Several threads polling one device at once: each read-back must still land
+    // (another thread's poll may run its map callback).
+    let ctx = ctx().clone();
+    let handles: Vec<_> = (0..6u64)
+        .map(|t| {
+            let ctx = ctx.clone();
+            std::thread::spawn(move || {
+                for round in 0..10u64 {
+                    let host = random_vec::<u32>(5000 + round as usize, t * 1000 + round + 1);
+                    let v = ctx.upload(&host).unwrap();
+                    let want = host.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+                    assert_eq!(ctx.reduce(&v).unwrap(), want);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}

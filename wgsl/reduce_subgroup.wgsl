@@ -1,0 +1,25 @@
+// Workgroup reduction with subgroup operations: each subgroup reduces in registers,
+// then invocation 0 combines the subgroup totals in order. Works for any subgroup size.
+struct Ids {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(subgroup_invocation_id) subgroup_lane: u32,
+    @builtin(subgroup_id) subgroup: u32,
+    @builtin(num_subgroups) subgroups: u32,
+}
+
+fn workgroup_reduce(acc: A, ids: Ids) -> A {
+    let s = {{SUBGROUP_OP}}(acc);
+    if ids.subgroup_lane == 0u {
+        shared_acc[ids.subgroup] = s;
+    }
+    workgroupBarrier();
+    var total = shared_acc[0];
+    if ids.lane == 0u {
+        for (var i = 1u; i < ids.subgroups; i++) {
+            total = combine(total, shared_acc[i]);
+        }
+    }
+    return total;
+}
