@@ -34,6 +34,7 @@ pub(crate) struct Inner {
     pub(crate) queue: wgpu::Queue,
     pub(crate) info: Info,
     pub(crate) cache: PipelineCache,
+    pub(crate) pool: crate::vec::BufferPool,
     /// Set by the device-lost callback.
     lost: Arc<Mutex<Option<String>>>,
 }
@@ -280,6 +281,7 @@ impl CtxBuilder {
                 queue,
                 info,
                 cache: PipelineCache::default(),
+                pool: Default::default(),
                 lost,
             }),
         })
@@ -344,12 +346,23 @@ impl Ctx {
 
     /// Block until all work submitted so far has finished on the GPU.
     pub fn synchronize(&self) -> Result<()> {
-        self.check_alive()?;
-        self.inner
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| self.poll_error(e))?;
-        Ok(())
+        self.wait_idle()
+    }
+
+    /// Waits for the GPU in bounded steps, checking between them that the device is
+    /// alive: a lost or destroyed device gives `Err(DeviceLost)`, never a hang.
+    pub(crate) fn wait_idle(&self) -> Result<()> {
+        loop {
+            self.check_alive()?;
+            match self.inner.device.poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: Some(std::time::Duration::from_millis(250)),
+            }) {
+                Ok(_) => return self.check_alive(),
+                Err(wgpu::PollError::Timeout) => continue,
+                Err(e) => return Err(self.poll_error(e)),
+            }
+        }
     }
 
     /// Pipelines compiled so far by this context (and its clones). A call that finds its

@@ -80,11 +80,37 @@ pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
 
 /// Records and submits an element-wise kernel over `units` vector units of `unit_bytes`:
 /// binding `i` is `buffers[i]`, windowed chunk by chunk; one thread per unit.
+#[allow(dead_code)] // kept for kernels with one unit per thread (random fills)
 pub(crate) fn run_elementwise(
     ctx: &Ctx,
     op: &'static str,
     kernel: &Kernel,
     workgroup_size: u32,
+    units: u64,
+    unit_bytes: u64,
+    buffers: &[&wgpu::Buffer],
+) -> Result<()> {
+    run_elementwise_units(
+        ctx,
+        op,
+        kernel,
+        workgroup_size,
+        1,
+        units,
+        unit_bytes,
+        buffers,
+    )
+}
+
+/// [`run_elementwise`] for kernels whose threads each take `units_per_thread` units
+/// (a workgroup covers `workgroup_size * units_per_thread` consecutive units).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_elementwise_units(
+    ctx: &Ctx,
+    op: &'static str,
+    kernel: &Kernel,
+    workgroup_size: u32,
+    units_per_thread: u32,
     units: u64,
     unit_bytes: u64,
     buffers: &[&wgpu::Buffer],
@@ -98,7 +124,8 @@ pub(crate) fn run_elementwise(
             Ok((
                 c,
                 workgroup_grid(
-                    c.units.div_ceil(u64::from(workgroup_size)),
+                    c.units
+                        .div_ceil(u64::from(workgroup_size * units_per_thread)),
                     ctx.info().max_workgroups_per_dimension,
                 )?,
             ))

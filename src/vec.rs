@@ -1,5 +1,6 @@
 //! [`GpuVec<T>`]: a typed vector in device memory.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -124,10 +125,93 @@ impl<T: GpuElement> GpuVec<T> {
     }
 }
 
+/// Small buffers kept for reuse, so a call like a blocking `reduce` creates no buffers
+/// once warm. Work on one queue runs in submission order and wgpu orders the accesses
+/// of successive submissions, so a buffer can go back as soon as its work is submitted.
+#[derive(Default)]
+pub(crate) struct BufferPool {
+    free: Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>>,
+}
+
+/// Buffers up to this size are pooled; a few of each size and usage are kept.
+const POOLED_MAX_BYTES: u64 = 1 << 20;
+const POOLED_PER_KIND: usize = 8;
+
+/// A buffer from the pool; it goes back when dropped (unless marked otherwise).
+pub(crate) struct Scratch {
+    buffer: Option<wgpu::Buffer>,
+    ctx: Ctx,
+    usage: wgpu::BufferUsages,
+    /// False while the buffer may be mapped or pending a map.
+    reusable: bool,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = wgpu::Buffer;
+    fn deref(&self) -> &wgpu::Buffer {
+        self.buffer.as_ref().expect("present until drop")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let Some(buffer) = self.buffer.take() else {
+            return;
+        };
+        if !self.reusable || buffer.size() > POOLED_MAX_BYTES {
+            return;
+        }
+        let mut free = self
+            .ctx
+            .inner
+            .pool
+            .free
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let list = free.entry((buffer.size(), self.usage)).or_default();
+        if list.len() < POOLED_PER_KIND {
+            list.push(buffer);
+        }
+    }
+}
+
+impl Ctx {
+    /// A buffer of at least `bytes` with `usage`, from the pool if one is free.
+    pub(crate) fn scratch(
+        &self,
+        what: &str,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<Scratch> {
+        let size = bytes.max(256).next_power_of_two();
+        let pooled = if size <= POOLED_MAX_BYTES {
+            let mut free = self
+                .inner
+                .pool
+                .free
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            free.get_mut(&(size, usage)).and_then(Vec::pop)
+        } else {
+            None
+        };
+        let buffer = match pooled {
+            Some(b) => b,
+            None => self.create_buffer(what, size, usage, false)?,
+        };
+        Ok(Scratch {
+            buffer: Some(buffer),
+            ctx: self.clone(),
+            usage,
+            reusable: true,
+        })
+    }
+}
+
 /// A read-back in flight: a staging buffer being mapped (or nothing, for zero elements).
 pub(crate) struct ReadBack<T> {
     ctx: Ctx,
-    staging: Option<(wgpu::Buffer, Arc<MapState>)>,
+    staging: Option<(Scratch, Arc<MapState>)>,
     len: usize,
     _element: PhantomData<T>,
 }
@@ -137,9 +221,7 @@ impl<T: GpuElement> ReadBack<T> {
     pub(crate) fn wait(self) -> Result<Vec<T>> {
         if let Some((_, state)) = &self.staging {
             let device = &self.ctx.inner.device;
-            device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .map_err(|e| self.ctx.poll_error(e))?;
+            self.ctx.wait_idle()?;
             // The GPU is done, but when several threads poll, another thread's poll may
             // be the one running our map callback: wait for it to land.
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -165,7 +247,7 @@ impl<T: GpuElement> ReadBack<T> {
 
     /// Reads the mapped buffer (the map must have completed).
     fn finish(self) -> Result<Vec<T>> {
-        let Some((buffer, state)) = self.staging else {
+        let Some((mut buffer, state)) = self.staging else {
             return Ok(Vec::new());
         };
         let result = state
@@ -195,6 +277,7 @@ impl<T: GpuElement> ReadBack<T> {
         let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..self.len * size_of::<T>()]);
         drop(view);
         buffer.unmap();
+        buffer.reusable = true;
         Ok(out)
     }
 }
@@ -264,7 +347,7 @@ impl Future for MapWait {
             let state = Arc::clone(&self.state);
             std::thread::spawn(move || {
                 // Poll errors mean the device is lost; wake the task so it reports that.
-                let _ = ctx.inner.device.poll(wgpu::PollType::wait_indefinitely());
+                let _ = ctx.wait_idle();
                 if !state.done() {
                     state.set(Err(wgpu::BufferAsyncError));
                 }
@@ -291,12 +374,12 @@ impl Ctx {
             self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
             None
         } else {
-            let buffer = self.create_buffer(
+            let mut buffer = self.scratch(
                 "read-back staging buffer",
                 bytes,
                 wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                false,
             )?;
+            buffer.reusable = false; // until it is unmapped again
             let state = Arc::new(MapState::default());
             self.capture(op, || {
                 enc.copy_buffer_to_buffer(src, 0, &buffer, 0, bytes);

@@ -17,11 +17,14 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    // Large dispatches are folded into 2D/3D; recover the linear index.
-    let i = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
-    if i >= arrayLength(&dst) {
-        return;
+    // Large dispatches are folded into 2D/3D; recover the linear index. Each
+    // workgroup covers {{UNITS}} x {{WG}} consecutive vec4s, each thread {{UNITS}} of them.
+    let first = (group.x + groups.x * (group.y + groups.y * group.z)) * ({{WG}}u * {{UNITS}}u) + lane;
+    for (var k = 0u; k < {{UNITS}}u; k++) {
+        let i = first + k * {{WG}}u;
+        if i < arrayLength(&dst) {
+            let v = src[i];
+            dst[i] = vec4<T>(f(v.x), f(v.y), f(v.z), f(v.w));
+        }
     }
-    let v = src[i];
-    dst[i] = vec4<T>(f(v.x), f(v.y), f(v.z), f(v.w));
 }

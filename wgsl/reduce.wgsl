@@ -54,7 +54,16 @@ fn partials_main(ids: Ids) {
     }
     let stride = params.groups * {{WG}}u;
     var acc = identity();
-    for (var u = group * {{WG}}u + ids.lane; u < params.full_units; u += stride) {
+    var u = group * {{WG}}u + ids.lane;
+    // Four independent loads per iteration keep more memory requests in flight.
+    for (; u + 3u * stride < params.full_units; u += 4u * stride) {
+        let v0 = unit(u);
+        let v1 = unit(u + stride);
+        let v2 = unit(u + 2u * stride);
+        let v3 = unit(u + 3u * stride);
+        acc = combine(acc, combine(combine(fold4(v0), fold4(v1)), combine(fold4(v2), fold4(v3))));
+    }
+    for (; u < params.full_units; u += stride) {
         acc = combine(acc, fold4(unit(u)));
     }
     if group == 0u && ids.lane == 0u && params.tail != 0u {

@@ -17,11 +17,13 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let i = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
-    if i >= arrayLength(&dst) {
-        return;
+    let first = (group.x + groups.x * (group.y + groups.y * group.z)) * ({{WG}}u * {{UNITS}}u) + lane;
+    for (var k = 0u; k < {{UNITS}}u; k++) {
+        let i = first + k * {{WG}}u;
+        if i < arrayLength(&dst) {
+            let a = lhs[i];
+            let b = rhs[i];
+            dst[i] = vec4<T>(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z), f(a.w, b.w));
+        }
     }
-    let a = lhs[i];
-    let b = rhs[i];
-    dst[i] = vec4<T>(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z), f(a.w, b.w));
 }

@@ -1,7 +1,14 @@
-//! Timing by submit + wait over many repetitions (medians), and the table printer.
+//! Timing and the table printer.
+//!
+//! GPU time comes from timestamp queries where the adapter has them: an empty compute
+//! pass writes a timestamp before a round of back-to-back calls and another after it
+//! (both at the bottom of the pipe, so they bracket the work). Host stalls, such as the
+//! driver freeing a large upload's staging memory, do not count. Without timestamp
+//! queries a round is timed by the host clock around submit + wait.
 
 use std::time::Instant;
 
+use gpuprim::wgpu;
 use gpuprim::{Ctx, GpuVec, Result};
 
 /// One table: a context, a size, and the copy kernel's time as the reference.
@@ -23,6 +30,12 @@ impl<'a> Bench<'a> {
     }
 
     pub fn header(&self) {
+        let clock = if self.ctx.has_features(wgpu::Features::TIMESTAMP_QUERY) {
+            "GPU timestamps"
+        } else {
+            "host clock, submit + wait"
+        };
+        println!("times: median over rounds of back-to-back calls, {clock}");
         println!(
             "{:44} {:>12} {:>10} {:>9}",
             "primitive", "time", "GB/s", "vs copy"
@@ -38,28 +51,37 @@ impl<'a> Bench<'a> {
     }
 
     /// `n` u32 over the whole range from a seeded stream, uploaded.
-    #[allow(dead_code)] // used by the reduce and atomic rows
     pub fn random_u32(&self, seed: u64) -> Result<GpuVec<u32>> {
         let host: Vec<u32> = xorshift(self.n, seed).map(|r| (r >> 32) as u32).collect();
         self.ctx.upload(&host)
     }
 
-    /// Median milliseconds per call of `f` (which submits GPU work without waiting).
-    pub fn time(&self, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-        for _ in 0..3 {
+    /// Median milliseconds per call of `f`, which submits GPU work to `ctx` without waiting.
+    pub fn time_on(&self, ctx: &Ctx, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+        // Warm up for a while (clocks, caches, lazy allocations), not a fixed count.
+        let warm = Instant::now();
+        while warm.elapsed().as_millis() < if self.software { 10 } else { 200 } {
             f()?;
+            ctx.synchronize()?;
         }
-        self.ctx.synchronize()?;
-        // Enough calls per round that submission overhead overlaps GPU work.
-        let (reps, rounds) = if self.software { (3, 3) } else { (20, 7) };
+        let (reps, rounds) = if self.software { (3, 3) } else { (20, 11) };
+        let timer = GpuTimer::new(ctx);
         let mut ms = Vec::with_capacity(rounds);
         for _ in 0..rounds {
             let t0 = Instant::now();
+            if let Some(t) = &timer {
+                t.mark(ctx, 0);
+            }
             for _ in 0..reps {
                 f()?;
             }
-            self.ctx.synchronize()?;
-            ms.push(t0.elapsed().as_secs_f64() * 1e3 / reps as f64);
+            let gpu_ns = match &timer {
+                Some(t) => Some(t.finish(ctx)?),
+                None => None,
+            };
+            ctx.synchronize()?;
+            let total_ms = gpu_ns.unwrap_or(t0.elapsed().as_secs_f64() * 1e9) / 1e6;
+            ms.push(total_ms / reps as f64);
         }
         ms.sort_by(f64::total_cmp);
         Ok(ms[ms.len() / 2])
@@ -67,7 +89,18 @@ impl<'a> Bench<'a> {
 
     /// Times `f` and prints a row; `bytes` is what one call reads plus writes.
     pub fn row(&mut self, name: &str, bytes: usize, f: impl FnMut() -> Result<()>) -> Result<f64> {
-        let ms = self.time(f)?;
+        self.row_on(self.ctx, name, bytes, f)
+    }
+
+    /// [`Bench::row`] for work submitted to another context.
+    pub fn row_on(
+        &mut self,
+        ctx: &Ctx,
+        name: &str,
+        bytes: usize,
+        f: impl FnMut() -> Result<()>,
+    ) -> Result<f64> {
+        let ms = self.time_on(ctx, f)?;
         let gbs = bytes as f64 / ms / 1e6;
         let ratio = match self.copy_ms {
             Some(c) => format!("{:8.2}x", (bytes as f64 / ms) / (8.0 * self.n as f64 / c)),
@@ -87,6 +120,75 @@ impl<'a> Bench<'a> {
         let ms = self.row(name, bytes, f)?;
         self.copy_ms = Some(ms);
         Ok(())
+    }
+}
+
+/// Two timestamps around a round of work, written by empty compute passes.
+struct GpuTimer {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    read: wgpu::Buffer,
+}
+
+impl GpuTimer {
+    fn new(ctx: &Ctx) -> Option<GpuTimer> {
+        if !ctx.has_features(wgpu::Features::TIMESTAMP_QUERY) {
+            return None;
+        }
+        let d = ctx.device();
+        let buffer = |usage| {
+            d.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Some(GpuTimer {
+            queries: d.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("timer"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolved: buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
+            read: buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
+        })
+    }
+
+    /// Submits an empty pass that writes timestamp `index` (at its start for 0, its end
+    /// for 1); for 1 also resolves both into the read-back buffer.
+    fn mark(&self, ctx: &Ctx, index: u32) {
+        let mut enc = ctx.device().create_command_encoder(&Default::default());
+        enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("timer mark"),
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &self.queries,
+                beginning_of_pass_write_index: (index == 0).then_some(0),
+                end_of_pass_write_index: (index == 1).then_some(1),
+            }),
+        });
+        if index == 1 {
+            enc.resolve_query_set(&self.queries, 0..2, &self.resolved, 0);
+            enc.copy_buffer_to_buffer(&self.resolved, 0, &self.read, 0, 16);
+        }
+        ctx.queue().submit([enc.finish()]);
+    }
+
+    /// Ends the round and returns its GPU nanoseconds.
+    fn finish(&self, ctx: &Ctx) -> Result<f64> {
+        self.mark(ctx, 1);
+        self.read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        ctx.synchronize()?;
+        let ticks: [u64; 2] = {
+            let view = self
+                .read
+                .slice(..)
+                .get_mapped_range()
+                .expect("mapped after the wait");
+            bytemuck::pod_read_unaligned(&view[..16])
+        };
+        self.read.unmap();
+        Ok(ticks[1].wrapping_sub(ticks[0]) as f64 * f64::from(ctx.queue().get_timestamp_period()))
     }
 }
 

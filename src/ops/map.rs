@@ -1,7 +1,7 @@
 //! Element-wise kernels from a WGSL expression: [`Ctx::map`] and [`Ctx::zip`].
 
 use crate::context::Ctx;
-use crate::dispatch::{elementwise_workgroup_size, run_elementwise};
+use crate::dispatch::{elementwise_workgroup_size, run_elementwise_units};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::pipeline::{PipelineKey, render};
@@ -9,6 +9,9 @@ use crate::vec::{GpuVec, LANES};
 
 const MAP_WGSL: &str = include_str!("../../wgsl/map.wgsl");
 const ZIP_WGSL: &str = include_str!("../../wgsl/zip.wgsl");
+
+/// vec4 units per thread in map and zip.
+const UNITS_PER_THREAD: u32 = 1;
 
 impl Ctx {
     /// A new vector with `expr` applied to every element of `src`.
@@ -60,11 +63,12 @@ impl Ctx {
         let kernel = self.kernel(key::<T>(op, wg, expr), || {
             render(MAP_WGSL, &vars::<T>(wg, expr))
         })?;
-        run_elementwise(
+        run_elementwise_units(
             self,
             op,
             &kernel,
             wg,
+            UNITS_PER_THREAD,
             src.lanes4(),
             unit_bytes::<T>(),
             &[&src.buffer, &dst.buffer],
@@ -127,11 +131,12 @@ impl Ctx {
         let kernel = self.kernel(key::<T>(op, wg, expr), || {
             render(ZIP_WGSL, &vars::<T>(wg, expr))
         })?;
-        run_elementwise(
+        run_elementwise_units(
             self,
             op,
             &kernel,
             wg,
+            UNITS_PER_THREAD,
             a.lanes4(),
             unit_bytes::<T>(),
             &[&a.buffer, &b.buffer, &dst.buffer],
@@ -177,11 +182,12 @@ fn key<T: GpuElement>(op: &'static str, wg: u32, expr: &str) -> PipelineKey {
     }
 }
 
-fn vars<T: GpuElement>(wg: u32, expr: &str) -> [(&'static str, String); 4] {
+fn vars<T: GpuElement>(wg: u32, expr: &str) -> [(&'static str, String); 5] {
     [
         ("ENABLE", T::ENABLE.to_string()),
         ("T", T::WGSL.to_string()),
         ("WG", wg.to_string()),
+        ("UNITS", UNITS_PER_THREAD.to_string()),
         ("EXPR", expr.to_string()),
     ]
 }

@@ -13,7 +13,7 @@ use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
 use crate::ops::map::check_len;
 use crate::pipeline::{Kernel, PipelineKey, render};
-use crate::vec::{GpuVec, LANES};
+use crate::vec::{GpuVec, LANES, Scratch};
 
 const REDUCE_WGSL: &str = include_str!("../../wgsl/reduce.wgsl");
 const TREE_WGSL: &str = include_str!("../../wgsl/reduce_tree.wgsl");
@@ -207,14 +207,15 @@ impl Ctx {
                 ),
             });
         }
-        let result = self.create_buffer(
+        let result = self.scratch(
             "reduce result",
             (LANES * size_of::<T>()) as u64,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            false,
         )?;
-        let enc = self.record_reduce(op, x, y, reduce, &result)?;
-        self.submit_read_back(op, enc, &result, 1)
+        let (enc, scratch) = self.record_reduce(op, x, y, reduce, &result)?;
+        let read_back = self.submit_read_back(op, enc, &result, 1);
+        drop(scratch); // back to the pool only once the work that uses it is submitted
+        read_back
     }
 
     fn reduce_submit<T: GpuElement>(
@@ -232,12 +233,14 @@ impl Ctx {
                 message: "the output vector has 0 elements; the result goes to element 0, pass a vector of length >= 1".into(),
             });
         }
-        let enc = self.record_reduce(op, x, y, reduce, &out.buffer)?;
+        let (enc, scratch) = self.record_reduce(op, x, y, reduce, &out.buffer)?;
         self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
+        drop(scratch);
         Ok(())
     }
 
     /// Records both passes into a new encoder; the result lands in element 0 of `result`.
+    /// The scratch buffers come back with the encoder: keep them until it is submitted.
     fn record_reduce<T: GpuElement>(
         &self,
         op: &'static str,
@@ -245,7 +248,7 @@ impl Ctx {
         y: Option<&GpuVec<T>>,
         reduce: &Reduce<T>,
         result: &wgpu::Buffer,
-    ) -> Result<wgpu::CommandEncoder> {
+    ) -> Result<(wgpu::CommandEncoder, [Scratch; 2])> {
         let mut owners = vec![&x.ctx];
         if let Some(y) = y {
             check_len(op, ("a", x.len()), ("b", y.len()))?;
@@ -295,32 +298,20 @@ impl Ctx {
 
         let slot =
             u64::from(self.info().limits.min_uniform_buffer_offset_alignment).max(PARAMS_BYTES);
-        let param_buffer = self.create_buffer(
-            "reduce parameters",
-            slot * params.len() as u64,
-            wgpu::BufferUsages::UNIFORM,
-            true,
-        )?;
-        {
-            let mut bytes = vec![0u8; (slot * params.len() as u64) as usize];
-            for (i, p) in params.iter().enumerate() {
-                let at = i * slot as usize;
-                bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(p));
-            }
-            let mut view = param_buffer
-                .get_mapped_range_mut(..)
-                .map_err(|e| Error::Internal {
-                    op,
-                    message: e.to_string(),
-                })?;
-            view.copy_from_slice(&bytes);
+        let mut bytes = vec![0u8; (slot * params.len() as u64) as usize];
+        for (i, p) in params.iter().enumerate() {
+            let at = i * slot as usize;
+            bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(p));
         }
-        param_buffer.unmap();
-        let partials = self.create_buffer(
+        let param_buffer = self.scratch(
+            "reduce parameters",
+            bytes.len() as u64,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        )?;
+        let partials = self.scratch(
             "reduce partials",
             spec.accumulator_bytes * u64::from(base.max(1)),
             wgpu::BufferUsages::STORAGE,
-            false,
         )?;
 
         let device = &self.inner.device;
@@ -331,7 +322,8 @@ impl Ctx {
                 size: wgpu::BufferSize::new(PARAMS_BYTES),
             })
         };
-        self.capture(op, || {
+        let enc = self.capture(op, || {
+            self.inner.queue.write_buffer(&param_buffer, 0, &bytes);
             let mut enc =
                 device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
             {
@@ -370,7 +362,8 @@ impl Ctx {
                 pass.dispatch_workgroups(1, 1, 1);
             }
             enc
-        })
+        })?;
+        Ok((enc, [param_buffer, partials]))
     }
 }
 
