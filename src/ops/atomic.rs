@@ -22,8 +22,16 @@ const HISTOGRAM_WGSL: &str = include_str!("../../wgsl/histogram.wgsl");
 /// The largest bin count [`Ctx::histogram`] and [`Ctx::histogram_range`] accept: 2^24.
 pub const MAX_BINS: u32 = 1 << 24;
 
-/// Workgroups per dispatch of the grid-stride kernels (before the device's limits).
-const MAX_GROUPS: u64 = 1024;
+/// Workgroups per dispatch of the grid-stride kernels (before the device's limits):
+/// enough to fill a large GPU (an H100 holds about 1000 groups of 256), and few on a
+/// software adapter, where each group's barriers cost a coroutine switch per invocation.
+fn max_groups(ctx: &Ctx) -> u64 {
+    if ctx.info().device_type == wgpu::DeviceType::Cpu {
+        64
+    } else {
+        1024
+    }
+}
 
 /// How [`Ctx::atomic_sum_with`] combines the elements.
 ///
@@ -245,7 +253,7 @@ impl Ctx {
                     n: n as u32,
                     ..Params::default()
                 },
-                grid: grid(self, c.units.div_ceil(u64::from(wg)).min(MAX_GROUPS))?,
+                grid: grid(self, c.units.div_ceil(u64::from(wg)).min(max_groups(self)))?,
             });
         }
         run_passes(self, op, &kernel, &v.buffer, &acc.buffer, &passes)
@@ -438,7 +446,7 @@ impl Ctx {
                 let elements = c.units * LANES as u64;
                 // Each group zeroes and merges its shared bins: keep groups few enough
                 // that this costs less than the counting.
-                let groups = c.units.div_ceil(u64::from(wg)).min(MAX_GROUPS);
+                let groups = c.units.div_ceil(u64::from(wg)).min(max_groups(self));
                 let groups = match shared_bins {
                     Some(sb) => groups.min((elements / sb).max(1)),
                     None => groups,
