@@ -584,10 +584,18 @@ fn vectors_of_another_context() {
     let err = ctx().atomic_sum(&v).unwrap_err();
     assert_eq!(err, Error::ContextMismatch { op: "atomic_sum" });
     let err = ctx().histogram(&v, 4).unwrap_err();
+    assert_eq!(err, Error::ContextMismatch { op: "histogram" });
+    let f = other.upload(&[1.0f32]).unwrap();
+    let err = ctx().histogram_range(&f, 4, 0.0, 1.0).unwrap_err();
     assert_eq!(
         err,
         Error::ContextMismatch {
-            op: "histogram_into"
+            op: "histogram_range"
         }
     );
+    let mut acc = ctx().zeros::<u32>(1).unwrap();
+    let err = ctx()
+        .atomic_sum_into(&v, AtomicStrategy::Hybrid, &mut acc)
+        .unwrap_err();
+    assert_eq!(err, Error::ContextMismatch { op: "atomic_sum" });
 }

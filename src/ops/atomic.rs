@@ -132,7 +132,10 @@ impl Ctx {
     /// For `f32` the workgroups' partial sums are added in whatever order they finish, so
     /// the result is **not deterministic**: it may differ in the last bits from run to
     /// run. Its error is at most `n * f32::EPSILON * sum(|x|)` (and in practice much less);
-    /// use `Ctx::reduce` for a deterministic float sum. An empty vector sums to 0.
+    /// use `Ctx::reduce` for a deterministic float sum. The f32 add is a
+    /// compare-exchange loop on the bit pattern of a `u32` atomic, so it needs no
+    /// adapter feature (`SHADER_FLOAT32_ATOMIC` is not used: WGSL through naga has no
+    /// float atomics). An empty vector sums to 0.
     ///
     /// # Errors
     /// [`Error::ContextMismatch`] if `v` belongs to another `Ctx`; wgpu errors as
@@ -281,7 +284,7 @@ impl Ctx {
     pub fn histogram(&self, keys: &GpuVec<u32>, bins: u32) -> Result<Vec<u32>> {
         check_bins("histogram", bins)?;
         let mut counts = self.zeros::<u32>(bins as usize)?;
-        self.histogram_into(keys, bins, &mut counts)?;
+        self.histogram_impl("histogram", keys, bins, None, &mut counts)?;
         counts.to_vec()
     }
 
@@ -339,7 +342,8 @@ impl Ctx {
         check_bins("histogram_range", bins)?;
         check_range("histogram_range", lo, hi)?;
         let mut counts = self.zeros::<u32>(bins as usize)?;
-        self.histogram_range_into(v, bins, lo, hi, &mut counts)?;
+        let range = Some(Range { lo, hi });
+        self.histogram_impl("histogram_range", v, bins, range, &mut counts)?;
         counts.to_vec()
     }
 
