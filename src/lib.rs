@@ -70,6 +70,7 @@ mod vec;
 pub use context::{Ctx, CtxBuilder, Info, WANTED_FEATURES};
 pub use element::{GpuElement, ScalarKind};
 pub use error::{Error, Result};
+pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
 pub use ops::reduce::Reduce;
 pub use pipeline::PipelineKey;
 pub use vec::GpuVec;

@@ -1,1 +1,616 @@
-//! (atomic: under construction)
+//! Atomics: [`Ctx::atomic_sum`] (three strategies, [`AtomicStrategy`]) and histograms
+//! ([`Ctx::histogram`], [`Ctx::histogram_range`]).
+//!
+//! Every kernel here is a grid-stride loop over vec4 units with a capped number of
+//! workgroups (folded into 2D/3D past the per-dimension limit), dispatched once per
+//! binding window of the input; the number of valid elements of each window comes in a
+//! small uniform, so the padding of the last vec4 is never counted.
+
+use wgpu::util::DeviceExt;
+
+use crate::context::Ctx;
+use crate::dispatch::{chunks, elementwise_workgroup_size, units_per_binding, workgroup_grid};
+use crate::element::GpuElement;
+use crate::error::{Error, Result};
+use crate::ops::map::check_len;
+use crate::pipeline::{PipelineKey, render};
+use crate::vec::{GpuVec, LANES};
+
+const ATOMIC_WGSL: &str = include_str!("../../wgsl/atomic.wgsl");
+const HISTOGRAM_WGSL: &str = include_str!("../../wgsl/histogram.wgsl");
+
+/// The largest bin count [`Ctx::histogram`] and [`Ctx::histogram_range`] accept: 2^24.
+pub const MAX_BINS: u32 = 1 << 24;
+
+/// Workgroups per dispatch of the grid-stride kernels (before the device's limits):
+/// enough to fill a large GPU (an H100 holds about 1000 groups of 256), and few on a
+/// software adapter, where each group's barriers cost a coroutine switch per invocation.
+fn max_groups(ctx: &Ctx) -> u64 {
+    if ctx.info().device_type == wgpu::DeviceType::Cpu {
+        64
+    } else {
+        1024
+    }
+}
+
+/// How [`Ctx::atomic_sum_with`] combines the elements.
+///
+/// All three give the same integer result (sums wrap); for `f32` each adds in a
+/// different (and not fixed) order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AtomicStrategy {
+    /// One global atomic add per element: the articles' `InterlockedAdd` sample. Every
+    /// invocation contends for one address, so it is the slowest; it is here as the
+    /// reference point.
+    PerElement,
+    /// Each workgroup sums its elements in shared memory (a tree with barriers), then
+    /// adds its partial with one global atomic. The default.
+    #[default]
+    Hybrid,
+    /// Like `Hybrid`, with `subgroupAdd` instead of the shared-memory tree: each
+    /// subgroup's sum goes into a workgroup atomic, then one global atomic per workgroup.
+    /// Needs the adapter feature `SUBGROUP` (else [`Error::Unsupported`]); works with any
+    /// subgroup size.
+    Subgroup,
+}
+
+impl AtomicStrategy {
+    fn section(self) -> &'static str {
+        match self {
+            AtomicStrategy::PerElement => "per_element",
+            AtomicStrategy::Hybrid => "hybrid",
+            AtomicStrategy::Subgroup => "subgroup",
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for i32 {}
+    impl Sealed for f32 {}
+}
+
+/// Element types [`Ctx::atomic_sum`] can add: `u32`, `i32` (both wrapping) and `f32`
+/// (through a compare-exchange loop on the bit pattern). Sealed; `f64` and `f16` are
+/// excluded at compile time.
+pub trait AtomicElement: GpuElement + sealed::Sealed {
+    /// The WGSL type of the atomic accumulator (`atomic<ATOM>`).
+    #[doc(hidden)]
+    const ATOM: &'static str;
+    /// The template section that adds a value atomically.
+    #[doc(hidden)]
+    const ADD_SECTION: &'static str;
+}
+
+impl AtomicElement for u32 {
+    const ATOM: &'static str = "u32";
+    const ADD_SECTION: &'static str = "add_int";
+}
+impl AtomicElement for i32 {
+    const ATOM: &'static str = "i32";
+    const ADD_SECTION: &'static str = "add_int";
+}
+impl AtomicElement for f32 {
+    const ATOM: &'static str = "u32";
+    const ADD_SECTION: &'static str = "add_f32";
+}
+
+/// The uniform of each dispatch (same layout as `Params` in the templates).
+#[repr(C)]
+#[derive(Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    n: u32,
+    base: u32,
+    width: u32,
+    bins: u32,
+    lo: f32,
+    hi: f32,
+    scale: f32,
+    pad: u32,
+}
+
+/// One dispatch: an input window, an output window, its uniform, its grid.
+struct Pass {
+    src: (u64, u64),
+    dst: (u64, u64),
+    params: Params,
+    grid: [u32; 3],
+}
+
+/// The range over which a histogram counts `f32` values.
+#[derive(Clone, Copy)]
+struct Range {
+    lo: f32,
+    hi: f32,
+}
+
+impl Ctx {
+    /// The sum of all elements of `v`, added with GPU atomics ([`AtomicStrategy::Hybrid`]).
+    ///
+    /// For `u32` and `i32` the sum wraps on overflow (like `wrapping_add`) and is exact.
+    /// For `f32` the workgroups' partial sums are added in whatever order they finish, so
+    /// the result is **not deterministic**: it may differ in the last bits from run to
+    /// run. Its error is at most `n * f32::EPSILON * sum(|x|)` (and in practice much less);
+    /// use `Ctx::reduce` for a deterministic float sum. The f32 add is a
+    /// compare-exchange loop on the bit pattern of a `u32` atomic, so it needs no
+    /// adapter feature (`SHADER_FLOAT32_ATOMIC` is not used: WGSL through naga has no
+    /// float atomics). An empty vector sums to 0.
+    ///
+    /// # Errors
+    /// [`Error::ContextMismatch`] if `v` belongs to another `Ctx`; wgpu errors as
+    /// [`Error::Internal`] / [`Error::OutOfMemory`].
+    ///
+    /// # Examples
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&(0u32..1000).collect::<Vec<_>>())?;
+    /// assert_eq!(ctx.atomic_sum(&v)?, 499_500);
+    /// let f = ctx.upload(&[0.5f32, 1.5, 2.0])?;
+    /// assert_eq!(ctx.atomic_sum(&f)?, 4.0);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn atomic_sum<T: AtomicElement>(&self, v: &GpuVec<T>) -> Result<T> {
+        self.atomic_sum_with(v, AtomicStrategy::default())
+    }
+
+    /// [`Ctx::atomic_sum`] with a chosen [`AtomicStrategy`].
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for [`AtomicStrategy::Subgroup`] on a device without the
+    /// `SUBGROUP` feature; otherwise as [`Ctx::atomic_sum`].
+    ///
+    /// # Examples
+    /// ```
+    /// use gpuprim::AtomicStrategy;
+    ///
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[3i32, -5, 7, 11])?;
+    /// assert_eq!(ctx.atomic_sum_with(&v, AtomicStrategy::PerElement)?, 16);
+    /// if ctx.has_features(gpuprim::wgpu::Features::SUBGROUP) {
+    ///     assert_eq!(ctx.atomic_sum_with(&v, AtomicStrategy::Subgroup)?, 16);
+    /// }
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn atomic_sum_with<T: AtomicElement>(
+        &self,
+        v: &GpuVec<T>,
+        strategy: AtomicStrategy,
+    ) -> Result<T> {
+        let mut acc = self.zeros::<T>(1)?;
+        self.atomic_sum_into(v, strategy, &mut acc)?;
+        Ok(acc.to_vec()?[0])
+    }
+
+    /// Adds the sum of `v` into `acc[0]` on the device, without reading back: the work
+    /// is recorded and submitted without waiting, so several sums (or other calls) can
+    /// follow before one read-back. Elements of `acc` past the first are untouched.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `acc` is empty; otherwise as
+    /// [`Ctx::atomic_sum_with`].
+    ///
+    /// # Examples
+    /// ```
+    /// use gpuprim::AtomicStrategy;
+    ///
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[1u32, 2, 3])?;
+    /// let b = ctx.upload(&[10u32, 20])?;
+    /// let mut acc = ctx.upload(&[100u32])?;
+    /// ctx.atomic_sum_into(&a, AtomicStrategy::Hybrid, &mut acc)?;
+    /// ctx.atomic_sum_into(&b, AtomicStrategy::PerElement, &mut acc)?;
+    /// assert_eq!(acc.to_vec()?, vec![136]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn atomic_sum_into<T: AtomicElement>(
+        &self,
+        v: &GpuVec<T>,
+        strategy: AtomicStrategy,
+        acc: &mut GpuVec<T>,
+    ) -> Result<()> {
+        let op = "atomic_sum";
+        self.check_owned(op, &[&v.ctx, &acc.ctx])?;
+        if acc.is_empty() {
+            return Err(Error::InvalidArgument {
+                op: "atomic_sum_into",
+                message: "acc has 0 elements; the sum is added into acc[0], so pass a vector \
+                          of at least 1 element"
+                    .into(),
+            });
+        }
+        if strategy == AtomicStrategy::Subgroup {
+            self.require(wgpu::Features::SUBGROUP, || {
+                "atomic_sum with AtomicStrategy::Subgroup".to_string()
+            })?;
+        }
+        if v.is_empty() {
+            return Ok(());
+        }
+        let wg = workgroup_size(self);
+        let key = PipelineKey {
+            op,
+            element: T::WGSL,
+            workgroup_size: wg,
+            variant: strategy.section().to_string(),
+            code: String::new(),
+        };
+        let kernel = self.kernel(key, || {
+            render(
+                &assemble(ATOMIC_WGSL, &[T::ADD_SECTION, strategy.section()]),
+                &[
+                    ("T", T::WGSL.to_string()),
+                    ("ATOM", T::ATOM.to_string()),
+                    ("WG", wg.to_string()),
+                ],
+            )
+        })?;
+        let unit = (LANES * size_of::<T>()) as u64;
+        let mut passes = Vec::new();
+        for c in chunks(v.lanes4(), units_per_binding(self, unit)) {
+            let n = (v.len() as u64 - c.offset_units * LANES as u64).min(c.units * LANES as u64);
+            passes.push(Pass {
+                src: (c.offset_units * unit, c.units * unit),
+                dst: (0, unit),
+                params: Params {
+                    n: n as u32,
+                    ..Params::default()
+                },
+                grid: grid(self, c.units.div_ceil(u64::from(wg)).min(max_groups(self)))?,
+            });
+        }
+        run_passes(self, op, &kernel, &v.buffer, &acc.buffer, &passes)
+    }
+
+    /// A histogram of `keys` over `bins` bins: element `b` of the result is the number
+    /// of keys equal to `b`. Keys `>= bins` are counted in no bin (ignored).
+    ///
+    /// Each workgroup counts into private bins in shared memory and adds its nonzero
+    /// bins to the result with one atomic each; when the bins do not fit the device's
+    /// workgroup memory (`bins * 4 > max_compute_workgroup_storage_size`, e.g. more than
+    /// 8192 bins on a 32 KiB device) it counts with global atomics instead. Counts wrap
+    /// past `u32::MAX`. An empty `keys` gives `bins` zeros.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `bins` is 0 or more than [`MAX_BINS`] (2^24).
+    ///
+    /// # Examples
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let keys = ctx.upload(&[0u32, 2, 2, 3, 9])?;      // 9 is out of range
+    /// assert_eq!(ctx.histogram(&keys, 4)?, vec![1, 0, 2, 1]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn histogram(&self, keys: &GpuVec<u32>, bins: u32) -> Result<Vec<u32>> {
+        check_bins("histogram", bins)?;
+        let mut counts = self.zeros::<u32>(bins as usize)?;
+        self.histogram_impl("histogram", keys, bins, None, &mut counts)?;
+        counts.to_vec()
+    }
+
+    /// [`Ctx::histogram`] added into `counts` on the device (`counts[b] += ...`), without
+    /// reading back. `counts` must have exactly `bins` elements.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `counts.len() != bins`; otherwise as
+    /// [`Ctx::histogram`].
+    ///
+    /// # Examples
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let keys = ctx.upload(&[1u32, 1, 0])?;
+    /// let mut counts = ctx.upload(&[10u32, 20])?;
+    /// ctx.histogram_into(&keys, 2, &mut counts)?;
+    /// assert_eq!(counts.to_vec()?, vec![11, 22]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn histogram_into(
+        &self,
+        keys: &GpuVec<u32>,
+        bins: u32,
+        counts: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.histogram_impl("histogram_into", keys, bins, None, counts)
+    }
+
+    /// A histogram of `f32` values over `bins` equal-width bins spanning `[lo, hi]`,
+    /// like `numpy.histogram(v, bins, (lo, hi))` and `torch.histc`.
+    ///
+    /// `x` goes to bin `floor((x - lo) * (bins / (hi - lo)))` (the scale is computed in
+    /// f64 and rounded to f32); `x == hi` counts in the last bin; NaN and values outside
+    /// `[lo, hi]` are counted in no bin. Values within an ulp or so of a bin edge may land
+    /// on either side, as the GPU rounds.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `bins` is 0 or more than [`MAX_BINS`], or unless
+    /// `lo < hi` with both finite.
+    ///
+    /// # Examples
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[0.0f32, 0.25, 0.5, 0.99, 1.0, -0.1, f32::NAN])?;
+    /// assert_eq!(ctx.histogram_range(&v, 2, 0.0, 1.0)?, vec![2, 3]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn histogram_range(
+        &self,
+        v: &GpuVec<f32>,
+        bins: u32,
+        lo: f32,
+        hi: f32,
+    ) -> Result<Vec<u32>> {
+        check_bins("histogram_range", bins)?;
+        check_range("histogram_range", lo, hi)?;
+        let mut counts = self.zeros::<u32>(bins as usize)?;
+        let range = Some(Range { lo, hi });
+        self.histogram_impl("histogram_range", v, bins, range, &mut counts)?;
+        counts.to_vec()
+    }
+
+    /// [`Ctx::histogram_range`] added into `counts` on the device, without reading
+    /// back. `counts` must have exactly `bins` elements.
+    ///
+    /// # Examples
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1.0f32, 3.0, 3.5])?;
+    /// let mut counts = ctx.zeros::<u32>(2)?;
+    /// ctx.histogram_range_into(&v, 2, 0.0, 4.0, &mut counts)?;
+    /// ctx.histogram_range_into(&v, 2, 0.0, 4.0, &mut counts)?;
+    /// assert_eq!(counts.to_vec()?, vec![2, 4]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn histogram_range_into(
+        &self,
+        v: &GpuVec<f32>,
+        bins: u32,
+        lo: f32,
+        hi: f32,
+        counts: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        check_range("histogram_range_into", lo, hi)?;
+        self.histogram_impl(
+            "histogram_range_into",
+            v,
+            bins,
+            Some(Range { lo, hi }),
+            counts,
+        )
+    }
+
+    fn histogram_impl<K: GpuElement>(
+        &self,
+        op: &'static str,
+        src: &GpuVec<K>,
+        bins: u32,
+        range: Option<Range>,
+        counts: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.check_owned(op, &[&src.ctx, &counts.ctx])?;
+        check_bins(op, bins)?;
+        check_len(op, ("counts", counts.len()), ("bins", bins as usize))?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        let wg = workgroup_size(self);
+        // Bins are processed in windows that fit one binding (one window on real
+        // devices; several only when the binding limit is tiny).
+        let window = units_per_binding(self, 4).min(u64::from(bins));
+        let shared_cap = u64::from(self.info().limits.max_compute_workgroup_storage_size / 4);
+        let shared_bins = (window <= shared_cap).then(|| {
+            window
+                .next_power_of_two()
+                .max(u64::from(wg))
+                .min(shared_cap)
+        });
+        let (variant, store) = match shared_bins {
+            Some(sb) => (format!("shared{sb}"), "shared"),
+            None => ("global".to_string(), "global"),
+        };
+        let key_section = if range.is_some() {
+            "key_range"
+        } else {
+            "key_u32"
+        };
+        let key = PipelineKey {
+            op: if range.is_some() {
+                "histogram_range"
+            } else {
+                "histogram"
+            },
+            element: K::WGSL,
+            workgroup_size: wg,
+            variant,
+            code: String::new(),
+        };
+        let kernel = self.kernel(key, || {
+            render(
+                &assemble(HISTOGRAM_WGSL, &[key_section, store]),
+                &[
+                    ("K", K::WGSL.to_string()),
+                    ("WG", wg.to_string()),
+                    ("SB", shared_bins.unwrap_or(0).to_string()),
+                ],
+            )
+        })?;
+        let (lo, hi, scale) = match range {
+            Some(Range { lo, hi }) => (
+                lo,
+                hi,
+                (f64::from(bins) / (f64::from(hi) - f64::from(lo))) as f32,
+            ),
+            None => (0.0, 0.0, 0.0),
+        };
+        let unit = (LANES * size_of::<K>()) as u64;
+        let mut passes = Vec::new();
+        for w in chunks(u64::from(bins), window) {
+            for c in chunks(src.lanes4(), units_per_binding(self, unit)) {
+                let n =
+                    (src.len() as u64 - c.offset_units * LANES as u64).min(c.units * LANES as u64);
+                let elements = c.units * LANES as u64;
+                // Each group zeroes and merges its shared bins: keep groups few enough
+                // that this costs less than the counting.
+                let groups = c.units.div_ceil(u64::from(wg)).min(max_groups(self));
+                let groups = match shared_bins {
+                    Some(sb) => groups.min((elements / sb).max(1)),
+                    None => groups,
+                };
+                passes.push(Pass {
+                    src: (c.offset_units * unit, c.units * unit),
+                    dst: (w.offset_units * 4, w.units * 4),
+                    params: Params {
+                        n: n as u32,
+                        base: w.offset_units as u32,
+                        width: w.units as u32,
+                        bins,
+                        lo,
+                        hi,
+                        scale,
+                        pad: 0,
+                    },
+                    grid: grid(self, groups)?,
+                });
+            }
+        }
+        run_passes(self, op, &kernel, &src.buffer, &counts.buffer, &passes)
+    }
+}
+
+fn check_bins(op: &'static str, bins: u32) -> Result<()> {
+    if bins == 0 {
+        return Err(Error::InvalidArgument {
+            op,
+            message: "bins is 0; pass at least 1 bin".into(),
+        });
+    }
+    if bins > MAX_BINS {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!("{bins} bins is more than the maximum of {MAX_BINS} (2^24)"),
+        });
+    }
+    Ok(())
+}
+
+fn check_range(op: &'static str, lo: f32, hi: f32) -> Result<()> {
+    if lo.is_finite() && hi.is_finite() && lo < hi {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument {
+            op,
+            message: format!("the range [lo, hi] = [{lo}, {hi}] must have finite lo < hi"),
+        })
+    }
+}
+
+/// Invocations per workgroup: a power of two (the tree reduction halves it), 256 or the
+/// largest the device allows below that.
+fn workgroup_size(ctx: &Ctx) -> u32 {
+    let wg = elementwise_workgroup_size(ctx).max(1);
+    1 << wg.ilog2()
+}
+
+/// `groups` workgroups folded into the device's grid; at most max_per_dim^3 (the
+/// kernels are grid-stride loops, so fewer groups only means more work each).
+fn grid(ctx: &Ctx, groups: u64) -> Result<[u32; 3]> {
+    let max = u64::from(ctx.info().max_workgroups_per_dimension);
+    workgroup_grid(
+        groups
+            .min(max.saturating_mul(max).saturating_mul(max))
+            .max(1),
+        ctx.info().max_workgroups_per_dimension,
+    )
+}
+
+/// The template's prelude (before the first `//// ` line) followed by the named sections.
+fn assemble(template: &str, sections: &[&str]) -> String {
+    let mut parts = template.split("\n//// ");
+    let mut out = parts.next().unwrap_or_default().to_string();
+    let parts: Vec<&str> = parts.collect();
+    for name in sections {
+        for p in &parts {
+            if let Some(body) = p.strip_prefix(name).filter(|b| b.starts_with('\n')) {
+                out.push_str(&format!("\n// {name}{body}"));
+            }
+        }
+    }
+    out
+}
+
+/// Records every pass in one compute pass and submits it, with errors captured.
+fn run_passes(
+    ctx: &Ctx,
+    op: &'static str,
+    kernel: &crate::pipeline::Kernel,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+    passes: &[Pass],
+) -> Result<()> {
+    let align = u64::from(ctx.info().limits.min_uniform_buffer_offset_alignment);
+    let stride = (size_of::<Params>() as u64).next_multiple_of(align.max(1));
+    let mut uniforms = vec![0u8; (stride * passes.len() as u64) as usize];
+    for (i, p) in passes.iter().enumerate() {
+        let at = i * stride as usize;
+        uniforms[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&p.params));
+    }
+    let device = ctx.device();
+    fn binding(buffer: &wgpu::Buffer, (offset, size): (u64, u64)) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset,
+            size: std::num::NonZeroU64::new(size),
+        })
+    }
+    ctx.capture(op, || {
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(op),
+            contents: &uniforms,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let mut enc =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(op),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&kernel.pipeline);
+            for (i, p) in passes.iter().enumerate() {
+                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(op),
+                    layout: &kernel.layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: binding(src, p.src),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: binding(dst, p.dst),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: binding(
+                                &params,
+                                (i as u64 * stride, size_of::<Params>() as u64),
+                            ),
+                        },
+                    ],
+                });
+                pass.set_bind_group(0, &bind, &[]);
+                let [x, y, z] = p.grid;
+                pass.dispatch_workgroups(x, y, z);
+            }
+        }
+        ctx.queue().submit([enc.finish()]);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn assemble_picks_sections() {
+        let t = "pre\n//// a\nA\n//// ab\nAB\n//// b\nB\n";
+        assert_eq!(super::assemble(t, &["b", "a"]), "pre\n// b\nB\n\n// a\nA");
+    }
+}
