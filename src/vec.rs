@@ -131,7 +131,12 @@ impl<T: GpuElement> GpuVec<T> {
 #[derive(Default)]
 pub(crate) struct BufferPool {
     free: Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>>,
+    /// Immutable uniform buffers by content (kernel parameters repeat call to call).
+    constants: Mutex<HashMap<Vec<u8>, wgpu::Buffer>>,
 }
+
+/// Distinct parameter blocks kept; the cache starts over when full.
+const CONSTANTS_KEPT: usize = 256;
 
 /// Buffers up to this size are pooled; a few of each size and usage are kept.
 const POOLED_MAX_BYTES: u64 = 1 << 20;
@@ -176,6 +181,39 @@ impl Drop for Scratch {
 }
 
 impl Ctx {
+    /// A uniform buffer holding `bytes`, never written again: the same bytes give the
+    /// same buffer, so a repeated call uploads nothing.
+    pub(crate) fn uniform_constant(&self, bytes: &[u8]) -> Result<wgpu::Buffer> {
+        let mut constants = self
+            .inner
+            .pool
+            .constants
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(b) = constants.get(bytes) {
+            return Ok(b.clone());
+        }
+        let buffer = self.create_buffer(
+            "kernel parameters",
+            bytes.len() as u64,
+            wgpu::BufferUsages::UNIFORM,
+            true,
+        )?;
+        buffer
+            .get_mapped_range_mut(..)
+            .map_err(|e| Error::Internal {
+                op: "uniform_constant",
+                message: e.to_string(),
+            })?
+            .copy_from_slice(bytes);
+        buffer.unmap();
+        if constants.len() >= CONSTANTS_KEPT {
+            constants.clear();
+        }
+        constants.insert(bytes.to_vec(), buffer.clone());
+        Ok(buffer)
+    }
+
     /// A buffer of at least `bytes` with `usage`, from the pool if one is free.
     pub(crate) fn scratch(
         &self,

@@ -58,9 +58,10 @@ impl<'a> Bench<'a> {
 
     /// Median milliseconds per call of `f`, which submits GPU work to `ctx` without waiting.
     pub fn time_on(&self, ctx: &Ctx, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-        // Warm up for a while (clocks, caches, lazy allocations), not a fixed count.
+        // Warm up for a while, not a fixed count: after a pause on the host (generating
+        // the next row's data) the GPU's clocks drop and take a moment to come back.
         let warm = Instant::now();
-        while warm.elapsed().as_millis() < if self.software { 10 } else { 200 } {
+        while warm.elapsed().as_millis() < if self.software { 10 } else { 600 } {
             f()?;
             ctx.synchronize()?;
         }

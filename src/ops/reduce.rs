@@ -240,7 +240,7 @@ impl Ctx {
     }
 
     /// Records both passes into a new encoder; the result lands in element 0 of `result`.
-    /// The scratch buffers come back with the encoder: keep them until it is submitted.
+    /// The partials scratch buffer comes back with the encoder: keep it until it is submitted.
     fn record_reduce<T: GpuElement>(
         &self,
         op: &'static str,
@@ -248,7 +248,7 @@ impl Ctx {
         y: Option<&GpuVec<T>>,
         reduce: &Reduce<T>,
         result: &wgpu::Buffer,
-    ) -> Result<(wgpu::CommandEncoder, [Scratch; 2])> {
+    ) -> Result<(wgpu::CommandEncoder, Scratch)> {
         let mut owners = vec![&x.ctx];
         if let Some(y) = y {
             check_len(op, ("a", x.len()), ("b", y.len()))?;
@@ -303,11 +303,7 @@ impl Ctx {
             let at = i * slot as usize;
             bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(p));
         }
-        let param_buffer = self.scratch(
-            "reduce parameters",
-            bytes.len() as u64,
-            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        )?;
+        let param_buffer = self.uniform_constant(&bytes)?;
         let partials = self.scratch(
             "reduce partials",
             spec.accumulator_bytes * u64::from(base.max(1)),
@@ -323,7 +319,6 @@ impl Ctx {
             })
         };
         let enc = self.capture(op, || {
-            self.inner.queue.write_buffer(&param_buffer, 0, &bytes);
             let mut enc =
                 device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
             {
@@ -363,7 +358,7 @@ impl Ctx {
             }
             enc
         })?;
-        Ok((enc, [param_buffer, partials]))
+        Ok((enc, partials))
     }
 }
 
