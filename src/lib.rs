@@ -77,3 +77,8 @@ pub use vec::GpuVec;
 
 pub use half;
 pub use wgpu;
+
+/// The README's example, compiled and run as a doc test.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctest;
