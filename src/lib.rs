@@ -70,6 +70,7 @@ mod vec;
 pub use context::{Ctx, CtxBuilder, Info, WANTED_FEATURES};
 pub use element::{GpuElement, ScalarKind};
 pub use error::{Error, Result};
+pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use pipeline::PipelineKey;
 pub use vec::GpuVec;
 
