@@ -64,10 +64,11 @@ pub(crate) fn workgroup_grid(groups: u64, max_per_dim: u32) -> Result<[u32; 3]> 
     Ok([x as u32, y as u32, z as u32])
 }
 
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 fn lcm(a: u64, b: u64) -> u64 {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
     a / gcd(a, b) * b
 }
 
@@ -79,33 +80,11 @@ pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
 }
 
 /// Records and submits an element-wise kernel over `units` vector units of `unit_bytes`:
-/// binding `i` is `buffers[i]`, windowed chunk by chunk; one thread per unit.
-#[allow(dead_code)] // kept for kernels with one unit per thread (random fills)
-pub(crate) fn run_elementwise(
-    ctx: &Ctx,
-    op: &'static str,
-    kernel: &Kernel,
-    workgroup_size: u32,
-    units: u64,
-    unit_bytes: u64,
-    buffers: &[&wgpu::Buffer],
-) -> Result<()> {
-    run_elementwise_units(
-        ctx,
-        op,
-        kernel,
-        workgroup_size,
-        1,
-        units,
-        unit_bytes,
-        buffers,
-    )
-}
-
-/// [`run_elementwise`] for kernels whose threads each take `units_per_thread` units
-/// (a workgroup covers `workgroup_size * units_per_thread` consecutive units).
+/// binding `i` is `buffers[i]`, windowed chunk by chunk. Each thread takes
+/// `units_per_thread` units (a workgroup covers `workgroup_size * units_per_thread`
+/// consecutive units).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn run_elementwise_units(
+pub(crate) fn run_elementwise(
     ctx: &Ctx,
     op: &'static str,
     kernel: &Kernel,
@@ -155,6 +134,125 @@ pub(crate) fn run_elementwise_units(
                         }),
                     })
                     .collect();
+                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(op),
+                    layout: &kernel.layout,
+                    entries: &entries,
+                });
+                pass.set_bind_group(0, &bind, &[]);
+                pass.dispatch_workgroups(*x, *y, *z);
+            }
+        }
+        ctx.inner.queue.submit([enc.finish()]);
+    })
+}
+
+/// Words of the per-chunk uniform that [`run_indexed`] binds: the chunk's first unit, then
+/// seven words of kernel parameters.
+pub(crate) const INDEXED_PARAM_WORDS: usize = 8;
+
+/// Like [`run_elementwise`], for kernels that need the *global* index of their units
+/// (random fills: element `i` of a chunk is element `offset + i` of the vector).
+///
+/// - `buffers[i]` is `(buffer, unit_bytes)`: unit `u` of the dispatch is the `u`-th
+///   `unit_bytes`-sized unit of every buffer, so buffers may have different unit sizes
+///   (e.g. 4 output elements and their 4 x 4 words of generator state). Each chunk binds
+///   the same range of units in every buffer, at offsets aligned for all of them.
+/// - Binding `buffers.len()` is a uniform of [`INDEXED_PARAM_WORDS`] `u32`: word 0 is the
+///   chunk's first unit (so the kernel's global unit is `word0 + local unit`), words
+///   1..8 are `params`.
+/// - One thread per unit; the kernel skips threads past `arrayLength` of its binding.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_indexed(
+    ctx: &Ctx,
+    op: &'static str,
+    kernel: &Kernel,
+    workgroup_size: u32,
+    units: u64,
+    buffers: &[(&wgpu::Buffer, u64)],
+    params: [u32; INDEXED_PARAM_WORDS - 1],
+) -> Result<()> {
+    if units == 0 {
+        return Ok(());
+    }
+    if units > u64::from(u32::MAX) {
+        return Err(Error::TooLarge {
+            what: format!("`{op}` over {units} units (the kernel's unit index is a u32)"),
+            requested: units,
+            limit: u64::from(u32::MAX),
+        });
+    }
+    let info = ctx.info();
+    let align = u64::from(info.limits.min_storage_buffer_offset_alignment).max(1);
+    // Units per chunk must keep every buffer's window start aligned...
+    let step = buffers
+        .iter()
+        .fold(1, |m, &(_, ub)| lcm(m, align / gcd(align, ub)));
+    // ...and keep the largest window within one binding.
+    let largest = buffers.iter().map(|&(_, ub)| ub).max().unwrap_or(1).max(1);
+    let per_chunk = (info.max_binding_bytes / largest / step * step).max(step);
+    let grids = chunks(units, per_chunk)
+        .map(|c| {
+            Ok((
+                c,
+                workgroup_grid(
+                    c.units.div_ceil(u64::from(workgroup_size)),
+                    info.max_workgroups_per_dimension,
+                )?,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let stride = u64::from(info.limits.min_uniform_buffer_offset_alignment)
+        .max((INDEXED_PARAM_WORDS * 4) as u64);
+    let mut words = vec![0u32; (stride / 4) as usize * grids.len()];
+    for (k, (chunk, _)) in grids.iter().enumerate() {
+        let at = k * (stride / 4) as usize;
+        words[at] = chunk.offset_units as u32;
+        words[at + 1..at + INDEXED_PARAM_WORDS].copy_from_slice(&params);
+    }
+    let uniform = ctx.create_buffer(
+        "chunk offsets and parameters",
+        stride * grids.len() as u64,
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        false,
+    )?;
+    let device = &ctx.inner.device;
+    ctx.capture(op, || {
+        ctx.inner
+            .queue
+            .write_buffer(&uniform, 0, bytemuck::cast_slice(&words));
+        let mut enc =
+            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(op),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&kernel.pipeline);
+            for (k, (chunk, [x, y, z])) in grids.iter().enumerate() {
+                let mut entries: Vec<_> = buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(b, ub))| {
+                        let (offset, size) = chunk.byte_range(ub);
+                        wgpu::BindGroupEntry {
+                            binding: i as u32,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: b,
+                                offset,
+                                size: Some(size),
+                            }),
+                        }
+                    })
+                    .collect();
+                entries.push(wgpu::BindGroupEntry {
+                    binding: buffers.len() as u32,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &uniform,
+                        offset: k as u64 * stride,
+                        size: std::num::NonZeroU64::new((INDEXED_PARAM_WORDS * 4) as u64),
+                    }),
+                });
                 let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some(op),
                     layout: &kernel.layout,

@@ -4,6 +4,9 @@
 {{ENABLE}}
 alias T = {{T}};
 
+// gpuprim::RANDOM_WGSL, so expressions can call wang_hash, pcg_hash, ...
+{{LIB}}
+
 @group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<T>>;
 

@@ -1,9 +1,10 @@
 //! Element-wise kernels from a WGSL expression: [`Ctx::map`] and [`Ctx::zip`].
 
 use crate::context::Ctx;
-use crate::dispatch::{elementwise_workgroup_size, run_elementwise_units};
+use crate::dispatch::{elementwise_workgroup_size, run_elementwise};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
+use crate::ops::random::RANDOM_WGSL;
 use crate::pipeline::{PipelineKey, render};
 use crate::vec::{GpuVec, LANES};
 
@@ -18,7 +19,9 @@ impl Ctx {
     ///
     /// `expr` is a WGSL expression in `x` (the element, of `src`'s type) that has the same
     /// type, e.g. `"x * 2.0 + 1.0"` for `f32` or `"x ^ 0xffu"` for `u32`. WGSL built-ins
-    /// (`sin`, `select`, `clamp`, `bitcast`, ...) are available. Integer arithmetic wraps.
+    /// (`sin`, `select`, `clamp`, `bitcast`, ...) are available, and so are the random
+    /// functions of [`RANDOM_WGSL`] (`wang_hash`, `pcg_hash`, `rng_pcg32(i, seed)`, ...).
+    /// Integer arithmetic wraps.
     /// Each distinct expression compiles once per element type; later calls reuse it.
     ///
     /// # Errors
@@ -63,7 +66,7 @@ impl Ctx {
         let kernel = self.kernel(key::<T>(op, wg, expr), || {
             render(MAP_WGSL, &vars::<T>(wg, expr))
         })?;
-        run_elementwise_units(
+        run_elementwise(
             self,
             op,
             &kernel,
@@ -131,7 +134,7 @@ impl Ctx {
         let kernel = self.kernel(key::<T>(op, wg, expr), || {
             render(ZIP_WGSL, &vars::<T>(wg, expr))
         })?;
-        run_elementwise_units(
+        run_elementwise(
             self,
             op,
             &kernel,
@@ -182,8 +185,11 @@ fn key<T: GpuElement>(op: &'static str, wg: u32, expr: &str) -> PipelineKey {
     }
 }
 
-fn vars<T: GpuElement>(wg: u32, expr: &str) -> [(&'static str, String); 5] {
+/// Template variables. `LIB` is [`RANDOM_WGSL`], a constant of the build, so it is not
+/// part of the [`PipelineKey`].
+fn vars<T: GpuElement>(wg: u32, expr: &str) -> [(&'static str, String); 6] {
     [
+        ("LIB", RANDOM_WGSL.to_string()),
         ("ENABLE", T::ENABLE.to_string()),
         ("T", T::WGSL.to_string()),
         ("WG", wg.to_string()),

@@ -1,0 +1,36 @@
+// random: dst[i] = value(i) for every element i of the whole vector (stateless generators).
+// One thread per vec4; params.head.x is the chunk's first vec4, so i is global across
+// binding windows. The padding of the last vec4 is written too, which nobody reads.
+{{LIB}}
+
+struct Params {
+    // x: chunk's first unit, y: seed, z, w: output parameters (f32 bits)
+    head: vec4<u32>,
+    // x, y: output parameters (f32 bits)
+    tail: vec4<u32>,
+}
+
+@group(0) @binding(0) var<storage, read_write> dst: array<vec4<{{T}}>>;
+@group(0) @binding(1) var<uniform> params: Params;
+
+fn bits(i: u32) -> u32 {
+    return {{GEN}}(i, params.head.y);
+}
+
+fn value(i: u32) -> {{T}} {
+{{OUT}}
+}
+
+@compute @workgroup_size({{WG}})
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let t = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
+    if t >= arrayLength(&dst) {
+        return;
+    }
+    let i = (params.head.x + t) * 4u;
+    dst[t] = vec4<{{T}}>(value(i), value(i + 1u), value(i + 2u), value(i + 3u));
+}

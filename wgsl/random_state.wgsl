@@ -1,0 +1,45 @@
+// random_state: dst[i] = value(state[i]) with the per-element xorshift128 state advanced
+// in place (one step per u32 drawn). One thread per 4 elements (a vec4 of output, four
+// vec4 of state).
+{{LIB}}
+
+struct Params {
+    head: vec4<u32>,
+    tail: vec4<u32>,
+}
+
+@group(0) @binding(0) var<storage, read_write> dst: array<vec4<{{T}}>>;
+@group(0) @binding(1) var<storage, read_write> state: array<vec4<u32>>;
+@group(0) @binding(2) var<uniform> params: Params;
+
+fn bits(s: ptr<function, vec4<u32>>) -> u32 {
+    *s = xorshift128_next(*s);
+    return (*s).w;
+}
+
+fn value(s: ptr<function, vec4<u32>>) -> {{T}} {
+{{OUT}}
+}
+
+@compute @workgroup_size({{WG}})
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let t = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
+    // The global unit index (chunk start + t) must not wrap; this also keeps `params`
+    // in the kernel's interface for every output kind.
+    if t >= arrayLength(&dst) || params.head.x + t < t {
+        return;
+    }
+    var s0 = state[4u * t];
+    var s1 = state[4u * t + 1u];
+    var s2 = state[4u * t + 2u];
+    var s3 = state[4u * t + 3u];
+    dst[t] = vec4<{{T}}>(value(&s0), value(&s1), value(&s2), value(&s3));
+    state[4u * t] = s0;
+    state[4u * t + 1u] = s1;
+    state[4u * t + 2u] = s2;
+    state[4u * t + 3u] = s3;
+}
