@@ -34,5 +34,11 @@ pub fn rows(b: &mut Bench) -> Result<()> {
             ctx.histogram_into(&keys, bins, &mut counts)
         })?;
     }
+    // The figure to compare with torch.histc(x, bins=256, min=0, max=1).
+    let x = b.random_f32(9)?;
+    let mut counts = ctx.zeros::<u32>(256)?;
+    b.row("histogram_range f32 [0,1], 256 bins", 4 * n, || {
+        ctx.histogram_range_into(&x, 256, 0.0, 1.0, &mut counts)
+    })?;
     Ok(())
 }
