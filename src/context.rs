@@ -206,6 +206,24 @@ impl CtxBuilder {
                 ),
             })?;
         let adapter_info = adapter.get_info();
+        // Argument errors before a device exists: nothing to create and tear down.
+        if let Some(b) = self.max_binding_bytes {
+            let align = u64::from(adapter.limits().min_storage_buffer_offset_alignment).max(256);
+            if b < align {
+                return Err(Error::InvalidArgument {
+                    op: "CtxBuilder::max_binding_bytes",
+                    message: format!(
+                        "{b} bytes is below the smallest usable binding of {align} bytes"
+                    ),
+                });
+            }
+        }
+        if self.max_workgroups_per_dimension == Some(0) {
+            return Err(Error::InvalidArgument {
+                op: "CtxBuilder::max_workgroups_per_dimension",
+                message: "0 workgroups per dimension; pass at least 1".into(),
+            });
+        }
         let features = adapter.features() & WANTED_FEATURES & !self.without_features;
         let limits = adapter.limits();
         let (device, queue) = adapter
@@ -236,32 +254,17 @@ impl CtxBuilder {
             }
         });
 
-        let align = u64::from(limits.min_storage_buffer_offset_alignment).max(256);
         let device_binding = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
-        let max_binding_bytes = match self.max_binding_bytes {
-            Some(b) if b < align => {
-                return Err(Error::InvalidArgument {
-                    op: "CtxBuilder::max_binding_bytes",
-                    message: format!(
-                        "{b} bytes is below the smallest usable binding of {align} bytes"
-                    ),
-                });
-            }
-            Some(b) => b.min(device_binding),
-            None => device_binding,
-        };
-        let max_workgroups_per_dimension = match self.max_workgroups_per_dimension {
-            Some(0) => {
-                return Err(Error::InvalidArgument {
-                    op: "CtxBuilder::max_workgroups_per_dimension",
-                    message: "0 workgroups per dimension; pass at least 1".into(),
-                });
-            }
-            Some(n) => n.min(limits.max_compute_workgroups_per_dimension),
-            None => limits.max_compute_workgroups_per_dimension,
-        };
+        let max_binding_bytes = self
+            .max_binding_bytes
+            .unwrap_or(device_binding)
+            .min(device_binding);
+        let max_workgroups_per_dimension = self
+            .max_workgroups_per_dimension
+            .unwrap_or(u32::MAX)
+            .min(limits.max_compute_workgroups_per_dimension);
 
         let info = Info {
             name: adapter_info.name.clone(),

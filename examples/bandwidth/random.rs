@@ -22,9 +22,19 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     b.row("fill_normal pcg32 f32", 4 * n, || {
         ctx.fill_normal(&mut v, Rng::Pcg32 { seed: 1 }, 0.0, 1.0)
     })?;
-    let mut state = ctx.xorshift128_state(n, 1)?;
-    b.row("fill_stateful xorshift128 f32 (+state r/w)", 36 * n, || {
-        ctx.fill_random_stateful(&mut v, &mut state)
-    })?;
+    // 16 bytes of state per element: at 2^28 that is 4 GiB, past the H100's largest
+    // buffer, so the stateful row uses as many elements as one state buffer holds.
+    let max_state = (ctx.info().limits.max_buffer_size / 16) as usize;
+    let m = n.min(1 << max_state.ilog2());
+    let mut w = ctx.zeros::<f32>(m)?;
+    let mut state = ctx.xorshift128_state(m, 1)?;
+    b.row(
+        &format!(
+            "fill_stateful xorshift128 f32 n=2^{} (+state r/w)",
+            m.ilog2()
+        ),
+        36 * m,
+        || ctx.fill_random_stateful(&mut w, &mut state),
+    )?;
     Ok(())
 }
