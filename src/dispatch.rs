@@ -28,10 +28,20 @@ impl Chunk {
 
 /// Units of `unit_bytes` that fit in one binding with every chunk start aligned.
 pub(crate) fn units_per_binding(ctx: &Ctx, unit_bytes: u64) -> u64 {
+    units_per_window(ctx, &[unit_bytes])
+}
+
+/// Units per binding window when unit `u` is the `u`-th unit of several buffers with
+/// different unit sizes: every buffer's window start stays aligned and its window
+/// within one binding.
+fn units_per_window(ctx: &Ctx, unit_bytes: &[u64]) -> u64 {
     let info = ctx.info();
     let align = u64::from(info.limits.min_storage_buffer_offset_alignment).max(1);
-    let step = lcm(align, unit_bytes);
-    (info.max_binding_bytes / step * step / unit_bytes).max(1)
+    let step = unit_bytes
+        .iter()
+        .fold(1, |m, &ub| lcm(m, align / gcd(align, ub)));
+    let largest = unit_bytes.iter().copied().max().unwrap_or(1).max(1);
+    (info.max_binding_bytes / largest / step * step).max(step)
 }
 
 /// Splits `units` into chunks of at most `per_chunk`.
@@ -94,57 +104,9 @@ pub(crate) fn run_elementwise(
     unit_bytes: u64,
     buffers: &[&wgpu::Buffer],
 ) -> Result<()> {
-    if units == 0 {
-        return Ok(());
-    }
-    let per_chunk = units_per_binding(ctx, unit_bytes);
-    let grids = chunks(units, per_chunk)
-        .map(|c| {
-            Ok((
-                c,
-                workgroup_grid(
-                    c.units
-                        .div_ceil(u64::from(workgroup_size * units_per_thread)),
-                    ctx.info().max_workgroups_per_dimension,
-                )?,
-            ))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let device = &ctx.inner.device;
-    ctx.capture(op, || {
-        let mut enc =
-            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(op),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&kernel.pipeline);
-            for (chunk, [x, y, z]) in &grids {
-                let (offset, size) = chunk.byte_range(unit_bytes);
-                let entries: Vec<_> = buffers
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| wgpu::BindGroupEntry {
-                        binding: i as u32,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: b,
-                            offset,
-                            size: Some(size),
-                        }),
-                    })
-                    .collect();
-                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(op),
-                    layout: &kernel.layout,
-                    entries: &entries,
-                });
-                pass.set_bind_group(0, &bind, &[]);
-                pass.dispatch_workgroups(*x, *y, *z);
-            }
-        }
-        ctx.inner.queue.submit([enc.finish()]);
-    })
+    let buffers: Vec<_> = buffers.iter().map(|&b| (b, unit_bytes)).collect();
+    let per_group = workgroup_size * units_per_thread;
+    run_windows(ctx, op, kernel, per_group, units, &buffers, None)
 }
 
 /// Words of the per-chunk uniform that [`run_indexed`] binds: the chunk's first unit, then
@@ -162,7 +124,6 @@ pub(crate) const INDEXED_PARAM_WORDS: usize = 8;
 ///   chunk's first unit (so the kernel's global unit is `word0 + local unit`), words
 ///   1..8 are `params`.
 /// - One thread per unit; the kernel skips threads past `arrayLength` of its binding.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_indexed(
     ctx: &Ctx,
     op: &'static str,
@@ -172,9 +133,6 @@ pub(crate) fn run_indexed(
     buffers: &[(&wgpu::Buffer, u64)],
     params: [u32; INDEXED_PARAM_WORDS - 1],
 ) -> Result<()> {
-    if units == 0 {
-        return Ok(());
-    }
     if units > u64::from(u32::MAX) {
         return Err(Error::TooLarge {
             what: format!("`{op}` over {units} units (the kernel's unit index is a u32)"),
@@ -182,45 +140,59 @@ pub(crate) fn run_indexed(
             limit: u64::from(u32::MAX),
         });
     }
+    run_windows(
+        ctx,
+        op,
+        kernel,
+        workgroup_size,
+        units,
+        buffers,
+        Some(params),
+    )
+}
+
+/// The recording both dispatchers share: one dispatch per binding window, each binding
+/// its window of every buffer and, with `params`, its slot of a uniform holding the
+/// window's first unit and `params` (kept by content, so repeated calls upload nothing).
+fn run_windows(
+    ctx: &Ctx,
+    op: &'static str,
+    kernel: &Kernel,
+    units_per_group: u32,
+    units: u64,
+    buffers: &[(&wgpu::Buffer, u64)],
+    params: Option<[u32; INDEXED_PARAM_WORDS - 1]>,
+) -> Result<()> {
+    if units == 0 {
+        return Ok(());
+    }
     let info = ctx.info();
-    let align = u64::from(info.limits.min_storage_buffer_offset_alignment).max(1);
-    // Units per chunk must keep every buffer's window start aligned...
-    let step = buffers
-        .iter()
-        .fold(1, |m, &(_, ub)| lcm(m, align / gcd(align, ub)));
-    // ...and keep the largest window within one binding.
-    let largest = buffers.iter().map(|&(_, ub)| ub).max().unwrap_or(1).max(1);
-    let per_chunk = (info.max_binding_bytes / largest / step * step).max(step);
-    let grids = chunks(units, per_chunk)
+    let unit_sizes: Vec<u64> = buffers.iter().map(|&(_, ub)| ub).collect();
+    let grids = chunks(units, units_per_window(ctx, &unit_sizes))
         .map(|c| {
+            let groups = c.units.div_ceil(u64::from(units_per_group));
             Ok((
                 c,
-                workgroup_grid(
-                    c.units.div_ceil(u64::from(workgroup_size)),
-                    info.max_workgroups_per_dimension,
-                )?,
+                workgroup_grid(groups, info.max_workgroups_per_dimension)?,
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    let stride = u64::from(info.limits.min_uniform_buffer_offset_alignment)
+    let slot = u64::from(info.limits.min_uniform_buffer_offset_alignment)
         .max((INDEXED_PARAM_WORDS * 4) as u64);
-    let mut words = vec![0u32; (stride / 4) as usize * grids.len()];
-    for (k, (chunk, _)) in grids.iter().enumerate() {
-        let at = k * (stride / 4) as usize;
-        words[at] = chunk.offset_units as u32;
-        words[at + 1..at + INDEXED_PARAM_WORDS].copy_from_slice(&params);
-    }
-    let uniform = ctx.create_buffer(
-        "chunk offsets and parameters",
-        stride * grids.len() as u64,
-        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        false,
-    )?;
+    let uniform = match params {
+        Some(params) => {
+            let mut words = vec![0u32; (slot / 4) as usize * grids.len()];
+            for (k, (chunk, _)) in grids.iter().enumerate() {
+                let at = k * (slot / 4) as usize;
+                words[at] = chunk.offset_units as u32;
+                words[at + 1..at + INDEXED_PARAM_WORDS].copy_from_slice(&params);
+            }
+            Some(ctx.uniform_constant(bytemuck::cast_slice(&words))?)
+        }
+        None => None,
+    };
     let device = &ctx.inner.device;
     ctx.capture(op, || {
-        ctx.inner
-            .queue
-            .write_buffer(&uniform, 0, bytemuck::cast_slice(&words));
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
         {
@@ -245,14 +217,16 @@ pub(crate) fn run_indexed(
                         }
                     })
                     .collect();
-                entries.push(wgpu::BindGroupEntry {
-                    binding: buffers.len() as u32,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &uniform,
-                        offset: k as u64 * stride,
-                        size: std::num::NonZeroU64::new((INDEXED_PARAM_WORDS * 4) as u64),
-                    }),
-                });
+                if let Some(uniform) = &uniform {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: buffers.len() as u32,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: uniform,
+                            offset: k as u64 * slot,
+                            size: std::num::NonZeroU64::new((INDEXED_PARAM_WORDS * 4) as u64),
+                        }),
+                    });
+                }
                 let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some(op),
                     layout: &kernel.layout,
