@@ -4,17 +4,10 @@
 //! `_into` calls) and waits for the GPU, so the time includes one submit + wait; see
 //! `examples/bandwidth` for GPU-only figures at large sizes.
 
+mod common;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gpuprim::{AtomicStrategy, Ctx};
-
-fn sizes(ctx: &Ctx) -> Vec<usize> {
-    // The software adapter moves a few GB/s: keep it to sizes that finish quickly.
-    if ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu {
-        vec![1 << 12, 1 << 16, 1 << 20]
-    } else {
-        vec![1 << 12, 1 << 16, 1 << 20, 1 << 24, 1 << 26]
-    }
-}
 
 fn strategies(ctx: &Ctx) -> Vec<AtomicStrategy> {
     let mut s = vec![AtomicStrategy::PerElement, AtomicStrategy::Hybrid];
@@ -41,7 +34,7 @@ fn bench(c: &mut Criterion) {
     let ctx = Ctx::new().expect("a GPU context");
     for strategy in strategies(&ctx) {
         let mut group = c.benchmark_group(format!("atomic_sum_u32/{strategy:?}"));
-        for n in sizes(&ctx) {
+        for n in common::sizes(&ctx) {
             let v = ctx.upload(&data(n)).unwrap();
             let mut acc = ctx.zeros::<u32>(1).unwrap();
             group.throughput(Throughput::Bytes((4 * n) as u64));
@@ -56,7 +49,7 @@ fn bench(c: &mut Criterion) {
     }
 
     let mut group = c.benchmark_group("atomic_sum_f32/Hybrid");
-    for n in sizes(&ctx) {
+    for n in common::sizes(&ctx) {
         let v = ctx.upload(&vec![0.5f32; n]).unwrap();
         let mut acc = ctx.zeros::<f32>(1).unwrap();
         group.throughput(Throughput::Bytes((4 * n) as u64));
@@ -72,7 +65,7 @@ fn bench(c: &mut Criterion) {
 
     for bins in [256u32, 65536] {
         let mut group = c.benchmark_group(format!("histogram/{bins}_bins"));
-        for n in sizes(&ctx) {
+        for n in common::sizes(&ctx) {
             let keys: Vec<u32> = data(n).iter().map(|k| k % bins).collect();
             let keys = ctx.upload(&keys).unwrap();
             let mut counts = ctx.zeros::<u32>(bins as usize).unwrap();

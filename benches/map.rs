@@ -1,25 +1,18 @@
 //! Throughput of map and zip: bytes read + written per second, swept over sizes.
 //!
 //! `cargo bench --bench map`. Each iteration submits the kernel and waits for the GPU,
-//! so the time includes one submit + wait; see `examples/bandwidth.rs` for GPU-only
+//! so the time includes one submit + wait; see `examples/bandwidth` for GPU-only
 //! figures at large sizes.
+
+mod common;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gpuprim::Ctx;
 
-fn sizes(ctx: &Ctx) -> Vec<usize> {
-    // The software adapter moves a few GB/s: keep it to sizes that finish quickly.
-    if ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu {
-        vec![1 << 12, 1 << 16, 1 << 20]
-    } else {
-        vec![1 << 12, 1 << 16, 1 << 20, 1 << 24, 1 << 26]
-    }
-}
-
 fn bench(c: &mut Criterion) {
     let ctx = Ctx::new().expect("a GPU context");
     let mut group = c.benchmark_group("map");
-    for n in sizes(&ctx) {
+    for n in common::sizes(&ctx) {
         let a = ctx.upload(&vec![1.5f32; n]).unwrap();
         let mut out = ctx.zeros::<f32>(n).unwrap();
         group.throughput(Throughput::Bytes((8 * n) as u64));
@@ -33,7 +26,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     let mut group = c.benchmark_group("zip");
-    for n in sizes(&ctx) {
+    for n in common::sizes(&ctx) {
         let a = ctx.upload(&vec![1.5f32; n]).unwrap();
         let b = ctx.upload(&vec![2.5f32; n]).unwrap();
         let mut out = ctx.zeros::<f32>(n).unwrap();

@@ -3,17 +3,10 @@
 //!
 //! `cargo bench --bench random`. Each iteration submits the fill and waits for the GPU.
 
+mod common;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gpuprim::{Ctx, Rng};
-
-fn sizes(ctx: &Ctx) -> Vec<usize> {
-    // The software adapter is slow: keep it to sizes that finish quickly.
-    if ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu {
-        vec![1 << 12, 1 << 16, 1 << 20]
-    } else {
-        vec![1 << 12, 1 << 16, 1 << 20, 1 << 24, 1 << 26]
-    }
-}
 
 fn bench(c: &mut Criterion) {
     let ctx = Ctx::new().expect("a GPU context");
@@ -23,7 +16,7 @@ fn bench(c: &mut Criterion) {
         ("fill_random/pcg32", Rng::Pcg32 { seed: 1 }),
     ] {
         let mut group = c.benchmark_group(name);
-        for n in sizes(&ctx) {
+        for n in common::sizes(&ctx) {
             let mut v = ctx.zeros::<f32>(n).unwrap();
             group.throughput(Throughput::Bytes((4 * n) as u64));
             group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
@@ -37,7 +30,7 @@ fn bench(c: &mut Criterion) {
     }
 
     let mut group = c.benchmark_group("fill_normal/pcg32");
-    for n in sizes(&ctx) {
+    for n in common::sizes(&ctx) {
         let mut v = ctx.zeros::<f32>(n).unwrap();
         group.throughput(Throughput::Bytes((4 * n) as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
@@ -51,7 +44,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     let mut group = c.benchmark_group("fill_random_stateful/xorshift128");
-    for n in sizes(&ctx) {
+    for n in common::sizes(&ctx) {
         let mut v = ctx.zeros::<f32>(n).unwrap();
         let mut state = ctx.xorshift128_state(n, 1).unwrap();
         // 4 bytes written, 16 bytes of state read and written per element

@@ -3,16 +3,10 @@
 //! `cargo bench --bench reduce`. Iterations use the device-resident forms and wait for
 //! the GPU; `examples/bandwidth` has the GPU-only table at 2^28.
 
+mod common;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gpuprim::{Ctx, Reduce};
-
-fn sizes(ctx: &Ctx) -> Vec<usize> {
-    if ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu {
-        vec![1 << 12, 1 << 16, 1 << 20]
-    } else {
-        vec![1 << 12, 1 << 16, 1 << 20, 1 << 24, 1 << 26]
-    }
-}
 
 fn bench(c: &mut Criterion) {
     let ctx = Ctx::new().expect("a GPU context");
@@ -23,7 +17,7 @@ fn bench(c: &mut Criterion) {
     ];
     for (name, op) in ops {
         let mut group = c.benchmark_group(name);
-        for n in sizes(&ctx) {
+        for n in common::sizes(&ctx) {
             let v = ctx.upload(&vec![0.5f32; n]).unwrap();
             let mut out = ctx.zeros::<f32>(1).unwrap();
             group.throughput(Throughput::Bytes((4 * n) as u64));
@@ -37,7 +31,7 @@ fn bench(c: &mut Criterion) {
         group.finish();
     }
     let mut group = c.benchmark_group("dot_f32");
-    for n in sizes(&ctx) {
+    for n in common::sizes(&ctx) {
         let a = ctx.upload(&vec![0.5f32; n]).unwrap();
         let mut out = ctx.zeros::<f32>(1).unwrap();
         group.throughput(Throughput::Bytes((8 * n) as u64));
@@ -50,7 +44,7 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
     let mut group = c.benchmark_group("reduce_blocking_f32");
-    for n in sizes(&ctx) {
+    for n in common::sizes(&ctx) {
         let v = ctx.upload(&vec![0.5f32; n]).unwrap();
         group.throughput(Throughput::Bytes((4 * n) as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
