@@ -90,23 +90,30 @@ pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
 }
 
 /// Records and submits an element-wise kernel over `units` vector units of `unit_bytes`:
-/// binding `i` is `buffers[i]`, windowed chunk by chunk. Each thread takes
-/// `units_per_thread` units (a workgroup covers `workgroup_size * units_per_thread`
-/// consecutive units).
+/// binding `i` is `buffers[i]`, windowed chunk by chunk. The kernel walks its window in a
+/// grid-stride loop, so each window gets at most `max_groups` workgroups.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_elementwise(
     ctx: &Ctx,
     op: &'static str,
     kernel: &Kernel,
     workgroup_size: u32,
-    units_per_thread: u32,
+    max_groups: u64,
     units: u64,
     unit_bytes: u64,
     buffers: &[&wgpu::Buffer],
 ) -> Result<()> {
     let buffers: Vec<_> = buffers.iter().map(|&b| (b, unit_bytes)).collect();
-    let per_group = workgroup_size * units_per_thread;
-    run_windows(ctx, op, kernel, per_group, units, &buffers, None)
+    run_windows(
+        ctx,
+        op,
+        kernel,
+        workgroup_size,
+        max_groups,
+        units,
+        &buffers,
+        None,
+    )
 }
 
 /// Words of the per-chunk uniform that [`run_indexed`] binds: the chunk's first unit, then
@@ -145,6 +152,7 @@ pub(crate) fn run_indexed(
         op,
         kernel,
         workgroup_size,
+        u64::MAX,
         units,
         buffers,
         Some(params),
@@ -154,11 +162,14 @@ pub(crate) fn run_indexed(
 /// The recording both dispatchers share: one dispatch per binding window, each binding
 /// its window of every buffer and, with `params`, its slot of a uniform holding the
 /// window's first unit and `params` (kept by content, so repeated calls upload nothing).
+/// A window of `u` units gets `min(ceil(u / units_per_group), max_groups)` workgroups.
+#[allow(clippy::too_many_arguments)]
 fn run_windows(
     ctx: &Ctx,
     op: &'static str,
     kernel: &Kernel,
     units_per_group: u32,
+    max_groups: u64,
     units: u64,
     buffers: &[(&wgpu::Buffer, u64)],
     params: Option<[u32; INDEXED_PARAM_WORDS - 1]>,
@@ -170,7 +181,7 @@ fn run_windows(
     let unit_sizes: Vec<u64> = buffers.iter().map(|&(_, ub)| ub).collect();
     let grids = chunks(units, units_per_window(ctx, &unit_sizes))
         .map(|c| {
-            let groups = c.units.div_ceil(u64::from(units_per_group));
+            let groups = c.units.div_ceil(u64::from(units_per_group)).min(max_groups);
             Ok((
                 c,
                 workgroup_grid(groups, info.max_workgroups_per_dimension)?,

@@ -1,4 +1,4 @@
-// map: dst[i] = f(src[i]) for every element, four per thread (vector loads).
+// map: dst[i] = f(src[i]) for every element, a vec4 at a time (vector loads).
 // The buffers are padded to whole vec4s, so the last vec4 is always complete;
 // f is applied to the padding too, which nobody reads.
 {{ENABLE}}
@@ -20,14 +20,12 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    // Large dispatches are folded into 2D/3D; recover the linear index. Each
-    // workgroup covers {{UNITS}} x {{WG}} consecutive vec4s, each thread {{UNITS}} of them.
-    let first = (group.x + groups.x * (group.y + groups.y * group.z)) * ({{WG}}u * {{UNITS}}u) + lane;
-    for (var k = 0u; k < {{UNITS}}u; k++) {
-        let i = first + k * {{WG}}u;
-        if i < arrayLength(&dst) {
-            let v = src[i];
-            dst[i] = vec4<T>(f(v.x), f(v.y), f(v.z), f(v.w));
-        }
+    // Large dispatches are folded into 2D/3D: recover the linear index. A grid-stride
+    // loop, so any number of workgroups covers the vector (each unit exactly once).
+    let first = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
+    let stride = groups.x * groups.y * groups.z * {{WG}}u;
+    for (var i = first; i < arrayLength(&dst); i += stride) {
+        let v = src[i];
+        dst[i] = vec4<T>(f(v.x), f(v.y), f(v.z), f(v.w));
     }
 }

@@ -1,4 +1,4 @@
-// zip: dst[i] = f(a[i], b[i]) for every element, four per thread (vector loads).
+// zip: dst[i] = f(a[i], b[i]) for every element, a vec4 at a time (vector loads).
 // The buffers are padded to whole vec4s; f is applied to the padding too, which nobody reads.
 {{ENABLE}}
 alias T = {{T}};
@@ -20,13 +20,11 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let first = (group.x + groups.x * (group.y + groups.y * group.z)) * ({{WG}}u * {{UNITS}}u) + lane;
-    for (var k = 0u; k < {{UNITS}}u; k++) {
-        let i = first + k * {{WG}}u;
-        if i < arrayLength(&dst) {
-            let a = lhs[i];
-            let b = rhs[i];
-            dst[i] = vec4<T>(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z), f(a.w, b.w));
-        }
+    let first = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
+    let stride = groups.x * groups.y * groups.z * {{WG}}u;
+    for (var i = first; i < arrayLength(&dst); i += stride) {
+        let a = lhs[i];
+        let b = rhs[i];
+        dst[i] = vec4<T>(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z), f(a.w, b.w));
     }
 }
