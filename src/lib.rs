@@ -20,8 +20,18 @@
 //! ```
 //!
 //! Calls that return a [`GpuVec`] or end in `_into` record and submit GPU work without
-//! waiting; calls that return host values ([`GpuVec::to_vec`]) wait for it. Work is
-//! ordered: a read-back sees every call submitted before it.
+//! waiting; calls that return host values ([`GpuVec::to_vec`], [`Ctx::reduce`]) wait for
+//! it and read back only what they return. Work is ordered: a read-back sees every call
+//! submitted before it.
+//!
+//! The primitive families, each in its module under [`ops`]:
+//!
+//! | family | calls |
+//! | --- | --- |
+//! | [`ops::map`] | [`Ctx::map`], [`Ctx::zip`] (WGSL expressions), `_into` forms |
+//! | [`ops::reduce`] | [`Ctx::reduce`], [`Ctx::reduce_with`] ([`Reduce`]), [`Ctx::dot`]: deterministic, async twins, `_into` forms |
+//! | [`ops::atomic`] | [`Ctx::atomic_sum`] ([`AtomicStrategy`]), [`Ctx::histogram`], [`Ctx::histogram_range`] |
+//! | [`ops::random`] | [`Ctx::fill_random`], [`Ctx::fill_uniform`], [`Ctx::fill_normal`] ([`Rng`]), per-element [`Xorshift128State`], CPU twins |
 //!
 //! # Crate layout
 //!
