@@ -12,6 +12,7 @@ use proptest::prelude::*;
 const NS: [u32; 5] = [1, 2, 8, 16, 32];
 
 /// NVIDIA's corrected HLSL, transcribed literally: an independent reference for n <= w.
+#[allow(clippy::manual_checked_ops)]
 fn nvidia_reference(group: (u32, u32), dim: (u32, u32), n: u32) -> (u32, u32) {
     let ctas_in_perfect_tile = n * dim.1;
     let perfect_tiles = dim.0 / n;
@@ -271,7 +272,12 @@ fn transpose_matches_cpu_on_odd_sizes() {
                 want[(x * dp + y) as usize] = host[(y * sp + x) as usize];
             }
         }
-        for sw in [Swizzle::Off, Swizzle::default(), Swizzle::Tiles { n: 2 }] {
+        for sw in [
+            Swizzle::Off,
+            Swizzle::default(),
+            Swizzle::Tiles { n: 2 },
+            Swizzle::Tiles { n: 3 },
+        ] {
             let mut out = poisoned::<u32>(ctx, (dp * w) as usize);
             ctx.transpose(
                 &Grid2D::with_pitch(&input, w, h, sp).unwrap(),
@@ -402,7 +408,6 @@ fn kernel_errors_by_variant_and_message() {
     let m = invalid(ctx.map2d(&src, &mut dst, "load(x, y)", zero), "map2d");
     assert!(m.contains("n: 0"), "{m}");
     invalid(ctx.transpose(&src, &mut dst, zero), "transpose");
-    drop(dst);
     let mut c = ctx.zeros::<f32>(64).unwrap();
     invalid(
         ctx.color_filter(&a, 4, 4, [[0.0; 4]; 4], &mut c, zero),
