@@ -28,7 +28,8 @@
 //! - [`Ctx`] (`context.rs`): adapter choice, limits, features, the pipeline cache.
 //! - [`GpuVec`] (`vec.rs`): typed device buffers, upload and read-back.
 //! - [`GpuElement`] (`element.rs`): the element types and their WGSL twins.
-//! - [`ops`]: one module per primitive family, each with its `Ctx` methods;
+//! - [`ops`]: one module per primitive family, each with its `Ctx` methods (2D kernels
+//!   with thread-group ID swizzling in [`ops::grid2d`]);
 //!   the WGSL templates are in `wgsl/` under the same names.
 //! - `pipeline.rs` (generated WGSL, [`PipelineKey`], the cache) and `dispatch.rs`
 //!   (binding windows for large vectors, workgroup grids) are the shared machinery.
