@@ -102,7 +102,8 @@ impl Swizzle {
 /// // next tile (2,0) (3,0) (2,1) (3,1), then the 1-wide last tile (4,0) (4,1).
 /// assert_eq!(swizzle((2, 0), (5, 2), 2), (0, 1));
 /// assert_eq!(swizzle((4, 0), (5, 2), 2), (2, 0));
-/// assert_eq!(swizzle((3, 1), (5, 2), 2), (4, 1));
+/// assert_eq!(swizzle((3, 1), (5, 2), 2), (4, 0));
+/// assert_eq!(swizzle((4, 1), (5, 2), 2), (4, 1));
 /// ```
 pub fn swizzle(group: (u32, u32), groups: (u32, u32), n: u32) -> (u32, u32) {
     let (w, h) = groups;
