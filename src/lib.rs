@@ -72,7 +72,7 @@ pub use context::{Ctx, CtxBuilder, Info, WANTED_FEATURES};
 pub use element::{GpuElement, ScalarKind};
 pub use error::{Error, Result};
 pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
-pub use ops::grid2d::{Grid2D, Grid2DMut, SWIZZLE_WGSL, Swizzle, swizzle};
+pub use ops::grid2d::{Grid2D, Grid2DMut, MAX_BLUR_RADIUS, SWIZZLE_WGSL, Swizzle, swizzle};
 pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::Reduce;
 pub use pipeline::PipelineKey;

@@ -522,3 +522,81 @@ fn limits_and_contexts_are_checked() {
         Err(Error::ContextMismatch { op: "map2d" })
     ));
 }
+
+#[test]
+fn blur_vertical_matches_cpu() {
+    let ctx = ctx();
+    for (w, h) in [(1, 1), (17, 5), (33, 40), (3, 100)] {
+        let (sp, dp) = (w + 1, w + 4);
+        let host = random_vec::<f32>((sp * h) as usize, u64::from(w * 77 + h));
+        let input = ctx.upload(&host).unwrap();
+        for radius in [0u32, 1, 3, 7] {
+            let mut want = vec![f32::NAN; (dp * h) as usize];
+            let mut scale = vec![0.0f32; want.len()];
+            let r = i64::from(radius);
+            for y in 0..i64::from(h) {
+                for x in 0..i64::from(w) {
+                    let (mut sum, mut mag) = (0.0f32, 0.0f32);
+                    for k in -r..=r {
+                        let yy = (y + k).clamp(0, i64::from(h) - 1);
+                        let v = host[(yy * i64::from(sp) + x) as usize];
+                        sum += v;
+                        mag += v.abs();
+                    }
+                    let at = (y * i64::from(dp) + x) as usize;
+                    want[at] = sum / (2 * radius + 1) as f32;
+                    scale[at] = mag / (2 * radius + 1) as f32;
+                }
+            }
+            for sw in [Swizzle::Off, Swizzle::default()] {
+                let mut out = poisoned::<f32>(ctx, want.len());
+                ctx.blur_vertical(
+                    &Grid2D::with_pitch(&input, w, h, sp).unwrap(),
+                    &mut Grid2DMut::with_pitch(&mut out, w, h, dp).unwrap(),
+                    radius,
+                    sw,
+                )
+                .unwrap();
+                let got = out.to_vec().unwrap();
+                // Padding between width and pitch stays untouched.
+                for i in 0..want.len() {
+                    if want[i].is_nan() {
+                        assert!(got[i].is_nan(), "padding element {i} written");
+                    }
+                }
+                let keep = |v: &[f32]| -> Vec<f32> {
+                    v.iter()
+                        .zip(&want)
+                        .filter(|(_, w)| !w.is_nan())
+                        .map(|(g, _)| *g)
+                        .collect()
+                };
+                // Same summation order on both sides; WGSL's division is within 2.5 ulp.
+                assert_all_close_f32(
+                    &keep(&got),
+                    &keep(&want),
+                    &keep(&scale),
+                    4.0,
+                    &format!("blur {w}x{h} r={radius} {sw:?}"),
+                );
+            }
+        }
+    }
+    // Errors: shapes, radius.
+    let a = ctx.zeros::<f32>(64).unwrap();
+    let mut b = ctx.zeros::<f32>(64).unwrap();
+    let src = Grid2D::new(&a, 8, 8).unwrap();
+    let mut dst = Grid2DMut::new(&mut b, 4, 16).unwrap();
+    let m = invalid(
+        ctx.blur_vertical(&src, &mut dst, 1, Swizzle::Off),
+        "blur_vertical",
+    );
+    assert!(m.contains("src is 8 x 8 but dst is 4 x 16"), "{m}");
+    let mut dst = Grid2DMut::new(&mut b, 8, 8).unwrap();
+    let big = gpuprim::MAX_BLUR_RADIUS + 1;
+    let m = invalid(
+        ctx.blur_vertical(&src, &mut dst, big, Swizzle::Off),
+        "blur_vertical",
+    );
+    assert!(m.contains(&format!("radius {big}")), "{m}");
+}

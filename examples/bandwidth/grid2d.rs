@@ -46,6 +46,20 @@ pub fn rows(b: &mut Bench) -> Result<()> {
             },
         )?;
     }
+    for (name, sw) in swizzles {
+        b.row(
+            &format!("blur_vertical r=8 f32 swizzle {name}"),
+            8 * px,
+            || {
+                ctx.blur_vertical(
+                    &Grid2D::new(&a, side, side)?,
+                    &mut Grid2DMut::new(&mut out, side, side)?,
+                    8,
+                    sw,
+                )
+            },
+        )?;
+    }
     drop((a, out));
     let rgba = ctx.upload(&vec![0.5f32; 4 * px])?;
     let mut rgba_out = ctx.zeros::<f32>(4 * px)?;

@@ -1,6 +1,6 @@
 //! 2D kernels over row-major grids with thread-group ID swizzling: [`Grid2D`] views,
 //! [`Ctx::map2d`] (a WGSL body per output element with clamped neighbour reads),
-//! [`Ctx::transpose`] and [`Ctx::color_filter`].
+//! [`Ctx::transpose`], [`Ctx::color_filter`] and [`Ctx::blur_vertical`].
 //!
 //! # Swizzling
 //!
@@ -36,6 +36,10 @@ use crate::vec::GpuVec;
 const MAP2D_WGSL: &str = include_str!("../../wgsl/grid2d.wgsl");
 const TRANSPOSE_WGSL: &str = include_str!("../../wgsl/grid2d_transpose.wgsl");
 const COLOR_WGSL: &str = include_str!("../../wgsl/grid2d_color.wgsl");
+const BLUR_WGSL: &str = include_str!("../../wgsl/grid2d_blur.wgsl");
+
+/// Largest radius [`Ctx::blur_vertical`] accepts (a 2049-tap column per element).
+pub const MAX_BLUR_RADIUS: u32 = 1024;
 
 /// The WGSL function `swizzle_group(group: vec2<u32>, groups: vec2<u32>, n: u32) ->
 /// vec2<u32>`, the twin of [`swizzle`], for kernels of your own: call it with
@@ -499,6 +503,83 @@ impl Ctx {
             &rgba.buffer,
             &out.buffer,
             bytemuck::cast_slice(&words),
+        )
+    }
+
+    /// A vertical box blur of radius `radius` over an `f32` grid: `dst(x, y)` is the mean
+    /// of `src(x, y + k)` for `k` in `-radius..=radius`, rows clamped to the edges (the
+    /// sum is taken in order of `k`, then divided by `2 * radius + 1`). `dst` must have
+    /// `src`'s width and height (pitches are free). Each thread reads `2 * radius + 1`
+    /// elements of its column: the wide-fetch access that swizzling is for.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if the shapes differ, `radius` exceeds
+    /// [`MAX_BLUR_RADIUS`], for `Swizzle::Tiles { n: 0 }`, too many workgroups per
+    /// dimension or a vector larger than one storage binding; [`Error::ContextMismatch`].
+    ///
+    /// # Examples
+    /// ```
+    /// use gpuprim::{Grid2D, Grid2DMut, Swizzle};
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[3.0f32, 6.0, 9.0])?;                  // 1 wide, 3 high
+    /// let mut b = ctx.zeros::<f32>(3)?;
+    /// ctx.blur_vertical(&Grid2D::new(&a, 1, 3)?, &mut Grid2DMut::new(&mut b, 1, 3)?, 1, Swizzle::default())?;
+    /// assert_eq!(b.to_vec()?, vec![4.0, 6.0, 8.0]);               // (3+3+6)/3, (3+6+9)/3, (6+9+9)/3
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn blur_vertical(
+        &self,
+        src: &Grid2D<'_, f32>,
+        dst: &mut Grid2DMut<'_, f32>,
+        radius: u32,
+        swizzle: Swizzle,
+    ) -> Result<()> {
+        let op = "blur_vertical";
+        self.check_owned(op, &[&src.vec.ctx, &dst.vec.ctx])?;
+        let (s, d) = (src.shape, dst.shape);
+        if (d.width, d.height) != (s.width, s.height) {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!(
+                    "src is {} x {} but dst is {} x {}; they must match",
+                    s.width, s.height, d.width, d.height
+                ),
+            });
+        }
+        if radius > MAX_BLUR_RADIUS {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!("radius {radius} is larger than the maximum {MAX_BLUR_RADIUS}"),
+            });
+        }
+        let n = swizzle.word(op)?;
+        let side = self.side2d();
+        let groups = self.groups2d(op, d.width, d.height, side)?;
+        self.check_binding(op, "src", src.vec)?;
+        self.check_binding(op, "dst", dst.vec)?;
+        let key = PipelineKey {
+            op,
+            element: "f32",
+            workgroup_size: side * side,
+            variant: String::new(),
+            code: String::new(),
+        };
+        let kernel = self.kernel(key, || {
+            render(
+                BLUR_WGSL,
+                &[("SWIZZLE", SWIZZLE_WGSL), ("WG", &side.to_string())],
+            )
+        })?;
+        let mut params = params_words(s, d, n);
+        params[7] = radius;
+        run2d(
+            self,
+            op,
+            &kernel,
+            groups,
+            &src.vec.buffer,
+            &dst.vec.buffer,
+            bytemuck::cast_slice(&params),
         )
     }
 
