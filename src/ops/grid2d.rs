@@ -95,8 +95,9 @@ impl Swizzle {
 /// is not a multiple of `n`, the last tile is `groups.0 % n` wide (NVIDIA's corrected
 /// version; the GDC 2019 original was wrong there). `n` is clamped to `[1, groups.0]`, so
 /// `n >= groups.0` is the identity. For every `groups` and `n` this is a bijection of
-/// the grid onto itself. Outside the grid (or for an empty grid) the result is
-/// unspecified but never panics.
+/// the grid onto itself while `groups.0 * groups.1` fits a `u32` (always so within the
+/// dispatch limit of 65535 per dimension). Outside the grid (or for an empty grid) the
+/// result is unspecified but never panics.
 ///
 /// [`SWIZZLE_WGSL`] computes the same mapping on the GPU.
 ///
