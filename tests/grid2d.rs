@@ -600,3 +600,70 @@ fn blur_vertical_matches_cpu() {
     );
     assert!(m.contains(&format!("radius {big}")), "{m}");
 }
+
+fn check_transpose<T: TestElement>(ctx: &Ctx, w: u32, h: u32) {
+    let host = random_vec::<T>((w * h) as usize, u64::from(w ^ (h << 8)));
+    let input = ctx.upload(&host).unwrap();
+    let mut out = poisoned::<T>(ctx, (w * h) as usize);
+    ctx.transpose(
+        &Grid2D::new(&input, w, h).unwrap(),
+        &mut Grid2DMut::new(&mut out, h, w).unwrap(),
+        Swizzle::Tiles { n: 3 },
+    )
+    .unwrap();
+    let mut want = Vec::with_capacity(host.len());
+    for x in 0..w {
+        for y in 0..h {
+            want.push(host[(y * w + x) as usize]);
+        }
+    }
+    assert_all_eq(
+        &out.to_vec().unwrap(),
+        &want,
+        &format!("transpose {}", T::WGSL),
+    );
+}
+
+#[test]
+fn transpose_every_element_type() {
+    let ctx = ctx();
+    for (w, h) in [(37, 70), (129, 3)] {
+        check_transpose::<i32>(ctx, w, h);
+        check_transpose::<f32>(ctx, w, h);
+        if ctx.has_features(wgpu::Features::SHADER_F64) {
+            check_transpose::<f64>(ctx, w, h);
+        }
+        if ctx.has_features(wgpu::Features::SHADER_F16) {
+            check_transpose::<gpuprim::half::f16>(ctx, w, h);
+        }
+    }
+}
+
+#[test]
+fn map2d_compiles_each_body_once() {
+    // A context of its own, so other tests' compiles do not interfere.
+    let ctx = Ctx::new().unwrap();
+    let a = ctx.zeros::<f32>(100).unwrap();
+    let mut b = ctx.zeros::<f32>(100).unwrap();
+    let body = "load(x, y) + 0.125";
+    let before = ctx.pipelines_compiled();
+    for (w, h, sw) in [
+        (10, 10, Swizzle::Off),
+        (7, 9, Swizzle::default()),
+        (1, 100, Swizzle::Tiles { n: 5 }),
+    ] {
+        ctx.map2d(
+            &Grid2D::new(&a, w, h).unwrap(),
+            &mut Grid2DMut::new(&mut b, w, h).unwrap(),
+            body,
+            sw,
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        ctx.pipelines_compiled() - before,
+        1,
+        "one body, one pipeline"
+    );
+    assert_eq!(b.to_vec().unwrap()[..100], [0.125f32; 100]);
+}
