@@ -38,7 +38,8 @@
 //! - [`Ctx`] (`context.rs`): adapter choice, limits, features, the pipeline cache.
 //! - [`GpuVec`] (`vec.rs`): typed device buffers, upload and read-back.
 //! - [`GpuElement`] (`element.rs`): the element types and their WGSL twins.
-//! - [`ops`]: one module per primitive family, each with its `Ctx` methods;
+//! - [`ops`]: one module per primitive family, each with its `Ctx` methods (2D kernels
+//!   with thread-group ID swizzling in [`ops::grid2d`]);
 //!   the WGSL templates are in `wgsl/` under the same names.
 //! - `pipeline.rs` (generated WGSL, [`PipelineKey`], the cache) and `dispatch.rs`
 //!   (binding windows for large vectors, workgroup grids) are the shared machinery.
@@ -81,6 +82,7 @@ pub use context::{Ctx, CtxBuilder, Info, WANTED_FEATURES};
 pub use element::{GpuElement, ScalarKind};
 pub use error::{Error, Result};
 pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
+pub use ops::grid2d::{Grid2D, Grid2DMut, MAX_BLUR_RADIUS, SWIZZLE_WGSL, Swizzle, swizzle};
 pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::Reduce;
 pub use pipeline::PipelineKey;

@@ -6,6 +6,7 @@
 //! once. Times are medians over rounds of back-to-back submissions ended by one wait.
 
 mod atomic;
+mod grid2d;
 mod random;
 mod reduce;
 mod timing;
@@ -47,6 +48,7 @@ fn main() -> Result<()> {
     reduce::rows(&mut b)?;
     atomic::rows(&mut b)?;
     random::rows(&mut b)?;
+    grid2d::rows(&mut b)?;
     reduce::latency(&mut b)?;
     Ok(())
 }

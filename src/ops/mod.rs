@@ -5,6 +5,7 @@
 //! [`Ctx`]: crate::Ctx
 
 pub mod atomic;
+pub mod grid2d;
 pub mod map;
 pub mod random;
 pub mod reduce;

@@ -1,0 +1,80 @@
+//! Rows for the 2D kernels, swizzle off and on, on a square f32 image (4096 x 4096 on a
+//! GPU, 1024 x 1024 on the software adapter; independent of `n`). Bytes count the
+//! image read once and written once.
+
+use gpuprim::{Grid2D, Grid2DMut, Result, Swizzle};
+
+use crate::timing::Bench;
+
+pub fn rows(b: &mut Bench) -> Result<()> {
+    let ctx = b.ctx;
+    let side: u32 = if b.software { 1024 } else { 4096 };
+    let px = (side * side) as usize;
+    println!("-- 2D kernels, {side} x {side} (bytes: read + write once)");
+    let host: Vec<f32> = (0..px).map(|i| (i % 1021) as f32 / 1021.0).collect();
+    let a = ctx.upload(&host)?;
+    let mut out = ctx.zeros::<f32>(px)?;
+    let swizzles = [("off", Swizzle::Off), ("on n=16", Swizzle::default())];
+    for (name, sw) in swizzles {
+        b.row(
+            &format!("transpose f32 {side}x{side} swizzle {name}"),
+            8 * px,
+            || {
+                ctx.transpose(
+                    &Grid2D::new(&a, side, side)?,
+                    &mut Grid2DMut::new(&mut out, side, side)?,
+                    sw,
+                )
+            },
+        )?;
+    }
+    // A vertical 5-tap box blur: each thread reads a column neighbourhood, the access
+    // pattern swizzling is for.
+    let blur =
+        "(load(x, y - 2) + load(x, y - 1) + load(x, y) + load(x, y + 1) + load(x, y + 2)) * 0.2";
+    for (name, sw) in swizzles {
+        b.row(
+            &format!("map2d vertical blur r=2 f32 swizzle {name}"),
+            8 * px,
+            || {
+                ctx.map2d(
+                    &Grid2D::new(&a, side, side)?,
+                    &mut Grid2DMut::new(&mut out, side, side)?,
+                    blur,
+                    sw,
+                )
+            },
+        )?;
+    }
+    for (name, sw) in swizzles {
+        b.row(
+            &format!("blur_vertical r=8 f32 swizzle {name}"),
+            8 * px,
+            || {
+                ctx.blur_vertical(
+                    &Grid2D::new(&a, side, side)?,
+                    &mut Grid2DMut::new(&mut out, side, side)?,
+                    8,
+                    sw,
+                )
+            },
+        )?;
+    }
+    drop((a, out));
+    let rgba = ctx.upload(&vec![0.5f32; 4 * px])?;
+    let mut rgba_out = ctx.zeros::<f32>(4 * px)?;
+    let sepia = [
+        [0.393, 0.769, 0.189, 0.0],
+        [0.349, 0.686, 0.168, 0.0],
+        [0.272, 0.534, 0.131, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    for (name, sw) in swizzles {
+        b.row(
+            &format!("color_filter rgba f32 swizzle {name}"),
+            32 * px,
+            || ctx.color_filter(&rgba, side, side, sepia, &mut rgba_out, sw),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,55 @@
+// map2d: dst(x, y) = body(x, y) over the W x H output grid, one thread per element,
+// WG x WG workgroups; the body reads the input anywhere through load(x, y) (clamped to
+// the edges). Threads past the output's edge do nothing.
+{{ENABLE}}
+alias T = {{T}};
+
+// gpuprim::RANDOM_WGSL, so bodies can call wang_hash, pcg_hash, ...
+{{LIB}}
+
+// gpuprim::SWIZZLE_WGSL
+{{SWIZZLE}}
+
+struct Params {
+    src_w: u32,
+    src_h: u32,
+    src_pitch: u32,
+    dst_w: u32,
+    dst_h: u32,
+    dst_pitch: u32,
+    n: u32,    // swizzle tile width in workgroups; 0 = off
+    pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> src: array<T>;
+@group(0) @binding(1) var<storage, read_write> dst: array<T>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+// The input element at (x, y), coordinates clamped to the input's edges.
+fn load(x: i32, y: i32) -> T {
+    let cx = u32(clamp(x, 0, i32(p.src_w) - 1));
+    let cy = u32(clamp(y, 0, i32(p.src_h) - 1));
+    return src[cy * p.src_pitch + cx];
+}
+
+fn body(x: i32, y: i32) -> T {
+    return ({{EXPR}});
+}
+
+@compute @workgroup_size({{WG}}, {{WG}})
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    var g = group.xy;
+    if p.n != 0u {
+        g = swizzle_group(g, groups.xy, p.n);
+    }
+    let x = g.x * {{WG}}u + lid.x;
+    let y = g.y * {{WG}}u + lid.y;
+    if x >= p.dst_w || y >= p.dst_h {
+        return;
+    }
+    dst[y * p.dst_pitch + x] = body(i32(x), i32(y));
+}

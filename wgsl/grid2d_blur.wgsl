@@ -1,0 +1,47 @@
+// blur_vertical: dst(x, y) = mean of src(x, y + k) for k in -R..=R, rows clamped to the
+// edges, summed in order of k then divided by 2R + 1. One thread per element, WG x WG
+// workgroups, optionally swizzled: each workgroup reads a (WG + 2R)-row column strip,
+// the wide-fetch pattern where L2 locality matters.
+
+// gpuprim::SWIZZLE_WGSL
+{{SWIZZLE}}
+
+struct Params {
+    src_w: u32,
+    src_h: u32,
+    src_pitch: u32,
+    dst_w: u32,
+    dst_h: u32,
+    dst_pitch: u32,
+    n: u32,       // swizzle tile width in workgroups; 0 = off
+    radius: u32,
+}
+
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size({{WG}}, {{WG}})
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    var g = group.xy;
+    if p.n != 0u {
+        g = swizzle_group(g, groups.xy, p.n);
+    }
+    let x = g.x * {{WG}}u + lid.x;
+    let y = g.y * {{WG}}u + lid.y;
+    if x >= p.dst_w || y >= p.dst_h {
+        return;
+    }
+    let r = i32(p.radius);
+    let last = i32(p.src_h) - 1;
+    var sum = 0.0;
+    for (var k = -r; k <= r; k += 1) {
+        let yy = u32(clamp(i32(y) + k, 0, last));
+        sum += src[yy * p.src_pitch + x];
+    }
+    dst[y * p.dst_pitch + x] = sum / f32(2 * r + 1);
+}

@@ -1,0 +1,46 @@
+// color_filter: out = M * in for every RGBA f32 pixel (the articles' 4x4 colour matrix),
+// one thread per pixel, WG x WG workgroups, optionally swizzled.
+
+// gpuprim::SWIZZLE_WGSL
+{{SWIZZLE}}
+
+struct Params {
+    width: u32,
+    height: u32,
+    n: u32,    // swizzle tile width in workgroups; 0 = off
+    pad: u32,
+    rows: array<vec4<f32>, 4>,   // M's rows: out.r = dot(rows[0], in), ...
+}
+
+@group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<f32>>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+fn row_times(r: vec4<f32>, v: vec4<f32>) -> f32 {
+    return r.x * v.x + r.y * v.y + r.z * v.z + r.w * v.w;
+}
+
+@compute @workgroup_size({{WG}}, {{WG}})
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    var g = group.xy;
+    if p.n != 0u {
+        g = swizzle_group(g, groups.xy, p.n);
+    }
+    let x = g.x * {{WG}}u + lid.x;
+    let y = g.y * {{WG}}u + lid.y;
+    if x >= p.width || y >= p.height {
+        return;
+    }
+    let i = y * p.width + x;
+    let v = src[i];
+    dst[i] = vec4<f32>(
+        row_times(p.rows[0], v),
+        row_times(p.rows[1], v),
+        row_times(p.rows[2], v),
+        row_times(p.rows[3], v),
+    );
+}
