@@ -1,14 +1,21 @@
-//! Rows for the 2D kernels, swizzle off and on, on a square f32 image (4096 x 4096 on a
-//! GPU, 1024 x 1024 on the software adapter; independent of `n`). Bytes count the
-//! image read once and written once.
+//! Rows for the 2D kernels, swizzle off and on, on square f32 images (4096 x 4096 and
+//! 8192 x 8192 on a GPU, 1024 x 1024 on the software adapter; independent of `n`).
+//! Bytes count the image read once and written once.
 
 use gpuprim::{Grid2D, Grid2DMut, Result, Swizzle};
 
 use crate::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
+    let sides: &[u32] = if b.software { &[1024] } else { &[4096, 8192] };
+    for &side in sides {
+        rows_at(b, side)?;
+    }
+    Ok(())
+}
+
+fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
     let ctx = b.ctx;
-    let side: u32 = if b.software { 1024 } else { 4096 };
     let px = (side * side) as usize;
     println!("-- 2D kernels, {side} x {side} (bytes: read + write once)");
     let host: Vec<f32> = (0..px).map(|i| (i % 1021) as f32 / 1021.0).collect();
@@ -46,19 +53,21 @@ pub fn rows(b: &mut Bench) -> Result<()> {
             },
         )?;
     }
-    for (name, sw) in swizzles {
-        b.row(
-            &format!("blur_vertical r=8 f32 swizzle {name}"),
-            8 * px,
-            || {
-                ctx.blur_vertical(
-                    &Grid2D::new(&a, side, side)?,
-                    &mut Grid2DMut::new(&mut out, side, side)?,
-                    8,
-                    sw,
-                )
-            },
-        )?;
+    for radius in [8, 32] {
+        for (name, sw) in swizzles {
+            b.row(
+                &format!("blur_vertical r={radius} f32 swizzle {name}"),
+                8 * px,
+                || {
+                    ctx.blur_vertical(
+                        &Grid2D::new(&a, side, side)?,
+                        &mut Grid2DMut::new(&mut out, side, side)?,
+                        radius,
+                        sw,
+                    )
+                },
+            )?;
+        }
     }
     drop((a, out));
     let rgba = ctx.upload(&vec![0.5f32; 4 * px])?;
