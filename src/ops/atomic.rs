@@ -6,8 +6,6 @@
 //! binding window of the input; the number of valid elements of each window comes in a
 //! small uniform, so the padding of the last vec4 is never counted.
 
-use wgpu::util::DeviceExt;
-
 use crate::context::Ctx;
 use crate::dispatch::{chunks, elementwise_workgroup_size, units_per_binding, workgroup_grid};
 use crate::element::GpuElement;
@@ -561,12 +559,9 @@ fn run_passes(
             size: std::num::NonZeroU64::new(size),
         })
     }
+    // Kept by content: a repeated call with the same lengths uploads nothing.
+    let params = ctx.uniform_constant(&uniforms)?;
     ctx.capture(op, || {
-        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(op),
-            contents: &uniforms,
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
         let mut enc =
             device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
         {
