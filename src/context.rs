@@ -419,6 +419,34 @@ impl Ctx {
     pub(crate) fn same(&self, other: &Ctx) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
+
+    /// `Err(ContextMismatch)` unless every vector's context is this one.
+    pub(crate) fn check_owned(&self, op: &'static str, owners: &[&Ctx]) -> Result<()> {
+        if owners.iter().all(|c| self.same(c)) {
+            Ok(())
+        } else {
+            Err(Error::ContextMismatch { op })
+        }
+    }
+}
+
+/// `Err(LengthMismatch)` unless the two named lengths are equal.
+pub(crate) fn check_len(
+    op: &'static str,
+    left: (&'static str, usize),
+    right: (&'static str, usize),
+) -> Result<()> {
+    if left.1 == right.1 {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            op,
+            left_name: left.0,
+            left: left.1,
+            right_name: right.0,
+            right: right.1,
+        })
+    }
 }
 
 #[cfg(test)]

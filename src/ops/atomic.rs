@@ -7,10 +7,10 @@
 //! small uniform, so the padding of the last vec4 is never counted.
 
 use crate::context::Ctx;
+use crate::context::check_len;
 use crate::dispatch::{chunks, elementwise_workgroup_size, units_per_binding, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::ops::map::check_len;
 use crate::pipeline::{PipelineKey, render};
 use crate::vec::{GpuVec, LANES};
 

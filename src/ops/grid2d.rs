@@ -26,9 +26,9 @@
 //!   1D primitives is not used here), else [`Error::InvalidArgument`].
 
 use crate::context::Ctx;
+use crate::context::check_len;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::ops::map::check_len;
 use crate::ops::random::RANDOM_WGSL;
 use crate::pipeline::{PipelineKey, render};
 use crate::vec::GpuVec;

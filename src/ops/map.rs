@@ -1,9 +1,9 @@
 //! Element-wise kernels from a WGSL expression: [`Ctx::map`] and [`Ctx::zip`].
 
-use crate::context::Ctx;
+use crate::context::{Ctx, check_len};
 use crate::dispatch::{elementwise_workgroup_size, run_elementwise};
 use crate::element::GpuElement;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ops::random::RANDOM_WGSL;
 use crate::pipeline::{PipelineKey, render};
 use crate::vec::{GpuVec, LANES};
@@ -34,8 +34,8 @@ impl Ctx {
     /// Each distinct expression compiles once per element type; later calls reuse it.
     ///
     /// # Errors
-    /// [`Error::Compile`] if the expression is not valid WGSL of the element type (the
-    /// message quotes the compiler), [`Error::OutOfMemory`] if the output cannot be made.
+    /// [`Error::Compile`](crate::Error::Compile) if the expression is not valid WGSL of the element type (the
+    /// message quotes the compiler), [`Error::OutOfMemory`](crate::Error::OutOfMemory) if the output cannot be made.
     ///
     /// # Examples
     /// ```
@@ -93,7 +93,7 @@ impl Ctx {
     /// `"max(a, b)"`. The lengths must match.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] if `a` and `b` differ in length, [`Error::Compile`] if the
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) if `a` and `b` differ in length, [`Error::Compile`](crate::Error::Compile) if the
     /// expression is not valid WGSL of the element type.
     ///
     /// # Examples
@@ -153,34 +153,6 @@ impl Ctx {
             unit_bytes::<T>(),
             &[&a.buffer, &b.buffer, &dst.buffer],
         )
-    }
-
-    /// `Err(ContextMismatch)` unless every vector's context is this one.
-    pub(crate) fn check_owned(&self, op: &'static str, owners: &[&Ctx]) -> Result<()> {
-        if owners.iter().all(|c| self.same(c)) {
-            Ok(())
-        } else {
-            Err(Error::ContextMismatch { op })
-        }
-    }
-}
-
-/// `Err(LengthMismatch)` unless the two named lengths are equal.
-pub(crate) fn check_len(
-    op: &'static str,
-    left: (&'static str, usize),
-    right: (&'static str, usize),
-) -> Result<()> {
-    if left.1 == right.1 {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            op,
-            left_name: left.0,
-            left: left.1,
-            right_name: right.0,
-            right: right.1,
-        })
     }
 }
 

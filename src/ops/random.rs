@@ -64,10 +64,10 @@
 //! ```
 
 use crate::context::Ctx;
+use crate::context::check_len;
 use crate::dispatch::{INDEXED_PARAM_WORDS, elementwise_workgroup_size, run_indexed};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::ops::map::check_len;
 use crate::pipeline::{PipelineKey, render};
 use crate::vec::{GpuVec, LANES};
 

@@ -8,10 +8,10 @@
 //! adapter and the length, so float results are the same bits on every run.
 
 use crate::context::Ctx;
+use crate::context::check_len;
 use crate::dispatch::{chunks, units_per_binding, workgroup_grid};
 use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
-use crate::ops::map::check_len;
 use crate::pipeline::{Kernel, PipelineKey, render};
 use crate::vec::{GpuVec, LANES, Scratch};
 
