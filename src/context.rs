@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
+use crate::ops::scan::ScanAlgorithm;
 use crate::pipeline::PipelineCache;
 
 /// The optional wgpu features gpuprim uses when an adapter has them.
@@ -64,6 +65,10 @@ pub struct Info {
     pub max_binding_bytes: u64,
     /// Largest workgroup count per dispatch dimension gpuprim uses.
     pub max_workgroups_per_dimension: u32,
+    /// The scan algorithm [`ScanAlgorithm::Auto`] picks for 32-bit elements: the single
+    /// pass on GPUs, reduce-then-scan on CPU adapters (where a waiting workgroup holds a
+    /// core), or what [`CtxBuilder::scan_algorithm`] asked for.
+    pub scan_algorithm: ScanAlgorithm,
 }
 
 impl fmt::Display for Info {
@@ -112,6 +117,7 @@ pub struct CtxBuilder {
     max_binding_bytes: Option<u64>,
     max_workgroups_per_dimension: Option<u32>,
     without_features: wgpu::Features,
+    scan_algorithm: ScanAlgorithm,
 }
 
 impl Default for CtxBuilder {
@@ -123,6 +129,7 @@ impl Default for CtxBuilder {
             max_binding_bytes: None,
             max_workgroups_per_dimension: None,
             without_features: wgpu::Features::empty(),
+            scan_algorithm: ScanAlgorithm::Auto,
         }
     }
 }
@@ -165,6 +172,13 @@ impl CtxBuilder {
     /// the fallbacks, or the errors for f64 on an adapter without it).
     pub fn without_features(mut self, features: wgpu::Features) -> Self {
         self.without_features |= features;
+        self
+    }
+
+    /// The scan algorithm for [`ScanAlgorithm::Auto`] on 32-bit elements (16- and 64-bit
+    /// elements always use reduce-then-scan). The default, `Auto`, decides by adapter.
+    pub fn scan_algorithm(mut self, algorithm: ScanAlgorithm) -> Self {
+        self.scan_algorithm = algorithm;
         self
     }
 
@@ -277,6 +291,13 @@ impl CtxBuilder {
             features,
             max_binding_bytes,
             max_workgroups_per_dimension,
+            scan_algorithm: match self.scan_algorithm {
+                ScanAlgorithm::Auto if adapter_info.device_type == wgpu::DeviceType::Cpu => {
+                    ScanAlgorithm::ReduceThenScan
+                }
+                ScanAlgorithm::Auto => ScanAlgorithm::SinglePass,
+                chosen => chosen,
+            },
         };
         Ok(Ctx {
             inner: Arc::new(Inner {

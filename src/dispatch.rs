@@ -34,14 +34,51 @@ pub(crate) fn units_per_binding(ctx: &Ctx, unit_bytes: u64) -> u64 {
 /// Units per binding window when unit `u` is the `u`-th unit of several buffers with
 /// different unit sizes: every buffer's window start stays aligned and its window
 /// within one binding.
-fn units_per_window(ctx: &Ctx, unit_bytes: &[u64]) -> u64 {
-    let info = ctx.info();
-    let align = u64::from(info.limits.min_storage_buffer_offset_alignment).max(1);
+pub(crate) fn units_per_window(ctx: &Ctx, unit_bytes: &[u64]) -> u64 {
+    units_within(ctx, unit_bytes, ctx.info().max_binding_bytes)
+}
+
+/// Like [`units_per_window`], with windows of at most `max_bytes` per buffer.
+pub(crate) fn units_within(ctx: &Ctx, unit_bytes: &[u64], max_bytes: u64) -> u64 {
+    let align = storage_alignment(ctx);
     let step = unit_bytes
         .iter()
         .fold(1, |m, &ub| lcm(m, align / gcd(align, ub)));
     let largest = unit_bytes.iter().copied().max().unwrap_or(1).max(1);
-    (info.max_binding_bytes / largest / step * step).max(step)
+    (max_bytes / largest / step * step).max(step)
+}
+
+/// Bytes a storage binding's offset must be a multiple of.
+pub(crate) fn storage_alignment(ctx: &Ctx) -> u64 {
+    u64::from(ctx.info().limits.min_storage_buffer_offset_alignment).max(1)
+}
+
+/// One dispatch of a recorded sequence: a kernel, its bindings and its grid.
+pub(crate) struct Step<'a> {
+    pub(crate) kernel: &'a Kernel,
+    pub(crate) entries: Vec<wgpu::BindGroupEntry<'a>>,
+    pub(crate) grid: [u32; 3],
+}
+
+/// Records `steps` into `enc` as the dispatches of one compute pass, in order (wgpu
+/// orders dispatches that write and read the same buffer).
+pub(crate) fn record_steps(ctx: &Ctx, op: &'static str, enc: &mut wgpu::CommandEncoder, steps: &[Step<'_>]) {
+    let device = &ctx.inner.device;
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(op),
+        timestamp_writes: None,
+    });
+    for step in steps {
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(op),
+            layout: &step.kernel.layout,
+            entries: &step.entries,
+        });
+        pass.set_pipeline(&step.kernel.pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        let [x, y, z] = step.grid;
+        pass.dispatch_workgroups(x, y, z);
+    }
 }
 
 /// Splits `units` into chunks of at most `per_chunk`.

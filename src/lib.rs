@@ -86,6 +86,7 @@ pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
 pub use ops::grid2d::{Grid2D, Grid2DMut, MAX_BLUR_RADIUS, SWIZZLE_WGSL, Swizzle, swizzle};
 pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::Reduce;
+pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use pipeline::PipelineKey;
 pub use vec::GpuVec;
 

@@ -49,7 +49,8 @@ impl<T: GpuElement> GpuVec<T> {
         &self.ctx
     }
 
-    /// The underlying buffer (padded to a multiple of 4 elements), for your own wgpu code.
+    /// The underlying buffer, for your own wgpu code: the elements, then padding to a
+    /// multiple of 4 elements (a vector made by [`Ctx::compact`] may have more room after).
     pub fn buffer(&self) -> &wgpu::Buffer {
         &self.buffer
     }
@@ -57,6 +58,21 @@ impl<T: GpuElement> GpuVec<T> {
     /// Number of 4-element groups the kernels process (`len` rounded up).
     pub(crate) fn lanes4(&self) -> u64 {
         self.len.div_ceil(LANES) as u64
+    }
+
+    /// Bytes of the elements padded to whole 4-element groups (at least 1 group). The
+    /// buffer may be larger (a compacted vector keeps its input's capacity).
+    pub(crate) fn padded_bytes(&self) -> u64 {
+        (self.lanes4().max(1) * (LANES * size_of::<T>()) as u64).min(self.buffer.size())
+    }
+
+    /// The padded elements as one binding.
+    pub(crate) fn binding(&self) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &self.buffer,
+            offset: 0,
+            size: wgpu::BufferSize::new(self.padded_bytes()),
+        })
     }
 
     /// Copies the vector to the host, blocking until the GPU is done.

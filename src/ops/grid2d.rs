@@ -344,8 +344,8 @@ impl Ctx {
             op,
             &kernel,
             groups,
-            &src.vec.buffer,
-            &dst.vec.buffer,
+            src.vec.binding(),
+            dst.vec.binding(),
             bytemuck::cast_slice(&params),
         )
     }
@@ -418,8 +418,8 @@ impl Ctx {
             op,
             &kernel,
             groups,
-            &src.vec.buffer,
-            &dst.vec.buffer,
+            src.vec.binding(),
+            dst.vec.binding(),
             bytemuck::cast_slice(&params),
         )
     }
@@ -506,8 +506,8 @@ impl Ctx {
             op,
             &kernel,
             groups,
-            &rgba.buffer,
-            &out.buffer,
+            rgba.binding(),
+            out.binding(),
             bytemuck::cast_slice(&words),
         )
     }
@@ -583,8 +583,8 @@ impl Ctx {
             op,
             &kernel,
             groups,
-            &src.vec.buffer,
-            &dst.vec.buffer,
+            src.vec.binding(),
+            dst.vec.binding(),
             bytemuck::cast_slice(&params),
         )
     }
@@ -629,7 +629,7 @@ impl Ctx {
         name: &str,
         v: &GpuVec<T>,
     ) -> Result<()> {
-        let bytes = v.buffer.size();
+        let bytes = v.padded_bytes();
         let limit = self.info().max_binding_bytes;
         if bytes > limit {
             return Err(Error::InvalidArgument {
@@ -652,15 +652,15 @@ fn params_words(src: Shape, dst: Shape, n: u32) -> [u32; 8] {
     ]
 }
 
-/// Records and submits one 2D dispatch: binding 0 `src`, 1 `dst` (whole buffers), 2 a
+/// Records and submits one 2D dispatch: binding 0 `src`, 1 `dst` (whole vectors), 2 a
 /// uniform holding `params` (kept by content, so repeated calls upload nothing).
 fn run2d(
     ctx: &Ctx,
     op: &'static str,
     kernel: &crate::pipeline::Kernel,
     groups: (u32, u32),
-    src: &wgpu::Buffer,
-    dst: &wgpu::Buffer,
+    src: wgpu::BindingResource<'_>,
+    dst: wgpu::BindingResource<'_>,
     params: &[u8],
 ) -> Result<()> {
     let uniform = ctx.uniform_constant(params)?;
@@ -672,11 +672,11 @@ fn run2d(
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: src.as_entire_binding(),
+                    resource: src,
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
-                    resource: dst.as_entire_binding(),
+                    resource: dst,
                 },
                 wgpu::BindGroupEntry {
                     binding: 2,

@@ -9,3 +9,4 @@ pub mod grid2d;
 pub mod map;
 pub mod random;
 pub mod reduce;
+pub mod scan;

@@ -1,0 +1,36 @@
+// Workgroup scan through shared memory (Hillis-Steele): log2(WG) steps, two barriers
+// each. For adapters without subgroup operations.
+struct Ids {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+}
+
+fn position(ids: Ids) -> u32 {
+    return ids.lane;
+}
+
+var<workgroup> scan_shared: array<A, WG>;
+
+fn wg_exclusive(x: A, ids: Ids) -> A {
+    workgroupBarrier();  // the previous scan's readers are done with scan_shared
+    scan_shared[ids.lane] = x;
+    workgroupBarrier();
+    var v = x;
+    for (var d = 1u; d < WG; d <<= 1u) {
+        if ids.lane >= d {
+            v = combine(scan_shared[ids.lane - d], v);
+        }
+        workgroupBarrier();
+        scan_shared[ids.lane] = v;
+        workgroupBarrier();
+    }
+    if ids.lane == 0u {
+        return identity();
+    }
+    return scan_shared[ids.lane - 1u];
+}
+
+fn wg_total(ids: Ids) -> A {
+    return scan_shared[WG - 1u];
+}
