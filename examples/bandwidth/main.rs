@@ -1,14 +1,16 @@
 //! Bandwidth table: each primitive's GPU time and effective bandwidth at one size, next
 //! to a copy kernel, plus the host round trip of a blocking `reduce`.
 //!
-//! `cargo run --release --example bandwidth -- [log2 n]` (default 28 on a GPU, 22 on
-//! the software adapter). Bytes count each input read once and each output written
+//! `cargo run --release --example bandwidth -- [log2 n] [section ...]` (default 28 on a
+//! GPU, 22 on the software adapter; sections: reduce, scan, atomic, random, grid2d,
+//! latency, all by default; the element-wise rows always run). Bytes count each input read once and each output written
 //! once. Times are medians over rounds of back-to-back submissions ended by one wait.
 
 mod atomic;
 mod grid2d;
 mod random;
 mod reduce;
+mod scan;
 mod timing;
 
 use gpuprim::{Ctx, Result};
@@ -21,6 +23,8 @@ fn main() -> Result<()> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(if software { 22 } else { 28 });
+    // Sections to run (all by default): reduce, scan, atomic, random, grid2d, latency.
+    let sections: Vec<String> = std::env::args().skip(2).collect();
     let n = 1usize << log2;
     println!("adapter: {}", ctx.info());
     println!("n = 2^{log2} = {n}");
@@ -45,10 +49,24 @@ fn main() -> Result<()> {
     })?;
     drop((a, c, out));
 
-    reduce::rows(&mut b)?;
-    atomic::rows(&mut b)?;
-    random::rows(&mut b)?;
-    grid2d::rows(&mut b)?;
-    reduce::latency(&mut b)?;
+    let run = |section: &str| sections.is_empty() || sections.iter().any(|s| s == section);
+    if run("reduce") {
+        reduce::rows(&mut b)?;
+    }
+    if run("scan") {
+        scan::rows(&mut b)?;
+    }
+    if run("atomic") {
+        atomic::rows(&mut b)?;
+    }
+    if run("random") {
+        random::rows(&mut b)?;
+    }
+    if run("grid2d") {
+        grid2d::rows(&mut b)?;
+    }
+    if run("latency") {
+        reduce::latency(&mut b)?;
+    }
     Ok(())
 }

@@ -28,6 +28,8 @@ const SCAN_WGSL: &str = include_str!("../../wgsl/scan.wgsl");
 const CHAINED_WGSL: &str = include_str!("../../wgsl/scan_chained.wgsl");
 const SUBGROUP_WGSL: &str = include_str!("../../wgsl/scan_subgroup.wgsl");
 const TREE_WGSL: &str = include_str!("../../wgsl/scan_tree.wgsl");
+const LOOK_BACK_WGSL: &str = include_str!("../../wgsl/scan_lookback.wgsl");
+const LOOK_BACK_SUBGROUP_WGSL: &str = include_str!("../../wgsl/scan_lookback_subgroup.wgsl");
 
 /// Words of the `Params` uniform in `wgsl/scan.wgsl`.
 const PARAMS_WORDS: usize = 12;
@@ -290,64 +292,40 @@ impl Ctx {
         predicate: &str,
     ) -> Result<GpuVec<O>> {
         self.check_owned(op, &[&v.ctx])?;
-        let indices = O::WGSL != T::WGSL || op == "compact_indices";
+        let indices = op == "compact_indices";
         let program = Program::compact::<T>(self, op, predicate, indices)?;
-        if v.len() as u64 > u64::from(u32::MAX) {
-            return Err(Error::TooLarge {
-                what: format!("`{op}` of {} elements (positions are u32)", v.len()),
-                requested: v.len() as u64,
-                limit: u64::from(u32::MAX),
-            });
-        }
+        check_positions(op, v.len())?;
         if v.is_empty() {
             return self.zeros::<O>(0);
         }
         let in_unit = unit_bytes::<T>();
         let out_bytes = size_of::<O>() as u64;
-        // Leave room for aligning each window's output binding down.
-        let room = self
-            .info()
-            .max_binding_bytes
-            .saturating_sub(storage_alignment(self) * in_unit / (LANES as u64 * out_bytes).max(1));
-        let per = units_per_window(self, &[in_unit]);
-        let windows: Vec<Chunk> = if v.lanes4() <= per {
-            vec![Chunk {
-                offset_units: 0,
-                units: v.lanes4(),
-            }]
-        } else {
-            chunks(v.lanes4(), units_within(self, &[in_unit], room)).collect()
-        };
         let n = v.len() as u64;
-        if windows.len() == 1 {
-            // One pass (or three) straight into a vector sized for the input; the count
-            // comes back with the result.
-            let algorithm = self.choose_scan::<u32>(op, ScanAlgorithm::Auto, &program, &windows)?;
-            let kernels = program.kernels(self, algorithm)?;
+        let max_binding = self.info().max_binding_bytes;
+        if n.next_multiple_of(LANES as u64) * out_bytes <= max_binding {
+            // The output fits one binding: one recording straight into a vector sized for
+            // the input; the count comes back with the result.
             let mut out = self.zeros::<O>(v.len())?;
-            let outs = [Some(OutRange {
-                offset: 0,
-                size: out.padded_bytes(),
-                out_base: 0,
-            })];
-            let io = Io {
-                input: &v.buffer,
-                n,
-                windows: &windows,
-                out: &out.buffer,
-                outs: &outs,
-                };
-            let mut enc = self.inner.device.create_command_encoder(&Default::default());
-            let scratch = self.record_scan(op, &kernels, algorithm, &io, &mut enc)?;
+            let (enc, scratch) = self.compact_record(op, &program, v, &out)?;
             let count = self.submit_read_back::<u32>(op, enc, &scratch.total, 1)?;
             drop(scratch);
             out.len = count.wait()?[0] as usize;
             return Ok(out);
         }
+        // The output may need several bindings: count the kept elements of each range
+        // first, so each window's output binding can start where its elements go. A
+        // window's output binding holds at most its elements, plus alignment and padding.
+        let slack = storage_alignment(self) + LANES as u64 * out_bytes;
+        let per = units_within(
+            self,
+            &[in_unit, LANES as u64 * out_bytes],
+            max_binding.saturating_sub(slack),
+        );
+        let windows: Vec<Chunk> = chunks(v.lanes4(), per).collect();
         // Several windows: count each range first, so each window's output binding can
         // start where its kept elements go.
         let kernels = program.kernels(self, ScanAlgorithm::ReduceThenScan)?;
-        let (layout, params) = self.rts_layout(&kernels, n, &windows, None);
+        let (layout, mut params) = self.rts_layout(&kernels, n, &windows, None);
         let counts = {
             let partials = self.scratch(
                 "compact counts",
@@ -408,6 +386,11 @@ impl Ctx {
                 })
             })
             .collect();
+        for (i, range) in outs.iter().enumerate() {
+            if let Some(range) = range {
+                params[windows.len() + 1 + i][9] = range.out_base;
+            }
+        }
         let offsets = self.upload(&offsets)?;
         let uniform = self.params_uniform(&params)?;
         let steps: Vec<Step> = windows
@@ -427,11 +410,132 @@ impl Ctx {
                 })
             })
             .collect();
-        // Output bases live in the downsweep parameters.
         let mut enc = self.inner.device.create_command_encoder(&Default::default());
         self.capture(op, || record_steps(self, op, &mut enc, &steps))?;
         self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
         Ok(out)
+    }
+
+    /// Records a compaction of `v` into `out` (whose padded elements fit one binding,
+    /// with room for all of `v`); the count lands in the scratch's `total`.
+    fn compact_record<T: GpuElement, O: GpuElement>(
+        &self,
+        op: &'static str,
+        program: &Program,
+        v: &GpuVec<T>,
+        out: &GpuVec<O>,
+    ) -> Result<(wgpu::CommandEncoder, ScanScratch)> {
+        let windows: Vec<Chunk> =
+            chunks(v.lanes4(), units_per_window(self, &[unit_bytes::<T>()])).collect();
+        let algorithm = self.choose_scan::<u32>(op, ScanAlgorithm::Auto, program, &windows)?;
+        let kernels = program.kernels(self, algorithm)?;
+        let outs: Vec<_> = windows
+            .iter()
+            .map(|_| {
+                Some(OutRange {
+                    offset: 0,
+                    size: out.padded_bytes(),
+                    out_base: 0,
+                })
+            })
+            .collect();
+        let io = Io {
+            input: &v.buffer,
+            n: v.len() as u64,
+            windows: &windows,
+            out: &out.buffer,
+            outs: &outs,
+        };
+        let mut enc = self.inner.device.create_command_encoder(&Default::default());
+        let scratch = self.record_scan(op, &kernels, algorithm, &io, &mut enc)?;
+        Ok((enc, scratch))
+    }
+
+    /// [`Ctx::compact`] without waiting: the kept elements go to the front of `out`
+    /// (whose length must be at least `v.len()`, within one storage binding), their
+    /// number to `count[0]`; the rest of `out` is left as it was.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[4u32, 9, 2, 7])?;
+    /// let mut out = ctx.zeros::<u32>(4)?;
+    /// let mut count = ctx.zeros::<u32>(1)?;
+    /// ctx.compact_into(&v, "x > 3u", &mut out, &mut count)?;
+    /// assert_eq!(count.to_vec()?, vec![3]);
+    /// assert_eq!(out.to_vec()?[..3], [4, 9, 7]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn compact_into<T: GpuElement>(
+        &self,
+        v: &GpuVec<T>,
+        predicate: &str,
+        out: &mut GpuVec<T>,
+        count: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.compact_into_impl("compact_into", v, predicate, out, count)
+    }
+
+    /// [`Ctx::compact_indices`] without waiting; see [`Ctx::compact_into`].
+    pub fn compact_indices_into<T: GpuElement>(
+        &self,
+        v: &GpuVec<T>,
+        predicate: &str,
+        out: &mut GpuVec<u32>,
+        count: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.compact_into_impl("compact_indices_into", v, predicate, out, count)
+    }
+
+    fn compact_into_impl<T: GpuElement, O: GpuElement>(
+        &self,
+        op: &'static str,
+        v: &GpuVec<T>,
+        predicate: &str,
+        out: &mut GpuVec<O>,
+        count: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.check_owned(op, &[&v.ctx, &out.ctx, &count.ctx])?;
+        let program = Program::compact::<T>(self, op, predicate, op == "compact_indices_into")?;
+        check_positions(op, v.len())?;
+        if out.len() < v.len() {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!(
+                    "`out` has {} elements, fewer than the {} of `v`: every element may be kept",
+                    out.len(),
+                    v.len()
+                ),
+            });
+        }
+        if out.padded_bytes() > self.info().max_binding_bytes {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!(
+                    "`out` ({} bytes) is larger than one storage binding ({} bytes); use `compact`, \
+                     which splits the output",
+                    out.padded_bytes(),
+                    self.info().max_binding_bytes
+                ),
+            });
+        }
+        if count.is_empty() {
+            return Err(Error::InvalidArgument {
+                op,
+                message: "`count` has 0 elements; the count goes to element 0".into(),
+            });
+        }
+        if v.is_empty() {
+            return self.capture(op, || {
+                self.inner.queue.write_buffer(&count.buffer, 0, &[0; 4]);
+            });
+        }
+        let (mut enc, scratch) = self.compact_record(op, &program, v, out)?;
+        self.capture(op, || {
+            enc.copy_buffer_to_buffer(&scratch.total, 0, &count.buffer, 0, 4);
+            self.inner.queue.submit([enc.finish()]);
+        })?;
+        drop(scratch);
+        Ok(())
     }
 
     /// The algorithm for a scan of `T` over `windows`.
@@ -792,6 +896,18 @@ fn sized(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntr
     }
 }
 
+/// Compaction positions are u32.
+fn check_positions(op: &'static str, n: usize) -> Result<()> {
+    if n as u64 > u64::from(u32::MAX) {
+        return Err(Error::TooLarge {
+            what: format!("`{op}` of {n} elements (positions are u32)"),
+            requested: n as u64,
+            limit: u64::from(u32::MAX),
+        });
+    }
+    Ok(())
+}
+
 /// Counter words before the tile statuses: one per window, rounded to 4.
 fn status_counters(windows: usize) -> u64 {
     (windows as u64).next_multiple_of(4)
@@ -984,6 +1100,12 @@ impl Program {
                     \x20       }";
         let io = io.replace("MASK", mask);
         let chained_ok = size_of::<A>() == 4;
+        let look_back = if subgroups {
+            LOOK_BACK_SUBGROUP_WGSL
+        } else {
+            LOOK_BACK_WGSL
+        };
+        let chained_wgsl = render(CHAINED_WGSL, &[("LOOK_BACK", look_back)]);
         let vars = |chained: bool| {
             vec![
                 ("ENABLE", T::ENABLE.to_string()),
@@ -997,7 +1119,7 @@ impl Program {
                 ("OP", functions.clone()),
                 ("IO", io.clone()),
                 ("WORKGROUP_SCAN", workgroup_scan.clone()),
-                ("CHAINED", if chained { CHAINED_WGSL.to_string() } else { String::new() }),
+                ("CHAINED", if chained { chained_wgsl.clone() } else { String::new() }),
             ]
         };
         let source = render(SCAN_WGSL, &vars(false));
