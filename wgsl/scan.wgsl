@@ -31,6 +31,7 @@ const WG: u32 = {{WG}}u;
 const V: u32 = {{V}}u;
 const TILE_UNITS: u32 = WG * V;
 const EXCLUSIVE: bool = {{EXCLUSIVE}};
+const COMMUTATIVE: bool = {{COMMUTATIVE}};  // the upsweep may combine in any order
 const SPIN: u32 = {{SPIN}}u;
 const KEY: u32 = 0x9e3779b9u;
 const NONE: u32 = 0u;
@@ -151,6 +152,21 @@ fn upsweep(ids: Ids) {
     let t0 = group * params.tiles_per_group;
     let t1 = min(t0 + params.tiles_per_group, params.tiles);
     var acc = identity();
+    if COMMUTATIVE {
+        // Order does not matter: coalesced loads, one workgroup reduction at the end.
+        let first = t0 * TILE_UNITS + ids.lane;
+        let end = t1 * TILE_UNITS;
+        var mine = identity();
+        for (var u = first; u < end; u += WG) {
+            let s = load(u);
+            mine = combine(mine, combine(combine(s.x, s.y), combine(s.z, s.w)));
+        }
+        _ = wg_exclusive(mine, ids);
+        if ids.lane == 0u {
+            partials[params.base + group] = wg_total(ids);
+        }
+        return;
+    }
     for (var t = t0; t < t1; t++) {
         let mine = load_fold(t, pos);
         _ = wg_exclusive(mine, ids);

@@ -994,6 +994,7 @@ impl Program {
                 combine,
                 identity: identity.wgsl_literal(),
                 builtin,
+                commutative: !matches!(op, ScanOp::Custom { .. }),
             },
             exclusive,
             "vec4<T>",
@@ -1044,6 +1045,7 @@ impl Program {
                 combine: "a + b".into(),
                 identity: "0u".into(),
                 builtin: Some("subgroupInclusiveAdd"),
+                commutative: true,
             },
             true,
             out,
@@ -1114,6 +1116,7 @@ impl Program {
                 ("WG", wg.to_string()),
                 ("V", v.to_string()),
                 ("EXCLUSIVE", exclusive.to_string()),
+                ("COMMUTATIVE", operator.commutative.to_string()),
                 ("SPIN", SPIN.to_string()),
                 ("OUT", out.to_string()),
                 ("OP", functions.clone()),
@@ -1173,4 +1176,6 @@ struct Operator {
     identity: String,
     /// The subgroup built-in for an inclusive scan with this operator, if there is one.
     builtin: Option<&'static str>,
+    /// Built-in operators may be applied in any order (custom ones keep element order).
+    commutative: bool,
 }
