@@ -65,9 +65,9 @@ pub struct Info {
     pub max_binding_bytes: u64,
     /// Largest workgroup count per dispatch dimension gpuprim uses.
     pub max_workgroups_per_dimension: u32,
-    /// The scan algorithm [`ScanAlgorithm::Auto`] picks for 32-bit elements: the single
-    /// pass on GPUs, reduce-then-scan on CPU adapters (where a waiting workgroup holds a
-    /// core), or what [`CtxBuilder::scan_algorithm`] asked for.
+    /// The scan algorithm [`ScanAlgorithm::Auto`] picks for 32-bit elements: what
+    /// [`CtxBuilder::scan_algorithm`] asked for, else reduce-then-scan, the faster of the
+    /// two on every adapter measured so far (see docs/PERFORMANCE.md).
     pub scan_algorithm: ScanAlgorithm,
 }
 
@@ -291,11 +291,10 @@ impl CtxBuilder {
             features,
             max_binding_bytes,
             max_workgroups_per_dimension,
+            // Reduce-then-scan is faster on every adapter measured so far (H100: 1.23 ms
+            // against 7 ms for the single pass at 2^28 f32; docs/PERFORMANCE.md).
             scan_algorithm: match self.scan_algorithm {
-                ScanAlgorithm::Auto if adapter_info.device_type == wgpu::DeviceType::Cpu => {
-                    ScanAlgorithm::ReduceThenScan
-                }
-                ScanAlgorithm::Auto => ScanAlgorithm::SinglePass,
+                ScanAlgorithm::Auto => ScanAlgorithm::ReduceThenScan,
                 chosen => chosen,
             },
         };
