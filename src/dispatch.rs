@@ -62,7 +62,12 @@ pub(crate) struct Step<'a> {
 
 /// Records `steps` into `enc` as the dispatches of one compute pass, in order (wgpu
 /// orders dispatches that write and read the same buffer).
-pub(crate) fn record_steps(ctx: &Ctx, op: &'static str, enc: &mut wgpu::CommandEncoder, steps: &[Step<'_>]) {
+pub(crate) fn record_steps(
+    ctx: &Ctx,
+    op: &'static str,
+    enc: &mut wgpu::CommandEncoder,
+    steps: &[Step<'_>],
+) {
     let device = &ctx.inner.device;
     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(op),

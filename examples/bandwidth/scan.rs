@@ -45,9 +45,12 @@ pub fn rows(b: &mut Bench) -> Result<()> {
             .build()?;
         let ta = tree.upload(&a.to_vec()?)?;
         let mut tout = tree.zeros::<f32>(n)?;
-        b.row_on(&tree, "scan f32 single pass without subgroups", 8 * n, || {
-            tree.scan_with_into(&ta, &single(sum.clone()), &mut tout)
-        })?;
+        b.row_on(
+            &tree,
+            "scan f32 single pass without subgroups",
+            8 * n,
+            || tree.scan_with_into(&ta, &single(sum.clone()), &mut tout),
+        )?;
     }
     // Compaction of uniform [0, 1) values at 50% selectivity: read n, write n / 2.
     let mut count = ctx.zeros::<u32>(1)?;
@@ -78,6 +81,9 @@ fn check_u32(input: &GpuVec<u32>, output: &GpuVec<u32>, what: &str) -> Result<()
             acc != yi
         })
         .count();
-    println!("  (u32 scan, {what}: {bad} of {} elements differ from the CPU)", x.len());
+    println!(
+        "  (u32 scan, {what}: {bad} of {} elements differ from the CPU)",
+        x.len()
+    );
     Ok(())
 }

@@ -239,7 +239,10 @@ impl Ctx {
             out: &out.buffer,
             outs: &outs,
         };
-        let mut enc = self.inner.device.create_command_encoder(&Default::default());
+        let mut enc = self
+            .inner
+            .device
+            .create_command_encoder(&Default::default());
         let scratch = self.record_scan(op, &kernels, algorithm, &io, &mut enc)?;
         self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
         drop(scratch);
@@ -346,14 +349,13 @@ impl Ctx {
                     grid: layout.grids[i],
                 })
                 .collect();
-            let mut enc = self.inner.device.create_command_encoder(&Default::default());
+            let mut enc = self
+                .inner
+                .device
+                .create_command_encoder(&Default::default());
             self.capture(op, || record_steps(self, op, &mut enc, &steps))?;
-            let read = self.submit_read_back::<u32>(
-                op,
-                enc,
-                &partials,
-                layout.total_groups as usize,
-            )?;
+            let read =
+                self.submit_read_back::<u32>(op, enc, &partials, layout.total_groups as usize)?;
             drop(partials);
             read.wait()?
         };
@@ -410,7 +412,10 @@ impl Ctx {
                 })
             })
             .collect();
-        let mut enc = self.inner.device.create_command_encoder(&Default::default());
+        let mut enc = self
+            .inner
+            .device
+            .create_command_encoder(&Default::default());
         self.capture(op, || record_steps(self, op, &mut enc, &steps))?;
         self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
         Ok(out)
@@ -446,7 +451,10 @@ impl Ctx {
             out: &out.buffer,
             outs: &outs,
         };
-        let mut enc = self.inner.device.create_command_encoder(&Default::default());
+        let mut enc = self
+            .inner
+            .device
+            .create_command_encoder(&Default::default());
         let scratch = self.record_scan(op, &kernels, algorithm, &io, &mut enc)?;
         Ok((enc, scratch))
     }
@@ -592,7 +600,9 @@ impl Ctx {
         let total = self.scratch(
             "scan total",
             a_bytes,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
         )?;
         let in_unit = kernels.in_unit;
         let windows = io.windows;
@@ -621,7 +631,10 @@ impl Ctx {
                     u32::from(i == last),
                     0,
                 ]);
-                grids.push(workgroup_grid(tiles, self.info().max_workgroups_per_dimension)?);
+                grids.push(workgroup_grid(
+                    tiles,
+                    self.info().max_workgroups_per_dimension,
+                )?);
                 first_tile += tiles;
             }
             let status_bytes = 4 * (counters + 4 * first_tile);
@@ -716,7 +729,9 @@ impl Ctx {
                 a_bytes * u64::from(layout.total_groups),
                 &total,
                 0,
-                a_bytes.next_multiple_of(4).min(offsets_bytes - a_bytes * u64::from(layout.total_groups)),
+                a_bytes
+                    .next_multiple_of(4)
+                    .min(offsets_bytes - a_bytes * u64::from(layout.total_groups)),
             );
         })?;
         Ok(ScanScratch {
@@ -761,9 +776,10 @@ impl Ctx {
                 0,
                 0,
             ]);
-            layout
-                .grids
-                .push(workgroup_grid(groups, self.info().max_workgroups_per_dimension).unwrap_or([1, 1, 1]));
+            layout.grids.push(
+                workgroup_grid(groups, self.info().max_workgroups_per_dimension)
+                    .unwrap_or([1, 1, 1]),
+            );
             layout.bases.push(layout.total_groups);
             layout.groups.push(groups as u32);
             layout.total_groups += groups as u32;
@@ -964,14 +980,26 @@ impl Program {
     fn scan<T: GpuElement>(ctx: &Ctx, op: &ScanOp<T>, exclusive: bool) -> Result<Program> {
         ctx.check_element::<T>()?;
         let (name, combine, identity, builtin) = match op {
-            ScanOp::Sum => ("sum", "a + b".to_string(), T::ZERO, Some("subgroupInclusiveAdd")),
-            ScanOp::Product => ("product", "a * b".into(), T::ONE, Some("subgroupInclusiveMul")),
+            ScanOp::Sum => (
+                "sum",
+                "a + b".to_string(),
+                T::ZERO,
+                Some("subgroupInclusiveAdd"),
+            ),
+            ScanOp::Product => (
+                "product",
+                "a * b".into(),
+                T::ONE,
+                Some("subgroupInclusiveMul"),
+            ),
             ScanOp::Min => ("min", "min(a, b)".into(), T::HIGHEST, None),
             ScanOp::Max => ("max", "max(a, b)".into(), T::LOWEST, None),
             ScanOp::Custom { op, identity } => ("custom", format!("({op})"), *identity, None),
         };
         let code = match op {
-            ScanOp::Custom { op, identity } => format!("{op} | identity {}", identity.wgsl_literal()),
+            ScanOp::Custom { op, identity } => {
+                format!("{op} | identity {}", identity.wgsl_literal())
+            }
             _ => String::new(),
         };
         let io = "fn load(u: u32) -> vec4<A> {\n\
@@ -1035,7 +1063,11 @@ impl Program {
              \x20       }}\n\
              \x20   }}\n\
              }}\n",
-            if indices { "params.first_elem + i" } else { "v[k]" }
+            if indices {
+                "params.first_elem + i"
+            } else {
+                "v[k]"
+            }
         );
         let out = if indices { "u32" } else { "T" };
         Ok(Program::build::<T, u32>(
@@ -1133,7 +1165,14 @@ impl Program {
                 ("OP", functions.clone()),
                 ("IO", io.clone()),
                 ("WORKGROUP_SCAN", workgroup_scan.clone()),
-                ("CHAINED", if chained { chained_wgsl.clone() } else { String::new() }),
+                (
+                    "CHAINED",
+                    if chained {
+                        chained_wgsl.clone()
+                    } else {
+                        String::new()
+                    },
+                ),
             ]
         };
         let source = render(SCAN_WGSL, &vars(false));
