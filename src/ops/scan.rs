@@ -215,6 +215,9 @@ impl Ctx {
         check_len(op, ("out", out.len()), ("v", v.len()))?;
         let program = Program::scan(self, &scan.op, scan.exclusive)?;
         if v.is_empty() {
+            // Nothing to do, but the same errors as at any length.
+            let algorithm = self.choose_scan::<T>(op, scan.algorithm, &program, &[])?;
+            program.kernels(self, algorithm)?;
             return Ok(());
         }
         let unit = unit_bytes::<T>();
@@ -299,6 +302,8 @@ impl Ctx {
         let program = Program::compact::<T>(self, op, predicate, indices)?;
         check_positions(op, v.len())?;
         if v.is_empty() {
+            let algorithm = self.choose_scan::<u32>(op, ScanAlgorithm::Auto, &program, &[])?;
+            program.kernels(self, algorithm)?;
             return self.zeros::<O>(0);
         }
         let in_unit = unit_bytes::<T>();
@@ -328,7 +333,7 @@ impl Ctx {
         // Several windows: count each range first, so each window's output binding can
         // start where its kept elements go.
         let kernels = program.kernels(self, ScanAlgorithm::ReduceThenScan)?;
-        let (layout, mut params) = self.rts_layout(&kernels, n, &windows, None);
+        let (layout, mut params) = self.rts_layout(&kernels, n, &windows, None)?;
         let counts = {
             let partials = self.scratch(
                 "compact counts",
@@ -533,6 +538,8 @@ impl Ctx {
             });
         }
         if v.is_empty() {
+            let algorithm = self.choose_scan::<u32>(op, ScanAlgorithm::Auto, &program, &[])?;
+            program.kernels(self, algorithm)?;
             return self.capture(op, || {
                 self.inner.queue.write_buffer(&count.buffer, 0, &[0; 4]);
             });
@@ -672,7 +679,7 @@ impl Ctx {
                 _others: vec![status],
             });
         }
-        let (layout, params) = self.rts_layout(kernels, io.n, windows, Some(io));
+        let (layout, params) = self.rts_layout(kernels, io.n, windows, Some(io))?;
         let partials = self.scratch(
             "scan partials",
             a_bytes * u64::from(layout.total_groups),
@@ -724,15 +731,12 @@ impl Ctx {
         }
         self.capture(op, || {
             record_steps(self, op, enc, &steps);
-            enc.copy_buffer_to_buffer(
-                &offsets,
-                a_bytes * u64::from(layout.total_groups),
-                &total,
-                0,
-                a_bytes
-                    .next_multiple_of(4)
-                    .min(offsets_bytes - a_bytes * u64::from(layout.total_groups)),
-            );
+            // The total (compaction's count) for 4- and 8-byte types; copies need
+            // 4-byte alignment.
+            if a_bytes % 4 == 0 {
+                let at = a_bytes * u64::from(layout.total_groups);
+                enc.copy_buffer_to_buffer(&offsets, at, &total, 0, a_bytes);
+            }
         })?;
         Ok(ScanScratch {
             total,
@@ -748,8 +752,9 @@ impl Ctx {
         n: u64,
         windows: &[Chunk],
         io: Option<&Io<'_>>,
-    ) -> (RtsLayout, Vec<[u32; PARAMS_WORDS]>) {
-        let cap = u64::from(groups_cap(self));
+    ) -> Result<(RtsLayout, Vec<[u32; PARAMS_WORDS]>)> {
+        let max_dim = u64::from(self.info().max_workgroups_per_dimension);
+        let cap = u64::from(groups_cap(self)).min(max_dim.saturating_pow(3));
         let mut layout = RtsLayout {
             grids: Vec::new(),
             bases: Vec::new(),
@@ -776,10 +781,10 @@ impl Ctx {
                 0,
                 0,
             ]);
-            layout.grids.push(
-                workgroup_grid(groups, self.info().max_workgroups_per_dimension)
-                    .unwrap_or([1, 1, 1]),
-            );
+            layout.grids.push(workgroup_grid(
+                groups,
+                self.info().max_workgroups_per_dimension,
+            )?);
             layout.bases.push(layout.total_groups);
             layout.groups.push(groups as u32);
             layout.total_groups += groups as u32;
@@ -794,7 +799,7 @@ impl Ctx {
             }
             params.push(p);
         }
-        (layout, params)
+        Ok((layout, params))
     }
 
     fn params_uniform(&self, params: &[[u32; PARAMS_WORDS]]) -> Result<ParamSlots> {
