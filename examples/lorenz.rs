@@ -541,12 +541,12 @@ fn run() -> DemoResult<()> {
         if let Some(s) = &sim64 {
             rows.push((
                 s.name,
-                common::gpu_ms(&ctx, 50.0, || s.frames(&ctx, 1, None))?,
+                common::gpu_ms(&ctx, 50.0, |reps| s.frames(&ctx, reps, None))?,
             ));
         }
         rows.push((
             sim32.name,
-            common::gpu_ms(&ctx, 50.0, || sim32.frames(&ctx, 1, None))?,
+            common::gpu_ms(&ctx, 50.0, |reps| sim32.frames(&ctx, reps, None))?,
         ));
         rows
     };

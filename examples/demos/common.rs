@@ -342,22 +342,26 @@ pub const LINEAR_ID_WGSL: &str = "(wid.x + wid.y * nwg.x) * WG + lid.x";
 // ---------------------------------------------------------------------------------------
 // Timing
 
-/// Median GPU milliseconds per call of `f`, which submits work without waiting.
+/// Median GPU milliseconds per call, where `f(reps)` submits `reps` calls without
+/// waiting (several dispatches in one submission, so a short kernel is not timed by
+/// the host's submission rate).
 ///
 /// GPU timestamps (bandwidth's `GpuTimer`) bracket each round where the device has them;
 /// otherwise the host clock times submit + wait. One call first (warm-up, and the
 /// measure of how many calls make a round of about `round_ms`); a call longer than a
 /// second is reported from that single sample.
-pub fn gpu_ms(ctx: &Ctx, round_ms: f64, mut f: impl FnMut() -> DemoResult<()>) -> DemoResult<f64> {
+pub fn gpu_ms(
+    ctx: &Ctx,
+    round_ms: f64,
+    mut f: impl FnMut(usize) -> DemoResult<()>,
+) -> DemoResult<f64> {
     let timer = timing::GpuTimer::new(ctx);
     let mut round = |reps: usize| -> DemoResult<f64> {
         let t0 = Instant::now();
         if let Some(t) = &timer {
             t.mark(ctx, 0);
         }
-        for _ in 0..reps {
-            f()?;
-        }
+        f(reps)?;
         let gpu_ns = match &timer {
             Some(t) => Some(t.finish(ctx)?),
             None => None,
@@ -379,11 +383,16 @@ pub fn gpu_ms(ctx: &Ctx, round_ms: f64, mut f: impl FnMut() -> DemoResult<()>) -
     Ok(median(ms))
 }
 
-/// Median host milliseconds of `f` over `rounds` runs after one warm-up run.
-pub fn host_ms(rounds: usize, mut f: impl FnMut() -> DemoResult<()>) -> DemoResult<f64> {
+/// Median host milliseconds of `f` (which must finish its work, GPU work included): one
+/// warm-up run, which also sets the number of timed runs to about `budget_ms` worth
+/// (3 to 200).
+pub fn host_ms(budget_ms: f64, mut f: impl FnMut() -> DemoResult<()>) -> DemoResult<f64> {
+    let t0 = Instant::now();
     f()?;
+    let first = t0.elapsed().as_secs_f64() * 1e3;
+    let rounds = ((budget_ms / first.max(1e-3)) as usize).clamp(3, 200);
     let mut ms = Vec::with_capacity(rounds);
-    for _ in 0..rounds.max(1) {
+    for _ in 0..rounds {
         let t0 = Instant::now();
         f()?;
         ms.push(t0.elapsed().as_secs_f64() * 1e3);
