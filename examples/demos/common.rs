@@ -143,37 +143,40 @@ pub fn is_software(ctx: &Ctx) -> bool {
 // ---------------------------------------------------------------------------------------
 // Checks
 
-/// Checks that do not stop the run: each prints one line, and [`Checks::finish`] fails
-/// the run if any failed, after every table has been printed.
+/// Checks that do not stop the run: recorded as they happen, listed by
+/// [`Checks::finish`] after the tables, which fails the run if any failed.
 #[derive(Default)]
 pub struct Checks {
-    failed: Vec<String>,
-    passed: usize,
+    lines: Vec<(bool, String)>,
 }
 
 impl Checks {
     /// Records `ok` with a description (`what`, including the numbers compared).
     pub fn check(&mut self, ok: bool, what: impl Display) {
-        if ok {
-            self.passed += 1;
-            println!("  check ok: {what}");
-        } else {
-            println!("  CHECK FAILED: {what}");
-            self.failed.push(what.to_string());
-        }
+        self.lines.push((ok, what.to_string()));
     }
 
-    /// `Err` listing the failed checks, if any.
+    /// Prints every check; `Err` listing the failed ones, if any.
     pub fn finish(self) -> DemoResult<()> {
-        if self.failed.is_empty() {
-            println!("all {} checks passed", self.passed);
+        println!("\nchecks:");
+        for (ok, what) in &self.lines {
+            println!("  {} {what}", if *ok { "ok:    " } else { "FAILED:" });
+        }
+        let failed: Vec<&str> = self
+            .lines
+            .iter()
+            .filter(|(ok, _)| !ok)
+            .map(|(_, w)| w.as_str())
+            .collect();
+        if failed.is_empty() {
+            println!("all {} checks passed", self.lines.len());
             return Ok(());
         }
         Err(format!(
             "{} of {} checks failed:\n  {}",
-            self.failed.len(),
-            self.failed.len() + self.passed,
-            self.failed.join("\n  ")
+            failed.len(),
+            self.lines.len(),
+            failed.join("\n  ")
         )
         .into())
     }
@@ -250,6 +253,17 @@ impl Kernel {
     /// Binds `buffers` whole, as bindings 0, 1, ... of group 0. Each must fit one storage
     /// binding of the device (an error naming the sizes otherwise).
     pub fn bind(&self, ctx: &Ctx, buffers: &[&wgpu::Buffer]) -> DemoResult<wgpu::BindGroup> {
+        self.bind_from(ctx, 0, buffers)
+    }
+
+    /// [`Kernel::bind`] as bindings `first`, `first + 1`, ... (for an entry point that
+    /// uses only the later bindings of its shader).
+    pub fn bind_from(
+        &self,
+        ctx: &Ctx,
+        first: u32,
+        buffers: &[&wgpu::Buffer],
+    ) -> DemoResult<wgpu::BindGroup> {
         let limit = ctx.info().max_binding_bytes;
         for (i, b) in buffers.iter().enumerate() {
             if b.size() > limit {
@@ -266,7 +280,7 @@ impl Kernel {
             .iter()
             .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
+                binding: first + i as u32,
                 resource: b.as_entire_binding(),
             })
             .collect();
