@@ -33,7 +33,7 @@
 //! ```sh
 //! cargo run --release --example lorenz -- --particles 65536 --frames 2 --out /tmp/lorenz.png
 //! cargo run --release --example lorenz -- --particles 32768 --frames 1500 --trail 32 \
-//!     --size 960x540 --f32-only --out /tmp/lorenz_small.png
+//!     --size 960x540 --out /tmp/lorenz_small.png
 //! ```
 //!
 //! The particles start in a small box and need t of about 20 (1500 frames) to spread over

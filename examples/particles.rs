@@ -34,7 +34,7 @@
 //! # full size (10^5, 10^6, 10^7 particles), meant for a GPU:
 //! cargo run --release --example particles
 //! target/release/examples/particles --sizes 100000,1000000,10000000
-//! # small, for the software adapter (about 10 s):
+//! # small, for the software adapter (a few seconds on lavapipe):
 //! cargo run --release --example particles -- --quick
 //! ```
 

@@ -31,7 +31,7 @@
 //! # full size, meant for a GPU (the 1-thread dot at 2^27 alone may take a minute):
 //! cargo run --release --example seed_experiments
 //! target/release/examples/seed_experiments --dot-log2 18,27 --sin-log2 18
-//! # small, for the software adapter (about 30 s):
+//! # small, for the software adapter (about 15 s on lavapipe, 2 cores):
 //! cargo run --release --example seed_experiments -- --quick
 //! ```
 
