@@ -124,15 +124,17 @@ impl<'a> Bench<'a> {
     }
 }
 
-/// Two timestamps around a round of work, written by empty compute passes.
-struct GpuTimer {
+/// Two timestamps around a round of work, written by empty compute passes. Public for
+/// the demo examples, which reuse it through `examples/demos/common.rs`.
+pub struct GpuTimer {
     queries: wgpu::QuerySet,
     resolved: wgpu::Buffer,
     read: wgpu::Buffer,
 }
 
 impl GpuTimer {
-    fn new(ctx: &Ctx) -> Option<GpuTimer> {
+    /// `None` where the device has no `TIMESTAMP_QUERY`.
+    pub fn new(ctx: &Ctx) -> Option<GpuTimer> {
         if !ctx.has_features(wgpu::Features::TIMESTAMP_QUERY) {
             return None;
         }
@@ -158,7 +160,7 @@ impl GpuTimer {
 
     /// Submits an empty pass that writes timestamp `index` (at its start for 0, its end
     /// for 1); for 1 also resolves both into the read-back buffer.
-    fn mark(&self, ctx: &Ctx, index: u32) {
+    pub fn mark(&self, ctx: &Ctx, index: u32) {
         let mut enc = ctx.device().create_command_encoder(&Default::default());
         enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("timer mark"),
@@ -176,7 +178,7 @@ impl GpuTimer {
     }
 
     /// Ends the round and returns its GPU nanoseconds.
-    fn finish(&self, ctx: &Ctx) -> Result<f64> {
+    pub fn finish(&self, ctx: &Ctx) -> Result<f64> {
         self.mark(ctx, 1);
         self.read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
         ctx.synchronize()?;
