@@ -650,8 +650,7 @@ proptest! {
         check_f64(contexts()[which], clamp_len(which, len, TILE / 2), seed)
     }
     #[test]
-    #[ignore = "bug: every f16 scan fails; see f16_scan_of_three"]
-    fn f16_scans(len in lengths(), seed: u64, which in 0usize..4) {
+        fn f16_scans(len in lengths(), seed: u64, which in 0usize..4) {
         check_f16(contexts()[which], clamp_len(which, len, TILE), seed)
     }
     #[test]
@@ -665,8 +664,7 @@ proptest! {
 
     /// The multi-window compaction path (see `compaction_split_bindings`).
     #[test]
-    #[ignore = "bug: multi-window compaction ignores each window's output base; see compaction_split_bindings"]
-    fn compaction_split_bindings_random(len in lengths(), seed: u64) {
+        fn compaction_split_bindings_random(len in lengths(), seed: u64) {
         check_compactions(split_ctx(), len, seed)
     }
 }
@@ -812,10 +810,6 @@ fn edge_lengths_folded_dispatch() {
 }
 
 #[test]
-#[ignore = "bug: reduce-then-scan on a context with max_workgroups_per_dimension(3) dispatches \
-            a single workgroup when a window needs 28..=32 (> 3^3) workgroups: \
-            workgroup_grid fails and rts_layout falls back to [1, 1, 1] (src/ops/scan.rs), \
-            so outputs past the first workgroup's tiles are never written"]
 fn fold_ctx_reduce_then_scan_past_27_workgroups() {
     // 28 tiles: 28 workgroups of one tile; 1M: 256 tiles, 32 workgroups of 8.
     check_edges(
@@ -871,7 +865,6 @@ fn f64_edge_lengths() {
 }
 
 #[test]
-#[ignore = "bug: every f16 scan fails; see f16_scan_of_three"]
 fn f16_edge_lengths() {
     for c in [ctx(), split_ctx(), fold_ctx(), tree_ctx()] {
         for (k, &len) in WIDE_EDGES.iter().enumerate() {
@@ -881,10 +874,6 @@ fn f16_edge_lengths() {
 }
 
 #[test]
-#[ignore = "bug: every f16 scan of >= 1 element returns Err(\"unexpected wgpu error in `scan`: \
-            Validation Error ... Copy size 2 does not respect COPY_BUFFER_ALIGNMENT\"): \
-            record_scan copies the 2-byte total with size a_bytes.next_multiple_of(4).min(2) = 2 \
-            (and sizes the `scan total` scratch at 2 bytes)"]
 fn f16_scan_of_three() {
     let c = ctx();
     let v = c
@@ -1143,12 +1132,6 @@ fn compaction_of_runs() {
 }
 
 #[test]
-#[ignore = "bug: compaction over several binding windows loses or misplaces the kept elements \
-            of every window after the first: compact_impl builds the downsweep parameters with \
-            rts_layout(.., None), so `out_base` (word 9) stays 0 although window i's output \
-            binding starts at element outs[i].out_base; kept element p lands at \
-            out[out_base + p] (dropped past the binding). E.g. split_ctx, 1025 x 1.0, \
-            \"x > 0.0\": elements 1016..1025 come back 0.0"]
 fn compaction_split_bindings() {
     // Minimal case: windows of 1016 elements on split_ctx; all kept.
     let c = split_ctx();
@@ -1258,9 +1241,6 @@ fn errors() {
 }
 
 #[test]
-#[ignore = "bug: on an empty vector, scan_with* and compact* return Ok before compiling \
-            anything, so a custom operator or predicate that is not valid WGSL (and a forced \
-            SinglePass on f64/f16) is accepted; map/zip/reduce report Error::Compile at any length"]
 fn errors_do_not_depend_on_the_length() {
     let c = ctx();
     let e = c.zeros::<f32>(0).unwrap();
