@@ -733,7 +733,7 @@ impl Ctx {
             record_steps(self, op, enc, &steps);
             // The total (compaction's count) for 4- and 8-byte types; copies need
             // 4-byte alignment.
-            if a_bytes % 4 == 0 {
+            if a_bytes.is_multiple_of(4) {
                 let at = a_bytes * u64::from(layout.total_groups);
                 enc.copy_buffer_to_buffer(&offsets, at, &total, 0, a_bytes);
             }
