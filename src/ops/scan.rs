@@ -242,11 +242,7 @@ impl Ctx {
             out: &out.buffer,
             outs: &outs,
         };
-        let mut enc = self
-            .inner
-            .device
-            .create_command_encoder(&Default::default());
-        let scratch = self.record_scan(op, &kernels, algorithm, &io, &mut enc)?;
+        let (enc, scratch) = self.record_scan(op, &kernels, algorithm, &io)?;
         self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
         drop(scratch);
         Ok(())
@@ -456,12 +452,7 @@ impl Ctx {
             out: &out.buffer,
             outs: &outs,
         };
-        let mut enc = self
-            .inner
-            .device
-            .create_command_encoder(&Default::default());
-        let scratch = self.record_scan(op, &kernels, algorithm, &io, &mut enc)?;
-        Ok((enc, scratch))
+        self.record_scan(op, &kernels, algorithm, &io)
     }
 
     /// [`Ctx::compact`] without waiting: the kept elements go to the front of `out`
@@ -562,11 +553,7 @@ impl Ctx {
         windows: &[Chunk],
     ) -> Result<ScanAlgorithm> {
         let wide = size_of::<T>() != 4;
-        let tiles: u64 = windows
-            .iter()
-            .map(|w| w.units.div_ceil(u64::from(program.chained_tile_units)))
-            .sum();
-        let status_bytes = 4 * (status_counters(windows.len()) + 4 * tiles);
+        let (tiles, status_bytes) = status_size(windows, program.chained_tile_units);
         let fits = status_bytes <= self.info().max_binding_bytes;
         match requested {
             ScanAlgorithm::Auto => Ok(
@@ -593,16 +580,21 @@ impl Ctx {
         }
     }
 
-    /// Records a whole scan into `enc`. The returned scratch buffers must live until `enc`
-    /// is submitted; `total` holds the combination of all elements afterwards.
+    /// Records a whole scan into a new encoder. The returned scratch buffers must live
+    /// until the encoder is submitted; `total` holds the combination of all elements
+    /// afterwards.
     fn record_scan(
         &self,
         op: &'static str,
         kernels: &Kernels,
         algorithm: ScanAlgorithm,
         io: &Io<'_>,
-        enc: &mut wgpu::CommandEncoder,
-    ) -> Result<ScanScratch> {
+    ) -> Result<(wgpu::CommandEncoder, ScanScratch)> {
+        let mut encoder = self
+            .inner
+            .device
+            .create_command_encoder(&Default::default());
+        let enc = &mut encoder;
         let a_bytes = kernels.a_bytes;
         let total = self.scratch(
             "scan total",
@@ -614,8 +606,6 @@ impl Ctx {
         let in_unit = kernels.in_unit;
         let windows = io.windows;
         let last = windows.len() - 1;
-        let elems_before = |w: &Chunk| w.offset_units * LANES as u64;
-        let window_n = |w: &Chunk| (io.n - elems_before(w)).min(w.units * LANES as u64);
         if algorithm == ScanAlgorithm::SinglePass {
             let counters = status_counters(windows.len());
             let mut params = Vec::with_capacity(windows.len());
@@ -624,8 +614,9 @@ impl Ctx {
             for (i, w) in windows.iter().enumerate() {
                 let tiles = w.units.div_ceil(u64::from(kernels.tile_units));
                 let out_base = io.outs[i].as_ref().map_or(0, |r| r.out_base);
+                let (first, count) = window_elems(w, io.n);
                 params.push([
-                    window_n(w) as u32,
+                    count as u32,
                     w.units as u32,
                     tiles as u32,
                     0,
@@ -633,7 +624,7 @@ impl Ctx {
                     first_tile as u32,
                     i as u32,
                     counters as u32,
-                    elems_before(w) as u32,
+                    first as u32,
                     out_base,
                     u32::from(i == last),
                     0,
@@ -644,7 +635,7 @@ impl Ctx {
                 )?);
                 first_tile += tiles;
             }
-            let status_bytes = 4 * (counters + 4 * first_tile);
+            let (_, status_bytes) = status_size(windows, kernels.tile_units);
             let status = self.scratch(
                 "scan tile status",
                 status_bytes,
@@ -674,10 +665,13 @@ impl Ctx {
                 enc.clear_buffer(&status, 0, Some(status_bytes));
                 record_steps(self, op, enc, &steps);
             })?;
-            return Ok(ScanScratch {
-                total,
-                _others: vec![status],
-            });
+            return Ok((
+                encoder,
+                ScanScratch {
+                    total,
+                    _others: vec![status],
+                },
+            ));
         }
         let (layout, params) = self.rts_layout(kernels, io.n, windows, Some(io))?;
         let partials = self.scratch(
@@ -738,10 +732,13 @@ impl Ctx {
                 enc.copy_buffer_to_buffer(&offsets, at, &total, 0, a_bytes);
             }
         })?;
-        Ok(ScanScratch {
-            total,
-            _others: vec![partials, offsets],
-        })
+        Ok((
+            encoder,
+            ScanScratch {
+                total,
+                _others: vec![partials, offsets],
+            },
+        ))
     }
 
     /// Workgroups and parameters of reduce-then-scan: one parameter block per window for
@@ -766,9 +763,9 @@ impl Ctx {
             let tiles = w.units.div_ceil(u64::from(kernels.tile_units));
             let per_group = tiles.div_ceil(cap);
             let groups = tiles.div_ceil(per_group);
-            let first = w.offset_units * LANES as u64;
+            let (first, count) = window_elems(w, n);
             up.push([
-                (n - first).min(w.units * LANES as u64) as u32,
+                count as u32,
                 w.units as u32,
                 tiles as u32,
                 per_group as u32,
@@ -932,6 +929,22 @@ fn check_positions(op: &'static str, n: usize) -> Result<()> {
 /// Counter words before the tile statuses: one per window, rounded to 4.
 fn status_counters(windows: usize) -> u64 {
     (windows as u64).next_multiple_of(4)
+}
+
+/// Tiles of the single pass over `windows`, and the bytes of its status buffer (the
+/// counters, then an aggregate and an inclusive pair per tile).
+fn status_size(windows: &[Chunk], tile_units: u32) -> (u64, u64) {
+    let tiles: u64 = windows
+        .iter()
+        .map(|w| w.units.div_ceil(u64::from(tile_units)))
+        .sum();
+    (tiles, 4 * (status_counters(windows.len()) + 4 * tiles))
+}
+
+/// The index of window `w`'s first element and its element count, of `n` in all.
+fn window_elems(w: &Chunk, n: u64) -> (u64, u64) {
+    let first = w.offset_units * LANES as u64;
+    (first, (n - first).min(w.units * LANES as u64))
 }
 
 fn unit_bytes<T: GpuElement>() -> u64 {
