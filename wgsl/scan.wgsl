@@ -1,10 +1,13 @@
 // Prefix scans and stream compaction.
 //
-// The input is cut into tiles of WG * V vec4 units; invocation `pos` of a workgroup owns
-// V consecutive units (4V consecutive elements) of a tile. A tile is scanned in three
-// steps: each invocation scans its own elements in registers (a left fold), the
-// workgroup scans the invocations' totals (`wg_exclusive`), and every element gets the
-// carry of everything before it.
+// The input is cut into tiles of WG * V vec4 units; each invocation owns V units of a
+// tile. Without subgroups they are V consecutive units (4V consecutive elements) and a
+// tile is scanned in three steps: each invocation scans its own elements in registers
+// (a left fold), the workgroup scans the invocations' totals, and every element gets the
+// carry of everything before it. With subgroups the units are striped (unit k of a
+// subgroup's lane l is the subgroup's k * size + l), so every load and store of a
+// subgroup touches consecutive memory: each row k is scanned across the subgroup, the
+// rows are chained in registers, and the workgroup scans the subgroups' totals.
 //
 // Two ways to find a tile's carry:
 // - reduce-then-scan: `upsweep` (one partial per workgroup over a contiguous range of
@@ -69,74 +72,69 @@ struct Params {
 // store(u, s) writes the scanned values s of unit u.
 {{IO}}
 
-// The invocation's 4V elements, scanned in place.
+// The invocation's 4V elements: vals[k] is unit k scanned within itself, offs[k] the
+// combination of the tile's elements before unit k that the invocation's prefix (what
+// tile_scan returns) does not cover.
 var<private> vals: array<vec4<A>, V>;
+var<private> offs: array<A, V>;
 
-// wg_exclusive(x, ids): the combination of the `x` of all invocations before this one
-// (identity for the first); wg_total(ids) afterwards: of all of them. Both in the
-// order of `position(ids)`.
+// The workgroup's arrangement of a tile: unit_of(t, ids, k) (the units an invocation
+// owns), row_offset and invocation_prefix (see tile_scan); wg_exclusive(x, ids) (the
+// combination of the `x` of all invocations before this one in `position(ids)` order,
+// identity for the first) and wg_total(ids) (afterwards: of all of them).
 {{WORKGROUP_SCAN}}
 
 fn linear_group(ids: Ids) -> u32 {
     return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
 }
 
-// Loads this invocation's part of tile t and scans it in registers; returns its total.
-fn load_scan(t: u32, pos: u32) -> A {
-    let u0 = t * TILE_UNITS + pos * V;
-    for (var k = 0u; k < V; k++) {
-        vals[k] = load(u0 + k);
-    }
-    var acc = vals[0].x;
-    for (var k = 0u; k < V; k++) {
-        var s = vals[k];
-        if k != 0u {
-            acc = combine(acc, s.x);
-        }
-        s.x = acc;
-        acc = combine(acc, s.y);
-        s.y = acc;
-        acc = combine(acc, s.z);
-        s.z = acc;
-        acc = combine(acc, s.w);
-        s.w = acc;
-        vals[k] = s;
-    }
-    return acc;
+// Unit s scanned within itself; its w is fold4(s), operation for operation.
+fn scan4(s: vec4<A>) -> vec4<A> {
+    var r = s;
+    r.y = combine(r.x, r.y);
+    r.z = combine(r.y, r.z);
+    r.w = combine(r.z, r.w);
+    return r;
 }
 
-// The same total as load_scan, operation for operation, without touching `vals`.
-fn load_fold(t: u32, pos: u32) -> A {
-    let u0 = t * TILE_UNITS + pos * V;
-    var acc = identity();
-    for (var k = 0u; k < V; k++) {
-        let s = load(u0 + k);
-        if k == 0u {
-            acc = s.x;
-        } else {
-            acc = combine(acc, s.x);
-        }
-        acc = combine(acc, s.y);
-        acc = combine(acc, s.z);
-        acc = combine(acc, s.w);
-    }
-    return acc;
+fn fold4(s: vec4<A>) -> A {
+    return combine(combine(combine(s.x, s.y), s.z), s.w);
 }
 
-// Writes this invocation's part of tile t, each element combined after `carry`.
-fn store_tile(t: u32, pos: u32, carry: A) {
-    let u0 = t * TILE_UNITS + pos * V;
-    var prev = carry;
+// Loads this invocation's units of tile t into `vals` and `offs`; returns the
+// invocation's prefix within the tile. wg_total(ids) is the tile's total afterwards.
+fn tile_scan(t: u32, ids: Ids) -> A {
+    var carry = identity();
     for (var k = 0u; k < V; k++) {
+        vals[k] = scan4(load(unit_of(t, ids, k)));
+        offs[k] = row_offset(k, vals[k].w, ids, &carry);
+    }
+    return invocation_prefix(carry, ids);
+}
+
+// The total of tile t, operation for operation as tile_scan and wg_total compute it,
+// without touching `vals` and `offs`.
+fn tile_fold(t: u32, ids: Ids) -> A {
+    var carry = identity();
+    for (var k = 0u; k < V; k++) {
+        _ = row_offset(k, fold4(load(unit_of(t, ids, k))), ids, &carry);
+    }
+    _ = invocation_prefix(carry, ids);
+    return wg_total(ids);
+}
+
+// Writes this invocation's units of tile t, each element combined after `before`.
+fn store_tile(t: u32, ids: Ids, before: A) {
+    for (var k = 0u; k < V; k++) {
+        let c = combine(before, offs[k]);
         let s = vals[k];
         var r: vec4<A>;
         if EXCLUSIVE {
-            r = vec4<A>(prev, combine(carry, s.x), combine(carry, s.y), combine(carry, s.z));
-            prev = combine(carry, s.w);
+            r = vec4<A>(c, combine(c, s.x), combine(c, s.y), combine(c, s.z));
         } else {
-            r = vec4<A>(combine(carry, s.x), combine(carry, s.y), combine(carry, s.z), combine(carry, s.w));
+            r = vec4<A>(combine(c, s.x), combine(c, s.y), combine(c, s.z), combine(c, s.w));
         }
-        store(u0 + k, r);
+        store(unit_of(t, ids, k), r);
     }
 }
 
@@ -148,7 +146,6 @@ fn upsweep(ids: Ids) {
     if group >= params.groups {
         return;
     }
-    let pos = position(ids);
     let t0 = group * params.tiles_per_group;
     let t1 = min(t0 + params.tiles_per_group, params.tiles);
     var acc = identity();
@@ -168,9 +165,7 @@ fn upsweep(ids: Ids) {
         return;
     }
     for (var t = t0; t < t1; t++) {
-        let mine = load_fold(t, pos);
-        _ = wg_exclusive(mine, ids);
-        let total = wg_total(ids);
+        let total = tile_fold(t, ids);
         if t == t0 {
             acc = total;
         } else {
@@ -211,15 +206,13 @@ fn downsweep(ids: Ids) {
     if group >= params.groups {
         return;
     }
-    let pos = position(ids);
     let t0 = group * params.tiles_per_group;
     let t1 = min(t0 + params.tiles_per_group, params.tiles);
     var carry = offsets[params.base + group];
     for (var t = t0; t < t1; t++) {
-        let mine = load_scan(t, pos);
-        let before = wg_exclusive(mine, ids);
+        let before = tile_scan(t, ids);
         let total = wg_total(ids);
-        store_tile(t, pos, combine(carry, before));
+        store_tile(t, ids, combine(carry, before));
         carry = combine(carry, total);
     }
 }

@@ -41,9 +41,7 @@ fn chained(ids: Ids) {
     if t >= params.tiles {
         return;
     }
-    let pos = position(ids);
-    let mine = load_scan(t, pos);
-    let before = wg_exclusive(mine, ids);
+    let before = tile_scan(t, ids);
     let aggregate = wg_total(ids);
     let g = params.base + t;
     var prefix = identity();
@@ -61,5 +59,5 @@ fn chained(ids: Ids) {
             offsets[0] = inclusive;
         }
     }
-    store_tile(t, pos, combine(prefix, before));
+    store_tile(t, ids, combine(prefix, before));
 }

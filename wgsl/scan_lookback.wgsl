@@ -28,9 +28,7 @@ fn look_back(g: u32, ids: Ids) -> A {
                 continue;  // an earlier dispatch's tile: complete, soon visible
             }
             // The owner has not published: reduce tile j here and publish for it.
-            let mine = load_fold(j - params.base, position(ids));
-            _ = wg_exclusive(mine, ids);
-            let total = wg_total(ids);
+            let total = tile_fold(j - params.base, ids);
             if ids.lane == 0u {
                 publish(j, select(AGGREGATE, INCLUSIVE, j == 0u), total);
             }

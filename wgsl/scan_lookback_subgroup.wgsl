@@ -1,7 +1,16 @@
 // Look-back by the first subgroup: each invocation probes one predecessor, so a step
 // covers a subgroup's width of tiles.
+//
+// The cost that matters is per predecessor walked over: tiles start at a steady rate,
+// so the distance to the nearest inclusive prefix grows with the time a look-back
+// takes, and a look-back slower than the tiles' arrival falls further behind. So the
+// values a probe reads are kept in workgroup memory (`stash`, by distance from this
+// tile) and folded there by one invocation, without subgroup operations in the serial
+// loop; only predecessors further back than the stash holds are loaded again.
 
 var<workgroup> step_shared: vec2<u32>;
+const STASH: u32 = {{STASH}}u;
+var<workgroup> stash: array<u32, STASH>;
 
 const MOVE_ON: u32 = 0u;
 const FOUND: u32 = 1u;
@@ -40,7 +49,8 @@ fn look_back(g: u32, ids: Ids) -> A {
     // Phase 1: walk back, a window of `width` tiles per step (invocation l probes tile
     // top - l), to the nearest tile with an inclusive prefix, with every aggregate on
     // the way published: by its owner or, once SPIN probes have not shown it, by this
-    // workgroup, which reduces that tile's input itself.
+    // workgroup, which reduces that tile's input itself. Each value read goes to the
+    // stash.
     var top = g - 1u;
     var found = 0u;
     loop {
@@ -56,11 +66,18 @@ fn look_back(g: u32, ids: Ids) -> A {
                 let end = valid && (st.x == INCLUSIVE || (tile == 0u && st.x == AGGREGATE));
                 let first_end = lowest_lane(subgroupBallot(end));
                 let first_none = lowest_lane(subgroupBallot(valid && st.x == NONE));
+                let d = g - 1u - tile;  // distance from this tile
                 if first_end < first_none {
+                    if ids.subgroup_lane <= first_end && d < STASH {
+                        stash[d] = st.y;
+                    }
                     step = vec2<u32>(FOUND, top - first_end);
                     break;
                 }
                 if first_none == NO_LANE {
+                    if valid && d < STASH {
+                        stash[d] = st.y;
+                    }
                     break;  // all aggregates, no end in this window: move on
                 }
                 if spin + 1u >= SPIN {
@@ -79,9 +96,7 @@ fn look_back(g: u32, ids: Ids) -> A {
         }
         if step.x == MISSING {
             if step.y >= params.base {
-                let mine = load_fold(step.y - params.base, position(ids));
-                _ = wg_exclusive(mine, ids);
-                let total = wg_total(ids);
+                let total = tile_fold(step.y - params.base, ids);
                 if ids.lane == 0u {
                     publish(step.y, select(AGGREGATE, INCLUSIVE, step.y == 0u), total);
                 }
@@ -92,6 +107,19 @@ fn look_back(g: u32, ids: Ids) -> A {
     }
     // Phase 2: fold forward from `found` (its inclusive prefix; tile 0's aggregate is
     // its inclusive prefix), one aggregate after another, in tile order.
+    let far = g - 1u - found;
+    if far < STASH {
+        // Everything is in the stash (the barrier in workgroupUniformLoad above made
+        // the first subgroup's writes visible).
+        if ids.lane == 0u {
+            var p = bitcast<A>(stash[far]);
+            for (var d = far; d > 0u; d--) {
+                p = combine(p, bitcast<A>(stash[d - 1u]));
+            }
+            value_shared = p;
+        }
+        return workgroupUniformLoad(&value_shared);
+    }
     if ids.subgroup == 0u {
         var p = bitcast<A>(status_of(found).y);
         for (var base = found + 1u; base < g; base += width) {

@@ -40,6 +40,45 @@ fn wg_exclusive(x: A, ids: Ids) -> A {
     return before;
 }
 
+// Striped tiles: unit k of lane l of subgroup s is the tile's unit
+// (s * V + k) * size + l, so a subgroup's loads and stores are contiguous.
+fn unit_of(t: u32, ids: Ids, k: u32) -> u32 {
+    return t * TILE_UNITS + (ids.subgroup * V + k) * ids.subgroup_size + ids.subgroup_lane;
+}
+
+// Unit k's offset within the subgroup's units: the rows before k (`carry`, which
+// folds the subgroup's row totals) and the lanes before this one in row k.
+fn row_offset(k: u32, total: A, ids: Ids, carry: ptr<function, A>) -> A {
+    let inclusive = subgroup_inclusive(total, ids);
+    var lanes = subgroupShuffleUp(inclusive, 1u);
+    if ids.subgroup_lane == 0u {
+        lanes = identity();
+    }
+    let row = subgroupShuffle(inclusive, ids.subgroup_size - 1u);
+    let before = *carry;
+    if k == 0u {
+        *carry = row;
+        return lanes;
+    }
+    *carry = combine(before, row);
+    return combine(before, lanes);
+}
+
+// The subgroup's prefix within the tile, from its total `carry` (the same in every
+// lane): the totals of the subgroups before it.
+fn invocation_prefix(carry: A, ids: Ids) -> A {
+    workgroupBarrier();  // the previous scan's readers are done with subgroup_totals
+    if ids.subgroup_lane == 0u {
+        subgroup_totals[ids.subgroup] = carry;
+    }
+    workgroupBarrier();
+    var before = identity();
+    for (var i = 0u; i < ids.subgroup; i++) {
+        before = combine(before, subgroup_totals[i]);
+    }
+    return before;
+}
+
 fn wg_total(ids: Ids) -> A {
     var total = subgroup_totals[0];
     for (var i = 1u; i < ids.subgroups; i++) {

@@ -34,3 +34,24 @@ fn wg_exclusive(x: A, ids: Ids) -> A {
 fn wg_total(ids: Ids) -> A {
     return scan_shared[WG - 1u];
 }
+
+// Blocked tiles: an invocation owns V consecutive units.
+fn unit_of(t: u32, ids: Ids, k: u32) -> u32 {
+    return t * TILE_UNITS + ids.lane * V + k;
+}
+
+// Unit k's offset within the invocation; `carry` folds the invocation's unit totals.
+fn row_offset(k: u32, total: A, ids: Ids, carry: ptr<function, A>) -> A {
+    let before = *carry;
+    if k == 0u {
+        *carry = total;
+    } else {
+        *carry = combine(before, total);
+    }
+    return before;
+}
+
+// The invocation's prefix within the tile, from its total.
+fn invocation_prefix(carry: A, ids: Ids) -> A {
+    return wg_exclusive(carry, ids);
+}

@@ -36,6 +36,9 @@ const PARAMS_WORDS: usize = 12;
 
 /// Probes of a predecessor's status before a workgroup reduces that tile itself.
 const SPIN: u32 = 64;
+/// Predecessors whose published values the single pass's look-back keeps in workgroup
+/// memory (4 bytes each).
+const STASH: u32 = 1024;
 
 /// The operator of a scan.
 ///
@@ -960,10 +963,10 @@ fn groups_cap(ctx: &Ctx) -> u32 {
     }
 }
 
-/// Threads per workgroup: 256, or the largest power of two the device allows.
-fn scan_workgroup_size(ctx: &Ctx) -> u32 {
+/// Threads per workgroup: `cap`, or the largest power of two the device allows.
+fn scan_workgroup_size(ctx: &Ctx, cap: u32) -> u32 {
     let l = &ctx.info().limits;
-    let max = 256
+    let max = cap
         .min(l.max_compute_invocations_per_workgroup)
         .min(l.max_compute_workgroup_size_x);
     1 << (31 - max.leading_zeros())
@@ -1117,19 +1120,20 @@ impl Program {
         out: &str,
         io: &str,
     ) -> Program {
-        let wg = scan_workgroup_size(ctx);
+        let wg = scan_workgroup_size(ctx, 256);
         let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
             && size_of::<A>() == 4
             && ctx.info().subgroup_max_size <= wg
             && ctx.info().subgroup_min_size >= 1;
-        // vec4 units per invocation. The single pass wants few tiles (each waits on its
-        // look-back); reduce-then-scan is fastest on a GPU with one unit per invocation,
-        // whose loads are fully coalesced (H100: 1.23 ms at 2^28 f32, against 1.56 ms
-        // with four).
-        let v_chained: u32 = if size_of::<A>() > 4 { 2 } else { 4 };
-        let v = match ctx.info().device_type {
-            wgpu::DeviceType::Cpu => v_chained,
-            _ => 1,
+        // Workgroup size and vec4 units per invocation, from the H100 at 2^28 f32
+        // (docs/PERFORMANCE.md). Reduce-then-scan: 2 units (1.18 ms; 1 unit 1.22 ms,
+        // 4 units 1.21 ms). The single pass wants few, large tiles, since each waits on
+        // its look-back: 512 x 8 units (tiles of 16384 elements; 256 x 4: 6.8 ms,
+        // 256 x 8: 1.7 ms, 256 x 16 and 512 x 16: 1.8 ms). A CPU adapter runs few
+        // invocations at once: 256 x 4 (2 for 64-bit types) keeps tiles small there.
+        let (v, wg_chained, v_chained) = match ctx.info().device_type {
+            wgpu::DeviceType::Cpu => (if size_of::<A>() > 4 { 2 } else { 4 }, wg, 4),
+            _ => (2, scan_workgroup_size(ctx, 512), 8),
         };
         let workgroup_scan = if subgroups {
             let body = match operator.builtin {
@@ -1167,9 +1171,13 @@ impl Program {
         } else {
             LOOK_BACK_WGSL
         };
-        let chained_wgsl = render(CHAINED_WGSL, &[("LOOK_BACK", look_back)]);
+        let chained_wgsl = render(
+            &render(CHAINED_WGSL, &[("LOOK_BACK", look_back)]),
+            &[("STASH", STASH.to_string())],
+        );
         let vars = |chained: bool| {
             let v = if chained { v_chained } else { v };
+            let wg = if chained { wg_chained } else { wg };
             vec![
                 ("ENABLE", T::ENABLE.to_string()),
                 ("T", T::WGSL.to_string()),
@@ -1201,7 +1209,7 @@ impl Program {
                 element: T::WGSL,
                 workgroup_size: wg,
                 variant: format!(
-                    "{variant}+v{v}/{v_chained}{}",
+                    "{variant}+v{v}/{wg_chained}x{v_chained}{}",
                     if subgroups { "+subgroup" } else { "" }
                 ),
                 code,
@@ -1209,7 +1217,7 @@ impl Program {
             source,
             chained,
             tile_units: wg * v,
-            chained_tile_units: wg * v_chained,
+            chained_tile_units: wg_chained * v_chained,
             in_unit: unit_bytes::<T>(),
             a_bytes: size_of::<A>() as u64,
         }
