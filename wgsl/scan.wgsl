@@ -72,11 +72,12 @@ struct Params {
 // store(u, s) writes the scanned values s of unit u.
 {{IO}}
 
-// The invocation's 4V elements: vals[k] is unit k scanned within itself, offs[k] the
-// combination of the tile's elements before unit k that the invocation's prefix (what
-// tile_scan returns) does not cover.
+// The invocation's 4V elements, scanned up to the invocation's prefix (what tile_scan
+// returns): each element only lacks the combination of the tile's elements before the
+// invocation's share, and of the tiles before. One vec4 per unit and nothing else, so
+// the inclusive and exclusive forms hold the same registers (on the H100 an extra
+// value per unit cost the inclusive single pass a third of its speed).
 var<private> vals: array<vec4<A>, V>;
-var<private> offs: array<A, V>;
 
 // The workgroup's arrangement of a tile: unit_of(t, ids, k) (the units an invocation
 // owns), row_offset and invocation_prefix (see tile_scan); wg_exclusive(x, ids) (the
@@ -101,19 +102,24 @@ fn fold4(s: vec4<A>) -> A {
     return combine(combine(combine(s.x, s.y), s.z), s.w);
 }
 
-// Loads this invocation's units of tile t into `vals` and `offs`; returns the
-// invocation's prefix within the tile. wg_total(ids) is the tile's total afterwards.
+// Loads this invocation's units of tile t into `vals`; returns the invocation's prefix
+// within the tile. wg_total(ids) is the tile's total afterwards.
 fn tile_scan(t: u32, ids: Ids) -> A {
     var carry = identity();
     for (var k = 0u; k < V; k++) {
-        vals[k] = scan4(load(unit_of(t, ids, k)));
-        offs[k] = row_offset(k, vals[k].w, ids, &carry);
+        let s = scan4(load(unit_of(t, ids, k)));
+        let o = row_offset(k, s.w, ids, &carry);
+        if EXCLUSIVE {
+            vals[k] = vec4<A>(o, combine(o, s.x), combine(o, s.y), combine(o, s.z));
+        } else {
+            vals[k] = vec4<A>(combine(o, s.x), combine(o, s.y), combine(o, s.z), combine(o, s.w));
+        }
     }
     return invocation_prefix(carry, ids);
 }
 
 // The total of tile t, operation for operation as tile_scan and wg_total compute it,
-// without touching `vals` and `offs`.
+// without touching `vals`.
 fn tile_fold(t: u32, ids: Ids) -> A {
     var carry = identity();
     for (var k = 0u; k < V; k++) {
@@ -126,15 +132,11 @@ fn tile_fold(t: u32, ids: Ids) -> A {
 // Writes this invocation's units of tile t, each element combined after `before`.
 fn store_tile(t: u32, ids: Ids, before: A) {
     for (var k = 0u; k < V; k++) {
-        let c = combine(before, offs[k]);
         let s = vals[k];
-        var r: vec4<A>;
-        if EXCLUSIVE {
-            r = vec4<A>(c, combine(c, s.x), combine(c, s.y), combine(c, s.z));
-        } else {
-            r = vec4<A>(combine(c, s.x), combine(c, s.y), combine(c, s.z), combine(c, s.w));
-        }
-        store(unit_of(t, ids, k), r);
+        store(
+            unit_of(t, ids, k),
+            vec4<A>(combine(before, s.x), combine(before, s.y), combine(before, s.z), combine(before, s.w)),
+        );
     }
 }
 
