@@ -355,6 +355,8 @@ impl Ctx {
     ///
     /// 32 x 32 tiles go through workgroup memory (33 columns, so the column-wise read has
     /// no bank conflicts): both the reads of `src` and the writes of `dst` are row-wise.
+    /// Each thread issues its four loads before its stores, and tiles wholly inside the
+    /// grid skip per-element bounds checks (only the ragged edge tiles check).
     /// `swizzle` remaps the tiles' workgroup IDs. Exact for every element type.
     ///
     /// # Errors
