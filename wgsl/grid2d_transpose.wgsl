@@ -24,8 +24,9 @@ struct Params {
     dst_w: u32,
     dst_h: u32,
     dst_pitch: u32,
-    n: u32,    // swizzle tile width in workgroups; 0 = off
-    pad: u32,
+    pad0: u32,
+    pad1: u32,
+    swz: SwizzleParams,   // swizzle_tiles' constants; swz.n = 0: off
 }
 
 @group(0) @binding(0) var<storage, read> src: array<T>;
@@ -45,8 +46,8 @@ fn main(
     // Uniform per workgroup (workgroup_id, num_workgroups, a uniform), so `full` is
     // uniform too and the barrier below is in uniform control flow.
     var g = group.xy;
-    if p.n != 0u {
-        g = swizzle_group(g, groups.xy, p.n);
+    if p.swz.n != 0u {
+        g = swizzle_tiles(g, groups.xy, p.swz);
     }
     let x0 = g.x * TILE;
     let y0 = g.y * TILE;
