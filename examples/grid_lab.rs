@@ -13,7 +13,9 @@
 //!    order of memory accesses (n = 4, 8, 16, 32; row bands).
 //!
 //! Every kernel is built here from WGSL in this file, through gpuprim's device
-//! (`ctx.device()`, `ctx.queue()`): nothing in `src/` is used except `Ctx` and `GpuVec`.
+//! (`ctx.device()`, `ctx.queue()`): nothing in `src/` is used except `Ctx` and `GpuVec`,
+//! `gpuprim::SWIZZLE_WGSL` (for the `swizzle_tiles` row) and the `ctx.` rows, which call
+//! the library's `ctx.map2d` and `ctx.transpose` (one submission per call, as always).
 //! Every kernel is checked against a CPU reference on a random image (all pixels
 //! different, none zero) before it is timed, at the timed size and at a ragged 200 x 92
 //! image (partial tiles, not square). The destination is cleared to zero first: no pixel
@@ -34,8 +36,9 @@
 //!   thread, the same with one submit per call, `copy_buffer_to_buffer`, and a plain copy
 //!   in the launch shape of each transpose family (32x32/32x8, 64x64/64x4, vec4 64x64/16x16,
 //!   vec4 32x32/8x8: loads and stores as the transpose does them, no shared tile).
-//! - T-a: grid2d_transpose.wgsl verbatim: swizzle off; n = 16; one submit per call (as
-//!   `ctx.transpose` is timed in PERFORMANCE.md); naga's runtime checks off.
+//! - T-a: the old grid2d_transpose.wgsl verbatim (the library's kernel before T-b replaced
+//!   it): swizzle off; n = 16; one submit per call (as `ctx.transpose` is timed in
+//!   PERFORMANCE.md); naga's runtime checks off.
 //! - T-b: 32x32 tile, 32x8 threads, straight-line: 4 loads, then shared stores, barrier,
 //!   4 shared loads, 4 stores; full tiles skip bounds checks. Also checks off, and a
 //!   row pitch of side + 32.
@@ -46,10 +49,15 @@
 //! - T-e1: T-b and T-d as persistent kernels (`--persistent` groups, grid-stride over
 //!   tiles). T-e2: two 32x32 tiles per group (32 wide x 64 tall, or 64 x 32), 8 loads per
 //!   thread in flight. T-e3: T-b in Harris's diagonal block order.
-//! - B: the 5-tap vertical blur (map2d's text, 16x16 groups): linear; swizzle n = 16;
-//!   n = 16 computed and discarded; n = 16 with the grid baked in as constants; n = 16
-//!   and linear with naga's checks off; n = 4, 8, 32; row bands 2, 4, 8 groups tall;
-//!   linear with 32x8 groups.
+//! - `ctx.transpose` (the library's kernel, now T-b), swizzle off and n = 16, one
+//!   submit per call.
+//! - B: the 5-tap vertical blur (map2d's text, 16x16 groups): linear; swizzle n = 16
+//!   (the old `swizzle_group`, three divisions); n = 16 computed and discarded; n = 16
+//!   with the grid baked in as constants; n = 16 and linear with naga's checks off;
+//!   n = 4, 8, 32; row bands 2, 4, 8 groups tall; linear with 32x8 groups; n = 16 with
+//!   the library's `swizzle_tiles` (host-computed divisors and f32 reciprocals, no
+//!   division). And `ctx.map2d` with the blur as its body, swizzle off and n = 16 (now
+//!   `swizzle_tiles`), one submit per call.
 //!
 //! ```sh
 //! cargo run --release --example grid_lab                      # 4096, 8192 (512 on a CPU)
@@ -79,7 +87,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use gpuprim::{Ctx, GpuVec, wgpu};
+use gpuprim::{Ctx, GpuVec, Grid2D, Grid2DMut, Swizzle, wgpu};
 use rayon::prelude::*;
 
 type LabResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -105,7 +113,8 @@ const RAGGED: (u32, u32) = (200, 92);
 // ---------------------------------------------------------------------------------------
 // WGSL
 
-/// wgsl/swizzle.wgsl, verbatim.
+/// wgsl/swizzle.wgsl as it was (swizzle_group, verbatim): the old swizzle of the blur
+/// rows. The `swizzle_tiles` row uses the library's text, `gpuprim::SWIZZLE_WGSL`.
 const SWIZZLE_WGSL: &str = r#"// Thread-group ID swizzling (NVIDIA, GDC 2019, with the fix for dispatch widths that are
 // not a multiple of n): the workgroups of a 2D dispatch, taken in launch order (row-major
 // workgroup_id), are sent to vertical tiles n workgroups wide, column by column, so the
@@ -122,7 +131,8 @@ fn swizzle_group(group: vec2<u32>, groups: vec2<u32>, n_in: u32) -> vec2<u32> {
     return vec2<u32>(tile * n + local % tile_w, local / tile_w);
 }"#;
 
-/// wgsl/grid2d_transpose.wgsl, verbatim (filled with T = f32, no ENABLE, the swizzle).
+/// wgsl/grid2d_transpose.wgsl before T-b replaced it, verbatim (filled with T = f32, no
+/// ENABLE, the swizzle).
 const TRANSPOSE_CURRENT_WGSL: &str = r#"// transpose: dst(y, x) = src(x, y). One workgroup of 32 x 8 threads moves a 32 x 32 tile
 // through workgroup memory: coalesced row reads of src, coalesced row writes of dst. The
 // tile has 33 columns so the column-wise read back hits 32 different banks.
@@ -201,7 +211,7 @@ struct Params {
     dst_h: u32,
     dst_pitch: u32,
     n: u32,    // swizzle tile width in workgroups; 0 = off
-    pad: u32,
+    pad: u32,{{SWZ_FIELD}}
 }
 
 @group(0) @binding(0) var<storage, read> src: array<T>;
@@ -237,7 +247,7 @@ fn main(
 }
 "#;
 
-/// The library's order lines: linear when `p.n == 0`, else `swizzle_group(.., p.n)`.
+/// The (old) library's order lines: linear when `p.n == 0`, else `swizzle_group(.., p.n)`.
 const ORDER_LIBRARY: &str = "var g = group.xy;
     if p.n != 0u {
         g = swizzle_group(g, groups.xy, p.n);
@@ -248,6 +258,13 @@ const ORDER_LIBRARY: &str = "var g = group.xy;
 const ORDER_DISCARDED: &str = "var g = group.xy;
     let s = swizzle_group(g, groups.xy, p.n);
     g.x += u32(s.x == p.pad);";
+
+/// The library's order lines now: `swizzle_tiles` with the host's constants in `p.swz`
+/// (words 8..16 of the uniform, [`swizzle_tiles_params`]).
+const ORDER_TILES: &str = "var g = group.xy;
+    if p.swz.n != 0u {
+        g = swizzle_tiles(g, groups.xy, p.swz);
+    }";
 
 /// Row bands `p.n` workgroups tall, walked left to right, each column of a band top to
 /// bottom (the swizzle's tiles turned on their side); same divisions as swizzle_group.
@@ -263,6 +280,30 @@ const ORDER_BANDS_FN: &str =
 }";
 
 const ORDER_BANDS: &str = "let g = band_group(group.xy, groups.xy, p.n);";
+
+/// The `SwizzleParams` of `gpuprim::SWIZZLE_WGSL`'s `swizzle_tiles` for a dispatch of
+/// `groups` and tile width `n` (0: off), as src/ops/grid2d.rs computes them (private
+/// there): n clamped, n * groups.y, full tiles, the last tile's width, the f32 nearest
+/// reciprocals of those three divisors, and 1 past 2^24 workgroups (then it divides).
+fn swizzle_tiles_params(groups: (u32, u32), n: u32) -> [u32; 8] {
+    let (w, h) = groups;
+    if n == 0 || w == 0 || h == 0 {
+        return [0; 8];
+    }
+    let n = n.clamp(1, w);
+    let rcp = |d: u32| if d == 0 { 0.0f32 } else { 1.0 / d as f32 };
+    let per_tile = n.wrapping_mul(h);
+    [
+        n,
+        per_tile,
+        w / n,
+        w % n,
+        rcp(per_tile).to_bits(),
+        rcp(n).to_bits(),
+        rcp(w % n).to_bits(),
+        u32::from(u64::from(w) * u64::from(h) > 1 << 24),
+    ]
+}
 
 /// swizzle_group for one grid, with the grid and n as WGSL constants, so the compiler
 /// turns the divisions into multiplies and shifts [H100-5].
@@ -615,6 +656,8 @@ enum Order {
     Bands,
     /// swizzle_group with the grid and n baked in as constants.
     Baked(u32),
+    /// The library's swizzle_tiles (gpuprim::SWIZZLE_WGSL), constants in `p.swz`.
+    Tiles,
 }
 
 fn blur_wgsl(order: Order, wx: u32, wy: u32, g: Geom) -> String {
@@ -626,9 +669,15 @@ fn blur_wgsl(order: Order, wx: u32, wy: u32, g: Geom) -> String {
             baked_swizzle_fn(g.w.div_ceil(wx), g.h.div_ceil(wy), n),
             "let g = baked_group(group.xy);".to_string(),
         ),
+        Order::Tiles => (String::new(), ORDER_TILES.to_string()),
+    };
+    let (swizzle, swz_field) = match order {
+        Order::Tiles => (gpuprim::SWIZZLE_WGSL, "\n    swz: SwizzleParams,"),
+        _ => (SWIZZLE_WGSL, ""),
     };
     MAP2D_WGSL
-        .replace("{{SWIZZLE}}", SWIZZLE_WGSL)
+        .replace("{{SWIZZLE}}", swizzle)
+        .replace("{{SWZ_FIELD}}", swz_field)
         .replace("{{ORDER_FN}}", &order_fn)
         .replace("{{ORDER}}", &order_line)
         .replace("{{WX}}", &wx.to_string())
@@ -694,7 +743,22 @@ enum Launch {
     Vec4 { max_groups: u32 },
     /// `encoder.copy_buffer_to_buffer`, no kernel.
     BufferCopy,
+    /// A gpuprim call (its own kernel, dispatch and submission).
+    Library(LibOp),
 }
+
+/// The library calls timed.
+#[derive(Clone, Copy, Debug)]
+enum LibOp {
+    /// `ctx.map2d` with [`BLUR_BODY`].
+    Map2dBlur(Swizzle),
+    /// `ctx.transpose`.
+    Transpose(Swizzle),
+}
+
+/// The 5-tap vertical blur as a `ctx.map2d` body: MAP2D_WGSL's body, word for word.
+const BLUR_BODY: &str =
+    "(load(x, y - 2) + load(x, y - 1) + load(x, y) + load(x, y + 1) + load(x, y + 2)) * 0.2";
 
 type WgslFn = Box<dyn Fn(Geom) -> String>;
 
@@ -834,32 +898,46 @@ fn cases(cpu: bool) -> Vec<Case> {
         .vec4(),
         // -- transposes
         Case::fixed(
-            "T-a current (grid2d_transpose.wgsl), swizzle off",
+            "T-a old grid2d_transpose.wgsl, swizzle off",
             Transpose,
             t32,
             transpose_current_wgsl(),
         ),
         Case::fixed(
-            "T-a current, swizzle n=16",
+            "T-a old, swizzle n=16",
             Transpose,
             t32,
             transpose_current_wgsl(),
         )
         .n(16),
         Case::fixed(
-            "T-a current, one submit per call (as ctx.transpose)",
+            "T-a old, one submit per call (as ctx.transpose was)",
             Transpose,
             t32,
             transpose_current_wgsl(),
         )
         .submit_each(),
         Case::fixed(
-            "T-a current, naga runtime checks off",
+            "T-a old, naga runtime checks off",
             Transpose,
             t32,
             transpose_current_wgsl(),
         )
         .unchecked(),
+        Case::fixed(
+            "ctx.transpose (T-b), swizzle off, one submit per call",
+            Transpose,
+            Library(LibOp::Transpose(Swizzle::Off)),
+            String::new(),
+        )
+        .submit_each(),
+        Case::fixed(
+            "ctx.transpose (T-b), swizzle n=16, one submit per call",
+            Transpose,
+            Library(LibOp::Transpose(Swizzle::Tiles { n: 16 })),
+            String::new(),
+        )
+        .submit_each(),
         Case::fixed(
             "T-b 32x32, 32x8 thr, 4 loads then stores",
             Transpose,
@@ -959,7 +1037,20 @@ fn cases(cpu: bool) -> Vec<Case> {
     };
     v.extend([
         blur("B linear (map2d, swizzle off)", Order::Library, 16, 16),
-        blur("B swizzle n=16 (map2d default)", Order::Library, 16, 16).n(16),
+        blur(
+            "B swizzle_group n=16 (old map2d default)",
+            Order::Library,
+            16,
+            16,
+        )
+        .n(16),
+        blur(
+            "B swizzle_tiles n=16 (new map2d default)",
+            Order::Tiles,
+            16,
+            16,
+        )
+        .n(16),
         {
             let mut c = blur(
                 "B swizzle n=16 computed, result discarded",
@@ -998,6 +1089,20 @@ fn cases(cpu: bool) -> Vec<Case> {
             32,
             8,
         ),
+        Case::fixed(
+            "B ctx.map2d swizzle off, one submit per call",
+            Blur,
+            Library(LibOp::Map2dBlur(Swizzle::Off)),
+            String::new(),
+        )
+        .submit_each(),
+        Case::fixed(
+            "B ctx.map2d swizzle_tiles n=16, one submit per call",
+            Blur,
+            Library(LibOp::Map2dBlur(Swizzle::Tiles { n: 16 })),
+            String::new(),
+        )
+        .submit_each(),
     ]);
     for c in &mut v {
         if c.kind == Copy && matches!(c.launch, Vec4 { .. }) && !c.submit_each {
@@ -1131,9 +1236,28 @@ enum Work {
         dst: wgpu::Buffer,
         bytes: u64,
     },
+    /// A gpuprim call on the images of `g`: run with [`run_library`], not recorded.
+    Library { op: LibOp, g: Geom },
+}
+
+/// Calls the library on `im` (the images of `g`): dst in the kind's shape and pitch.
+fn run_library(ctx: &Ctx, im: &mut Images, op: LibOp, g: Geom) -> LabResult<()> {
+    let src = Grid2D::with_pitch(&im.src, g.w, g.h, g.src_pitch())?;
+    let kind = match op {
+        LibOp::Map2dBlur(_) => Kind::Blur,
+        LibOp::Transpose(_) => Kind::Transpose,
+    };
+    let (w, h, pitch) = g.dst(kind);
+    let mut dst = Grid2DMut::with_pitch(&mut im.dst, w, h, pitch)?;
+    match op {
+        LibOp::Map2dBlur(sw) => ctx.map2d(&src, &mut dst, BLUR_BODY, sw)?,
+        LibOp::Transpose(sw) => ctx.transpose(&src, &mut dst, sw)?,
+    }
+    Ok(())
 }
 
 impl Work {
+    /// Records a kernel or copy (a library call is run instead: see [`run_library`]).
     fn record(&self, enc: &mut wgpu::CommandEncoder) {
         match self {
             Work::Kernel {
@@ -1152,6 +1276,7 @@ impl Work {
             Work::BufferCopy { src, dst, bytes } => {
                 enc.copy_buffer_to_buffer(src, 0, dst, 0, *bytes);
             }
+            Work::Library { .. } => unreachable!("library calls are run, not recorded"),
         }
     }
 }
@@ -1293,6 +1418,10 @@ impl Lab {
     fn work(&mut self, case: &Case, g: Geom) -> LabResult<Work> {
         let persistent = self.persistent;
         let max_dim = self.ctx.info().limits.max_compute_workgroups_per_dimension;
+        if let Launch::Library(op) = case.launch {
+            self.images(g)?;
+            return Ok(Work::Library { op, g });
+        }
         if let Launch::BufferCopy = case.launch {
             let im = self.images(g)?;
             return Ok(Work::BufferCopy {
@@ -1317,13 +1446,17 @@ impl Lab {
                 let rows = wanted.div_ceil(max_dim);
                 [wanted.div_ceil(rows), rows, 1]
             }
-            Launch::BufferCopy => unreachable!("handled above"),
+            Launch::BufferCopy | Launch::Library(_) => unreachable!("handled above"),
         };
-        let params = [g.w, g.h, g.src_pitch(), dst_w, dst_h, dst_pitch, n, pad];
+        // gpuprim's 8 words, then swizzle_tiles' constants (read by the swizzle_tiles row
+        // only; the other kernels declare the first 8 words).
+        let mut params = [0u32; 16];
+        params[..8].copy_from_slice(&[g.w, g.h, g.src_pitch(), dst_w, dst_h, dst_pitch, n, pad]);
+        params[8..].copy_from_slice(&swizzle_tiles_params((groups[0], groups[1]), n));
         let pipeline = self.pipeline(&case.name, (case.wgsl)(g), case.unchecked)?;
         let uniform = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
             label: Some("grid_lab params"),
-            size: 32,
+            size: 64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -1373,9 +1506,15 @@ impl Lab {
                 .device()
                 .create_command_encoder(&Default::default());
             enc.clear_buffer(&dst_buffer, 0, None);
-            work.record(&mut enc);
+            if !matches!(work, Work::Library { .. }) {
+                work.record(&mut enc);
+            }
             self.ctx.queue().submit([enc.finish()]);
         })?;
+        if let Work::Library { op, g } = work {
+            let im = self.images.get_mut(&g).expect("made by work()");
+            run_library(&self.ctx, im, op, g)?;
+        }
         let im = self.images(g)?;
         let got = im.dst.to_vec()?;
         if !im.refs.contains_key(&case.kind) {
@@ -1386,8 +1525,13 @@ impl Lab {
     }
 
     /// One round of `reps` calls: GPU ms per call (host clock without timestamps).
-    fn round(&self, work: &Work, reps: usize, submit_each: bool) -> LabResult<f64> {
-        let (d, q) = (self.ctx.device(), self.ctx.queue());
+    /// A library call (`Work::Library`) submits itself, so it always runs as if
+    /// `submit_each`.
+    fn round(&mut self, work: &Work, reps: usize, submit_each: bool) -> LabResult<f64> {
+        let library = matches!(work, Work::Library { .. });
+        let submit_each = submit_each || library;
+        let ctx = self.ctx.clone();
+        let (d, q) = (ctx.device(), ctx.queue());
         let t0 = Instant::now();
         let mut enc = d.create_command_encoder(&Default::default());
         let mark = |enc: &mut wgpu::CommandEncoder, index: u32| {
@@ -1408,7 +1552,12 @@ impl Lab {
                 q.submit([enc.finish()]);
                 enc = d.create_command_encoder(&Default::default());
             }
-            work.record(&mut enc);
+            if let Work::Library { op, g } = *work {
+                let im = self.images.get_mut(&g).expect("made by work()");
+                run_library(&ctx, im, op, g)?;
+            } else {
+                work.record(&mut enc);
+            }
         }
         if submit_each {
             q.submit([enc.finish()]);
@@ -1421,11 +1570,11 @@ impl Lab {
         }
         q.submit([enc.finish()]);
         let Some((_, _, read)) = &self.timer else {
-            self.ctx.synchronize()?;
+            ctx.synchronize()?;
             return Ok(t0.elapsed().as_secs_f64() * 1e3 / reps as f64);
         };
         read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
-        self.ctx.synchronize()?;
+        ctx.synchronize()?;
         let ticks: [u64; 2] = {
             let view = read
                 .slice(..)
@@ -1543,7 +1692,13 @@ fn run() -> LabResult<bool> {
                 h: sides[0],
                 pad: case.pitch_pad,
             };
-            println!("\n// ==== {} ====\n{}", case.name, (case.wgsl)(g));
+            let wgsl = match case.launch {
+                Launch::Library(op) => {
+                    format!("// a gpuprim call, its kernel the library's: {op:?}")
+                }
+                _ => (case.wgsl)(g),
+            };
+            println!("\n// ==== {} ====\n{wgsl}", case.name);
         }
         return Ok(true);
     }
