@@ -262,7 +262,18 @@ fn map2d_output_may_differ_in_size_from_input() {
 #[test]
 fn transpose_matches_cpu_on_odd_sizes() {
     let ctx = ctx();
-    for (w, h) in [(1, 1), (17, 5), (33, 257), (100, 3), (31, 33), (64, 32)] {
+    for (w, h) in [
+        (1, 1),
+        (17, 5),
+        (33, 257),
+        (100, 3),
+        (31, 33),
+        (64, 32),
+        (96, 64),
+        (1, 70),
+        (70, 1),
+        (63, 65),
+    ] {
         let (sp, dp) = (w + 2, h + 5);
         let host = random_vec::<u32>((sp * h) as usize, u64::from(w + 7 * h));
         let input = ctx.upload(&host).unwrap();

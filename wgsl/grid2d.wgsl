@@ -17,8 +17,9 @@ struct Params {
     dst_w: u32,
     dst_h: u32,
     dst_pitch: u32,
-    n: u32,    // swizzle tile width in workgroups; 0 = off
-    pad: u32,
+    pad0: u32,
+    pad1: u32,
+    swz: SwizzleParams,   // swizzle_tiles' constants; swz.n = 0: off
 }
 
 @group(0) @binding(0) var<storage, read> src: array<T>;
@@ -43,8 +44,8 @@ fn main(
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
     var g = group.xy;
-    if p.n != 0u {
-        g = swizzle_group(g, groups.xy, p.n);
+    if p.swz.n != 0u {
+        g = swizzle_tiles(g, groups.xy, p.swz);
     }
     let x = g.x * {{WG}}u + lid.x;
     let y = g.y * {{WG}}u + lid.y;

@@ -11,7 +11,10 @@
 //! row by row inside a tile (NVIDIA, "Optimizing Compute Shaders for L2 Locality using
 //! Thread-Group ID Swizzling", GDC 2019, with the later fix for dispatch widths that are
 //! not a multiple of `n`). [`swizzle`] is the mapping, in Rust; [`SWIZZLE_WGSL`] is the
-//! same function in WGSL for kernels of your own.
+//! same function in WGSL for kernels of your own. gpuprim's kernels compute the same
+//! mapping without a division: the host passes the dispatch's divisors and their f32
+//! reciprocals in the uniform, and each invocation divides with a multiply and one
+//! integer correction step (exact below 2^24 workgroups; larger dispatches divide).
 //!
 //! # Limits of the 2D kernels
 //!
@@ -44,7 +47,17 @@ pub const MAX_BLUR_RADIUS: u32 = 1024;
 /// The WGSL function `swizzle_group(group: vec2<u32>, groups: vec2<u32>, n: u32) ->
 /// vec2<u32>`, the twin of [`swizzle`], for kernels of your own: call it with
 /// `workgroup_id.xy` and `num_workgroups.xy` and use the result as the workgroup's tile.
+///
+/// The text also defines `swizzle_tiles`, the same mapping without divisions, which
+/// gpuprim's own kernels call with constants computed on the host per dispatch (a
+/// `SwizzleParams` struct, the names `swizzle_div` and `swizzle_tiles`); a kernel of your
+/// own may ignore them.
 pub const SWIZZLE_WGSL: &str = include_str!("../../wgsl/swizzle.wgsl");
+
+/// Workgroups per dispatch up to which `swizzle_tiles` divides with f32 reciprocals (its
+/// numerators stay below 2^24, where `swizzle_div` is exact); larger dispatches divide
+/// as `swizzle_group` does.
+const SWIZZLE_F32_GROUPS: u64 = 1 << 24;
 
 /// Side of the square workgroups of `map2d` and `color_filter` (16 x 16 = 256 threads).
 const SIDE: u32 = 16;
@@ -130,6 +143,37 @@ pub fn swizzle(group: (u32, u32), groups: (u32, u32), n: u32) -> (u32, u32) {
         tile.wrapping_mul(n).wrapping_add(local % tile_w),
         local / tile_w,
     )
+}
+
+/// The `SwizzleParams` of wgsl/swizzle.wgsl for a dispatch of `groups` workgroups and the
+/// tile width `n` (0: off, all zeros): `swizzle_tiles` with these computes
+/// [`swizzle`]`(group, groups, n)` without a division.
+fn swizzle_params(groups: (u32, u32), n: u32) -> [u32; 8] {
+    let (w, h) = groups;
+    if n == 0 || w == 0 || h == 0 {
+        return [0; 8];
+    }
+    let n = n.clamp(1, w);
+    // n * h <= w * h < 2^32 within the dispatch limits; wrapping only past them.
+    let per_tile = n.wrapping_mul(h);
+    let (full_tiles, last_w) = (w / n, w % n);
+    let exact = u64::from(w) * u64::from(h) > SWIZZLE_F32_GROUPS;
+    [
+        n,
+        per_tile,
+        full_tiles,
+        last_w,
+        swizzle_rcp(per_tile).to_bits(),
+        swizzle_rcp(n).to_bits(),
+        swizzle_rcp(last_w).to_bits(),
+        u32::from(exact),
+    ]
+}
+
+/// The f32 nearest `1 / d` (0 for 0): IEEE division of exact operands for d <= 2^24, the
+/// range `swizzle_div` uses.
+fn swizzle_rcp(d: u32) -> f32 {
+    if d == 0 { 0.0 } else { 1.0 / d as f32 }
 }
 
 /// Width, height and row pitch of a 2D view, in elements.
@@ -338,7 +382,7 @@ impl Ctx {
                 ],
             )
         })?;
-        let params = params_words(src.shape, dst.shape, n);
+        let params = params_words(src.shape, dst.shape, 0, swizzle_params(groups, n));
         run2d(
             self,
             op,
@@ -355,6 +399,8 @@ impl Ctx {
     ///
     /// 32 x 32 tiles go through workgroup memory (33 columns, so the column-wise read has
     /// no bank conflicts): both the reads of `src` and the writes of `dst` are row-wise.
+    /// Each thread issues its four loads before its stores, and tiles wholly inside the
+    /// grid skip per-element bounds checks (only the ragged edge tiles check).
     /// `swizzle` remaps the tiles' workgroup IDs. Exact for every element type.
     ///
     /// # Errors
@@ -412,7 +458,7 @@ impl Ctx {
                 ],
             )
         })?;
-        let params = params_words(s, d, n);
+        let params = params_words(s, d, 0, swizzle_params(groups, n));
         run2d(
             self,
             op,
@@ -494,13 +540,15 @@ impl Ctx {
                 &[("SWIZZLE", SWIZZLE_WGSL), ("WG", &side.to_string())],
             )
         })?;
-        let mut words = [0u32; 20];
-        words[..4].copy_from_slice(&[width, height, n, 0]);
+        // Params: width, height, 2 pad words, the matrix rows, SwizzleParams.
+        let mut words = [0u32; 28];
+        words[..2].copy_from_slice(&[width, height]);
         for (r, row) in matrix.iter().enumerate() {
             for (c, v) in row.iter().enumerate() {
                 words[4 + 4 * r + c] = v.to_bits();
             }
         }
+        words[20..].copy_from_slice(&swizzle_params(groups, n));
         run2d(
             self,
             op,
@@ -576,8 +624,7 @@ impl Ctx {
                 &[("SWIZZLE", SWIZZLE_WGSL), ("WG", &side.to_string())],
             )
         })?;
-        let mut params = params_words(s, d, n);
-        params[7] = radius;
+        let params = params_words(s, d, radius, swizzle_params(groups, n));
         run2d(
             self,
             op,
@@ -645,11 +692,15 @@ impl Ctx {
     }
 }
 
-/// The `Params` uniform of map2d and transpose.
-fn params_words(src: Shape, dst: Shape, n: u32) -> [u32; 8] {
-    [
-        src.width, src.height, src.pitch, dst.width, dst.height, dst.pitch, n, 0,
-    ]
+/// The `Params` uniform of map2d, transpose and blur_vertical: the shapes, one word for
+/// the kernel (blur's radius), a pad word, then the `SwizzleParams`.
+fn params_words(src: Shape, dst: Shape, extra: u32, swizzle: [u32; 8]) -> [u32; 16] {
+    let mut words = [0u32; 16];
+    words[..8].copy_from_slice(&[
+        src.width, src.height, src.pitch, dst.width, dst.height, dst.pitch, extra, 0,
+    ]);
+    words[8..].copy_from_slice(&swizzle);
+    words
 }
 
 /// Records and submits one 2D dispatch: binding 0 `src`, 1 `dst` (whole vectors), 2 a
@@ -701,7 +752,8 @@ fn run2d(
 
 #[cfg(test)]
 mod tests {
-    use super::swizzle;
+    use super::{SWIZZLE_F32_GROUPS, SWIZZLE_WGSL, swizzle, swizzle_params, swizzle_rcp};
+    use rayon::prelude::*;
 
     #[test]
     fn swizzle_small_grid_by_hand() {
@@ -710,5 +762,257 @@ mod tests {
             .flat_map(|y| (0..3).map(move |x| swizzle((x, y), (3, 2), 2)))
             .collect();
         assert_eq!(order, [(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (2, 1)]);
+    }
+
+    /// swizzle_div of wgsl/swizzle.wgsl, given the product `f32(a) * r` as rounded.
+    fn div_step(a: u32, d: u32, product: f32) -> u32 {
+        let q = product as u32; // WGSL's u32(f32): toward zero
+        let rem = a.wrapping_sub(q.wrapping_mul(d)) as i32;
+        q + u32::from(rem >= d as i32) - u32::from(rem < 0)
+    }
+
+    /// The two f32 values next to `x >= 0` (the same one twice when `x` is an f32).
+    fn f32_bracket(x: f64) -> (f32, f32) {
+        let f = x as f32;
+        let fx = f64::from(f);
+        if fx == x {
+            (f, f)
+        } else if fx > x {
+            (f32::from_bits(f.to_bits() - 1), f)
+        } else {
+            (f, f32::from_bits(f.to_bits() + 1))
+        }
+    }
+
+    /// Divisors the swizzle divides by: every tile width up to 64 (the widths `n` and the
+    /// last tile's `groups.x % n`), and tile sizes `n * groups.y` up to 2^24.
+    fn divisors() -> Vec<u32> {
+        let mut d: Vec<u32> = (1..=64).collect();
+        d.extend([
+            65,
+            100,
+            127,
+            255,
+            256,
+            257,
+            1000,
+            4095,
+            16 * 3,
+            16 * 255,
+            16 * 4097,
+            3 * 4097,
+            65535,
+            65536,
+            65537,
+            (1 << 20) - 1,
+            3 << 20,
+            (1 << 23) + 1,
+            (1 << 24) - 3,
+            (1 << 24) - 1,
+            1 << 24,
+        ]);
+        // And some from a seeded xorshift, spread over [65, 2^24].
+        let mut x = 0x2545_f491u32;
+        for _ in 0..24 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            d.push(65 + x % ((1 << 24) - 64));
+        }
+        d
+    }
+
+    /// The division step is exact for every numerator below 2^24, whichever way the GPU
+    /// rounds the product `f32(a) * r` (WGSL allows either neighbour): exhaustive over
+    /// the numerators for each divisor of `divisors()`.
+    #[test]
+    fn swizzle_div_is_exact_below_2_pow_24() {
+        let divisors = divisors();
+        // Without optimisation, the small divisors only (the hardest: largest quotients).
+        let take = if cfg!(debug_assertions) {
+            8
+        } else {
+            divisors.len()
+        };
+        divisors[..take].par_iter().for_each(|&d| {
+            let r = swizzle_rcp(d);
+            assert!(
+                (f64::from(r) * f64::from(d) - 1.0).abs() <= 2f64.powi(-24),
+                "1/{d}"
+            );
+            for a in 0u32..1 << 24 {
+                // Exact in f64: 24-bit a times a 24-bit significand.
+                let (lo, hi) = f32_bracket(f64::from(a) * f64::from(r));
+                let want = a / d;
+                let (q_lo, q_hi) = (div_step(a, d, lo), div_step(a, d, hi));
+                assert!(
+                    q_lo == want && q_hi == want,
+                    "{a} / {d}: {q_lo}, {q_hi}, want {want}"
+                );
+            }
+        });
+    }
+
+    /// swizzle_tiles of wgsl/swizzle.wgsl, in Rust, with the CPU's rounding.
+    fn tiles_model(group: (u32, u32), groups: (u32, u32), s: [u32; 8]) -> (u32, u32) {
+        let [
+            n,
+            per_tile,
+            full_tiles,
+            last_w,
+            rcp_per_tile,
+            rcp_n,
+            rcp_last,
+            exact,
+        ] = s;
+        if exact != 0 {
+            return swizzle(group, groups, n);
+        }
+        let div = |a: u32, d: u32, r: u32| div_step(a, d, a as f32 * f32::from_bits(r));
+        let flat = group.1 * groups.0 + group.0;
+        let tile = div(flat, per_tile, rcp_per_tile);
+        let local = flat - tile * per_tile;
+        let full = tile < full_tiles;
+        let tile_w = if full { n } else { last_w };
+        let row = div(local, tile_w, if full { rcp_n } else { rcp_last });
+        (tile * n + (local - row * tile_w), row)
+    }
+
+    #[test]
+    fn swizzle_params_give_the_same_mapping() {
+        assert_eq!(swizzle_params((7, 3), 0), [0; 8], "off");
+        assert_eq!(swizzle_params((7, 3), 100)[..4], [7, 21, 1, 0], "n clamped");
+        assert_eq!(swizzle_params((4096, 4096), 16)[7], 0, "2^24 groups: f32");
+        assert_eq!(swizzle_params((4096, 4097), 16)[7], 1, "more: exact");
+        assert_eq!(SWIZZLE_F32_GROUPS, 1 << 24);
+        let grids = (1..=70).flat_map(|w| (1..=70).map(move |h| (w, h)));
+        for (w, h) in grids.chain([(4095, 4097), (4096, 4096), (1, 65535), (65535, 256)]) {
+            let big = w * h > 10_000;
+            if big && cfg!(debug_assertions) {
+                continue;
+            }
+            for n in [1, 2, 3, 5, 8, 10, 16, 32, 100] {
+                let s = swizzle_params((w, h), n);
+                (0..h).into_par_iter().for_each(|y| {
+                    for x in 0..w {
+                        let want = swizzle((x, y), (w, h), n);
+                        assert_eq!(
+                            tiles_model((x, y), (w, h), s),
+                            want,
+                            "{w}x{h} n={n} ({x},{y})"
+                        );
+                    }
+                });
+            }
+        }
+    }
+
+    /// swizzle_tiles on the GPU: every group of each grid, as the arguments of one
+    /// invocation each (256 a workgroup), packed `x | y << 16`, against [`swizzle`];
+    /// also with `exact` forced on (the path of dispatches past 2^24 groups).
+    #[test]
+    fn swizzle_tiles_on_the_gpu_equals_swizzle() {
+        use wgpu::util::DeviceExt;
+        let ctx = crate::Ctx::new().expect("a GPU context (lavapipe will do)");
+        let device = ctx.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("swizzle_tiles probe"),
+            source: wgpu::ShaderSource::Wgsl(
+                format!(
+                    "{SWIZZLE_WGSL}
+struct Probe {{ w: u32, h: u32, pad0: u32, pad1: u32, s: SwizzleParams }}
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<uniform> p: Probe;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) g: vec3<u32>, @builtin(num_workgroups) gs: vec3<u32>,
+        @builtin(local_invocation_index) l: u32) {{
+    let i = (g.y * gs.x + g.x) * 256u + l;
+    if i >= p.w * p.h {{
+        return;
+    }}
+    let s = swizzle_tiles(vec2<u32>(i % p.w, i / p.w), vec2<u32>(p.w, p.h), p.s);
+    out[i] = s.x | (s.y << 16u);
+}}"
+                )
+                .into(),
+            ),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("swizzle_tiles probe"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let mut cases = vec![];
+        for groups in [
+            (1, 1),
+            (5, 2),
+            (17, 3),
+            (33, 7),
+            (40, 40),
+            (100, 3),
+            (3, 100),
+        ] {
+            for n in [1, 2, 3, 8, 16, 32, 100] {
+                cases.push((groups, n, false));
+                cases.push((groups, n, true));
+            }
+        }
+        for n in [3, 10, 16] {
+            cases.push(((4095, 4097), n, false));
+            cases.push(((4096, 4096), n, false));
+        }
+        for ((w, h), n, force_exact) in cases {
+            let mut s = swizzle_params((w, h), n);
+            if force_exact {
+                s[7] = 1;
+            }
+            let mut words = vec![w, h, 0, 0];
+            words.extend(s);
+            let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: None,
+                contents: bytemuck::cast_slice(&words),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let cells = (w * h) as usize;
+            let out = ctx.zeros::<u32>(cells).unwrap();
+            let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: out.buffer().as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: uniform.as_entire_binding(),
+                    },
+                ],
+            });
+            let wgs = cells.div_ceil(256) as u32;
+            let rows = wgs.div_ceil(65535);
+            let mut enc = device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind, &[]);
+                pass.dispatch_workgroups(wgs.div_ceil(rows), rows, 1);
+            }
+            ctx.queue().submit([enc.finish()]);
+            let got = out.to_vec().unwrap();
+            got.par_iter().enumerate().for_each(|(i, &v)| {
+                let i = i as u32;
+                let (x, y) = (i % w, i / w);
+                let want = swizzle((x, y), (w, h), n);
+                assert_eq!(
+                    (v & 0xffff, v >> 16),
+                    want,
+                    "{w}x{h} n={n} exact={force_exact} ({x},{y})"
+                );
+            });
+        }
     }
 }
