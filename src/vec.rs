@@ -262,9 +262,6 @@ impl Ctx {
     }
 }
 
-/// How long a blocking read-back polls without blocking before it waits on the fence.
-const READ_BACK_SPIN: std::time::Duration = std::time::Duration::from_micros(500);
-
 /// A read-back in flight: a staging buffer being mapped (or nothing, for zero elements).
 pub(crate) struct ReadBack<T> {
     ctx: Ctx,
@@ -278,19 +275,8 @@ impl<T: GpuElement> ReadBack<T> {
     pub(crate) fn wait(self) -> Result<Vec<T>> {
         if let Some((_, state)) = &self.staging {
             let device = &self.ctx.inner.device;
-            // On a GPU, poll without blocking for a short while first: a small read-back
-            // lands within tens of microseconds, and a blocking fence wait adds its
-            // wake-up time to every round trip (CUDA's synchronisation spins first too).
-            // Not on a CPU adapter, whose work runs on the cores a spin would take.
-            if self.ctx.info().device_type != wgpu::DeviceType::Cpu {
-                let spin_until = std::time::Instant::now() + READ_BACK_SPIN;
-                while !state.done() && std::time::Instant::now() < spin_until {
-                    device
-                        .poll(wgpu::PollType::Poll)
-                        .map_err(|e| self.ctx.poll_error(e))?;
-                }
-            }
-            if !state.done() {
+            // Poll without blocking for a short while first (see `Ctx::spin_poll`).
+            if !state.done() && !self.ctx.spin_poll(|_| state.done())? {
                 self.ctx.wait_idle()?;
             }
             // The GPU is done, but when several threads poll, another thread's poll may

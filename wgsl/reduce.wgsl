@@ -3,7 +3,9 @@
 // Pass `partials`: each of `groups` workgroups walks the input in a grid-stride loop,
 // four elements (one vec4) at a time, folding them into one accumulator per thread;
 // the workgroup then combines its threads' accumulators and writes one partial.
-// Pass `finish`: one workgroup combines the partials and writes the result.
+// Pass `finish`: one workgroup combines the partials and writes the result. When the
+// first pass has a single workgroup (small inputs), it writes the result itself and
+// the second pass is not dispatched: one dispatch less in a blocking call's round trip.
 //
 // The accumulator type A may be wider than the element type T (a compensated pair, or
 // f64 for f32 input). Order of combination is fixed by the dispatch, so results are
@@ -18,7 +20,7 @@ struct Params {
     groups: u32,      // workgroups that take part; surplus ones of a folded grid return
     base: u32,        // where this window's partials go
     opaque_zero: u32, // always 0; the compiler cannot know it (see the compensated sum)
-    _pad0: u32,
+    direct: u32,      // 1: the only workgroup of the first pass writes the result
     _pad1: u32,
     _pad2: u32,
 }
@@ -74,7 +76,11 @@ fn partials_main(ids: Ids) {
     }
     let total = workgroup_reduce(acc, ids);
     if ids.lane == 0u {
-        partials[params.base + group] = total;
+        if params.direct != 0u {
+            result[0] = finish(total);
+        } else {
+            partials[params.base + group] = total;
+        }
     }
 }
 

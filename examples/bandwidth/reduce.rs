@@ -87,6 +87,15 @@ pub fn latency(b: &mut Bench) -> Result<()> {
     for (name, us) in rows {
         println!("latency {name:36} {us:9.1} us");
     }
+    // The host's share of a call: recording and submitting a reduction without waiting
+    // (the GPU keeps up, so this is the CPU time per call).
+    let mut sum = ctx.zeros::<f32>(1)?;
+    let host_us = median_us(&mut || ctx.reduce_into(&small, &mut sum))?;
+    ctx.synchronize()?;
+    println!(
+        "latency {:36} {host_us:9.1} us",
+        "reduce_into n=2^10 host, no wait"
+    );
     for log2 in [10, 16, 20, 24] {
         let n = 1usize << log2;
         if n > b.n {

@@ -290,6 +290,11 @@ impl Ctx {
             params.push([full, if last { tail } else { 0 }, groups, base, 0, 0, 0, 0]);
             base += groups;
         }
+        // One workgroup in all: it writes the result, and there is no second pass.
+        let direct = base == 1;
+        if direct {
+            params[0][5] = 1;
+        }
         params.push([base, 0, 1, 0, 0, 0, 0, 0]);
         let grids = params[..windows.len()]
             .iter()
@@ -340,6 +345,7 @@ impl Ctx {
                         entry(0, param_at(i)),
                         entry(1, partials.as_entire_binding()),
                         entry(2, window(&x.buffer)),
+                        entry(4, result.as_entire_binding()),
                     ];
                     if let Some(y) = y {
                         entries.push(entry(3, window(&y.buffer)));
@@ -347,14 +353,16 @@ impl Ctx {
                     pass.set_bind_group(0, &bind_group(device, &partials_kernel, &entries), &[]);
                     pass.dispatch_workgroups(*gx, *gy, *gz);
                 }
-                pass.set_pipeline(&finish_kernel.pipeline);
-                let entries = [
-                    entry(0, param_at(windows.len())),
-                    entry(1, partials.as_entire_binding()),
-                    entry(4, result.as_entire_binding()),
-                ];
-                pass.set_bind_group(0, &bind_group(device, &finish_kernel, &entries), &[]);
-                pass.dispatch_workgroups(1, 1, 1);
+                if !direct {
+                    pass.set_pipeline(&finish_kernel.pipeline);
+                    let entries = [
+                        entry(0, param_at(windows.len())),
+                        entry(1, partials.as_entire_binding()),
+                        entry(4, result.as_entire_binding()),
+                    ];
+                    pass.set_bind_group(0, &bind_group(device, &finish_kernel, &entries), &[]);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
             }
             enc
         })?;
