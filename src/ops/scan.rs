@@ -1172,8 +1172,11 @@ impl Program {
             LOOK_BACK_WGSL
         };
         let chained_wgsl = render(
-            &render(CHAINED_WGSL, &[("LOOK_BACK", look_back)]),
-            &[("STASH", STASH.to_string())],
+            CHAINED_WGSL,
+            &[
+                ("LOOK_BACK", look_back.to_string()),
+                ("STASH", STASH.to_string()),
+            ],
         );
         let vars = |chained: bool| {
             let v = if chained { v_chained } else { v };
