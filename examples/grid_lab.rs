@@ -23,15 +23,17 @@
 //! transposes must match bit for bit, the blur within 1e-6 relative. A row whose check
 //! fails says FAIL (it is still timed) and the run exits with status 1.
 //!
-//! Timing: GPU timestamps around a round of back-to-back calls recorded into one command
-//! buffer (one compute pass per call, so wgpu puts a barrier between calls as it does
-//! between gpuprim calls); warm-up of `--warm-ms` (500) per row, then 11 rounds of 20
-//! calls (5 of 4 on a CPU adapter), median ms per call. Rows marked "one submit per call" submit each call
-//! separately, as gpuprim's own calls (and the figures in docs/PERFORMANCE.md) do.
+//! Timing: GPU timestamps (the bandwidth example's `GpuTimer`, its marks recorded into
+//! the round's command buffer) around a round of back-to-back calls recorded into one
+//! command buffer (one compute pass per call, so wgpu puts a barrier between calls as it
+//! does between gpuprim calls); warm-up of `--warm-ms` (500) per row, then 11 rounds of
+//! 20 calls (5 of 4 on a CPU adapter), median ms per call. Rows marked "one submit per
+//! call" submit each call separately, as gpuprim's own calls (and the figures in
+//! docs/PERFORMANCE.md) do.
 //! GB/s counts the image read once and written once (8 bytes per pixel); "vs copy" is
 //! that bandwidth over the faster of the two vec4 copy kernels at the same size.
 //!
-//! Rows (`--wgsl` prints any row's kernel):
+//! Rows (the table in `cases`, one line a row; `--wgsl` prints any row's kernel):
 //! - copies: vec4 grid-stride (gpuprim's map kernel, <= 32768 groups of 256), vec4 one per
 //!   thread, the same with one submit per call, `copy_buffer_to_buffer`, and a plain copy
 //!   in the launch shape of each transpose family (32x32/32x8, 64x64/64x4, vec4 64x64/16x16,
@@ -85,12 +87,25 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::rc::Rc;
 use std::time::Instant;
 
 use gpuprim::{Ctx, GpuVec, Grid2D, Grid2DMut, Swizzle, wgpu};
 use rayon::prelude::*;
 
-type LabResult<T> = Result<T, Box<dyn std::error::Error>>;
+#[path = "demos/common.rs"]
+#[allow(dead_code)] // shared by the examples; grid_lab uses its flags, error scopes, median
+mod common;
+
+// demos/common.rs includes timing.rs too, privately: grid_lab includes it again for
+// GpuTimer (compiled twice, two GpuTimer types; grid_lab uses only this one).
+#[path = "bandwidth/timing.rs"]
+#[allow(dead_code)] // the bandwidth table's helpers; grid_lab uses only its GpuTimer
+#[allow(clippy::duplicate_mod)]
+mod timing;
+
+use common::{Args, DemoResult as LabResult, scoped};
+use timing::GpuTimer;
 
 const USAGE: &str = "grid_lab: transpose and swizzle experiments (issue #6)
 
@@ -114,8 +129,9 @@ const RAGGED: (u32, u32) = (200, 92);
 // WGSL
 
 /// wgsl/swizzle.wgsl as it was (swizzle_group, verbatim): the old swizzle of the blur
-/// rows. The `swizzle_tiles` row uses the library's text, `gpuprim::SWIZZLE_WGSL`.
-const SWIZZLE_WGSL: &str = r#"// Thread-group ID swizzling (NVIDIA, GDC 2019, with the fix for dispatch widths that are
+/// rows and of T-a, kept here as the baseline docs/PERFORMANCE.md quotes. The
+/// `swizzle_tiles` row uses the library's text, `gpuprim::SWIZZLE_WGSL`.
+const SWIZZLE_OLD_WGSL: &str = r#"// Thread-group ID swizzling (NVIDIA, GDC 2019, with the fix for dispatch widths that are
 // not a multiple of n): the workgroups of a 2D dispatch, taken in launch order (row-major
 // workgroup_id), are sent to vertical tiles n workgroups wide, column by column, so the
 // groups running at one time touch a compact area (better L2 reuse) instead of a full row.
@@ -132,8 +148,8 @@ fn swizzle_group(group: vec2<u32>, groups: vec2<u32>, n_in: u32) -> vec2<u32> {
 }"#;
 
 /// wgsl/grid2d_transpose.wgsl before T-b replaced it, verbatim (filled with T = f32, no
-/// ENABLE, the swizzle).
-const TRANSPOSE_CURRENT_WGSL: &str = r#"// transpose: dst(y, x) = src(x, y). One workgroup of 32 x 8 threads moves a 32 x 32 tile
+/// ENABLE, the old swizzle): the T-a rows, the baseline docs/PERFORMANCE.md quotes.
+const TRANSPOSE_OLD_WGSL: &str = r#"// transpose: dst(y, x) = src(x, y). One workgroup of 32 x 8 threads moves a 32 x 32 tile
 // through workgroup memory: coalesced row reads of src, coalesced row writes of dst. The
 // tile has 33 columns so the column-wise read back hits 32 different banks.
 {{ENABLE}}
@@ -478,16 +494,7 @@ fn move_tile(t: vec2<u32>, lid: vec2<u32>) {{
     }
     s += "    }\n";
     if !transpose {
-        s += "    if full {\n        let obase = sy * p.dst_pitch + sx;\n";
-        for (k, &(dx, dy)) in loads.iter().enumerate() {
-            let at = offset("obase", dy, "p.dst_pitch", dx);
-            writeln!(s, "        dst[{at}] = v{k};").unwrap();
-        }
-        s += "    } else {\n";
-        for (k, &(dx, dy)) in loads.iter().enumerate() {
-            writeln!(s, "        st(sx + {dx}u, sy + {dy}u, v{k});").unwrap();
-        }
-        s += "    }\n}\n";
+        store_block(&mut s, ("sx", "sy"), "v", &loads);
         s += &tile_main(tx, ty, walk, false);
         return s;
     }
@@ -504,18 +511,28 @@ fn move_tile(t: vec2<u32>, lid: vec2<u32>) {{
         writeln!(s, "    let o{k} = tile[lid.x + {dc}u][lid.y + {dr}u];").unwrap();
     }
     s += "    let dx = y0 + lid.x;\n    let dy = x0 + lid.y;\n";
-    s += "    if full {\n        let obase = dy * p.dst_pitch + dx;\n";
-    for (k, &(dc, dr)) in stores.iter().enumerate() {
-        let at = offset("obase", dr, "p.dst_pitch", dc);
-        writeln!(s, "        dst[{at}] = o{k};").unwrap();
-    }
-    s += "    } else {\n";
-    for (k, &(dc, dr)) in stores.iter().enumerate() {
-        writeln!(s, "        st(dx + {dc}u, dy + {dr}u, o{k});").unwrap();
-    }
-    s += "    }\n}\n";
+    store_block(&mut s, ("dx", "dy"), "o", &stores);
     s += &tile_main(tx, ty, walk, true);
     s
+}
+
+/// The end of `move_tile`: stores `{v}k` at dst(x + dx_k, y + dy_k) for each (dx_k, dy_k)
+/// of `at`, without bounds checks for a full tile, through `st` for a partial one.
+fn store_block(s: &mut String, (x, y): (&str, &str), v: &str, at: &[(u32, u32)]) {
+    writeln!(
+        s,
+        "    if full {{\n        let obase = {y} * p.dst_pitch + {x};"
+    )
+    .unwrap();
+    for (k, &(dx, dy)) in at.iter().enumerate() {
+        let o = offset("obase", dy, "p.dst_pitch", dx);
+        writeln!(s, "        dst[{o}] = {v}{k};").unwrap();
+    }
+    *s += "    } else {\n";
+    for (k, &(dx, dy)) in at.iter().enumerate() {
+        writeln!(s, "        st({x} + {dx}u, {y} + {dy}u, {v}{k});").unwrap();
+    }
+    *s += "    }\n}\n";
 }
 
 /// A TILE x TILE tile moved with vec4 loads along src rows and vec4 stores along dst rows,
@@ -673,7 +690,7 @@ fn blur_wgsl(order: Order, wx: u32, wy: u32, g: Geom) -> String {
     };
     let (swizzle, swz_field) = match order {
         Order::Tiles => (gpuprim::SWIZZLE_WGSL, "\n    swz: SwizzleParams,"),
-        _ => (SWIZZLE_WGSL, ""),
+        _ => (SWIZZLE_OLD_WGSL, ""),
     };
     MAP2D_WGSL
         .replace("{{SWIZZLE}}", swizzle)
@@ -684,11 +701,11 @@ fn blur_wgsl(order: Order, wx: u32, wy: u32, g: Geom) -> String {
         .replace("{{WY}}", &wy.to_string())
 }
 
-fn transpose_current_wgsl() -> String {
-    TRANSPOSE_CURRENT_WGSL
+fn transpose_old_wgsl() -> String {
+    TRANSPOSE_OLD_WGSL
         .replace("{{ENABLE}}", "")
         .replace("{{T}}", "f32")
-        .replace("{{SWIZZLE}}", SWIZZLE_WGSL)
+        .replace("{{SWIZZLE}}", SWIZZLE_OLD_WGSL)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -760,13 +777,11 @@ enum LibOp {
 const BLUR_BODY: &str =
     "(load(x, y - 2) + load(x, y - 1) + load(x, y) + load(x, y + 1) + load(x, y + 2)) * 0.2";
 
-type WgslFn = Box<dyn Fn(Geom) -> String>;
+type WgslFn = Rc<dyn Fn(Geom) -> String>;
 
-struct Case {
-    name: String,
-    kind: Kind,
-    wgsl: WgslFn,
-    launch: Launch,
+/// How a row runs its kernel, besides the kernel text and launch shape.
+#[derive(Clone, Copy, Debug)]
+struct Knobs {
     /// Params.n (swizzle width or band height; 0 = off).
     n: u32,
     /// Params.pad.
@@ -779,55 +794,110 @@ struct Case {
     submit_each: bool,
     /// Extra row pitch (elements) of src and dst.
     pitch_pad: u32,
-    /// A vec4 copy: the "vs copy" reference is the faster of these.
-    reference: bool,
-    /// Needs w, h, pitches multiples of 4.
-    vec4: bool,
 }
 
-impl Case {
-    fn new(name: &str, kind: Kind, launch: Launch, wgsl: WgslFn) -> Case {
-        Case {
-            name: name.to_string(),
-            kind,
-            wgsl,
-            launch,
-            n: 0,
-            pad: 0,
-            unchecked: false,
-            submit_each: false,
-            pitch_pad: 0,
-            reference: false,
-            vec4: false,
+const PLAIN: Knobs = Knobs {
+    n: 0,
+    pad: 0,
+    unchecked: false,
+    submit_each: false,
+    pitch_pad: 0,
+};
+const UNCHECKED: Knobs = PLAIN.unchecked();
+const SUBMIT_EACH: Knobs = PLAIN.submit_each();
+const PITCH_32: Knobs = PLAIN.pitch_pad(32);
+
+impl Knobs {
+    const fn n(self, n: u32) -> Knobs {
+        Knobs { n, ..self }
+    }
+
+    const fn pad(self, pad: u32) -> Knobs {
+        Knobs { pad, ..self }
+    }
+
+    const fn unchecked(self) -> Knobs {
+        Knobs {
+            unchecked: true,
+            ..self
         }
     }
 
-    fn fixed(name: &str, kind: Kind, launch: Launch, wgsl: String) -> Case {
-        Case::new(name, kind, launch, Box::new(move |_| wgsl.clone()))
+    const fn submit_each(self) -> Knobs {
+        Knobs {
+            submit_each: true,
+            ..self
+        }
     }
 
-    fn n(mut self, n: u32) -> Case {
-        self.n = n;
+    const fn pitch_pad(self, pitch_pad: u32) -> Knobs {
+        Knobs { pitch_pad, ..self }
+    }
+}
+
+/// One row: a kernel (or a library call, or `copy_buffer_to_buffer`) and how it runs.
+struct Case {
+    name: &'static str,
+    kind: Kind,
+    launch: Launch,
+    wgsl: WgslFn,
+    knobs: Knobs,
+}
+
+impl Case {
+    /// A vec4 copy batched in one command buffer: the "vs copy" reference is the faster
+    /// of these.
+    fn reference(&self) -> bool {
+        self.kind == Kind::Copy
+            && matches!(self.launch, Launch::Vec4 { .. })
+            && !self.knobs.submit_each
+    }
+}
+
+/// The rows in order: [`Table::kernel`] (or [`Table::blur`]) sets the kernel of the
+/// [`Table::row`]s after it, each a name and its knobs.
+struct Table {
+    cases: Vec<Case>,
+    kind: Kind,
+    launch: Launch,
+    wgsl: WgslFn,
+}
+
+impl Table {
+    fn kernel_fn(
+        &mut self,
+        kind: Kind,
+        launch: Launch,
+        wgsl: impl Fn(Geom) -> String + 'static,
+    ) -> &mut Table {
+        (self.kind, self.launch, self.wgsl) = (kind, launch, Rc::new(wgsl));
         self
     }
 
-    fn unchecked(mut self) -> Case {
-        self.unchecked = true;
-        self
+    /// A kernel whose text is the same at every size.
+    fn kernel(&mut self, kind: Kind, launch: Launch, wgsl: String) -> &mut Table {
+        self.kernel_fn(kind, launch, move |_| wgsl.clone())
     }
 
-    fn submit_each(mut self) -> Case {
-        self.submit_each = true;
-        self
+    /// A library call or `copy_buffer_to_buffer`: no WGSL of its own.
+    fn call(&mut self, kind: Kind, launch: Launch) -> &mut Table {
+        self.kernel(kind, launch, String::new())
     }
 
-    fn pitch_pad(mut self, pad: u32) -> Case {
-        self.pitch_pad = pad;
-        self
+    /// The blur (map2d's text) in `order`, `wx` x `wy` workgroups.
+    fn blur(&mut self, order: Order, wx: u32, wy: u32) -> &mut Table {
+        let launch = Launch::Tiles { tw: wx, th: wy };
+        self.kernel_fn(Kind::Blur, launch, move |g| blur_wgsl(order, wx, wy, g))
     }
 
-    fn vec4(mut self) -> Case {
-        self.vec4 = true;
+    fn row(&mut self, name: &'static str, knobs: Knobs) -> &mut Table {
+        self.cases.push(Case {
+            name,
+            kind: self.kind,
+            launch: self.launch,
+            wgsl: self.wgsl.clone(),
+            knobs,
+        });
         self
     }
 }
@@ -836,280 +906,115 @@ fn cases(cpu: bool) -> Vec<Case> {
     use Kind::*;
     use Launch::*;
     // gpuprim's map kernel: at most 32768 groups of 256 on a GPU, 256 on a CPU adapter.
-    let lib_groups = if cpu { 256 } else { 32768 };
-    let t32 = Tiles { tw: 32, th: 32 };
-    let t64 = Tiles { tw: 64, th: 64 };
-    let scalar = |tw, th, tx, ty, transpose, walk| -> String {
-        scalar_tile_wgsl(tw, th, tx, ty, transpose, walk)
+    let map = Vec4 {
+        max_groups: if cpu { 256 } else { 32768 },
     };
-    let mut v = vec![
-        // -- copies: the reference and each launch shape's ceiling
-        Case::fixed(
-            "copy vec4, grid-stride <=32768 groups (gpuprim map)",
-            Copy,
-            Vec4 {
-                max_groups: lib_groups,
-            },
-            vec4_copy_wgsl(true),
-        ),
-        Case::fixed(
-            "copy vec4, one vec4 per thread",
-            Copy,
-            Vec4 {
-                max_groups: u32::MAX,
-            },
-            vec4_copy_wgsl(false),
-        ),
-        Case::fixed(
-            "copy vec4 gpuprim map, one submit per call",
-            Copy,
-            Vec4 {
-                max_groups: lib_groups,
-            },
-            vec4_copy_wgsl(true),
-        )
-        .submit_each(),
-        Case::fixed("copy_buffer_to_buffer", Copy, BufferCopy, String::new()),
-        Case::fixed(
-            "copy 2D 32x32 tile, 32x8 thr (shape of T-a, T-b)",
-            Copy,
-            t32,
-            scalar(32, 32, 32, 8, false, Walk::Grid),
-        ),
-        Case::fixed(
-            "copy 2D 64x64 tile, 64x4 thr (shape of T-c)",
-            Copy,
-            t64,
-            scalar(64, 64, 64, 4, false, Walk::Grid),
-        ),
-        Case::fixed(
-            "copy 2D vec4 64x64 tile, 16x16 thr (shape of T-d)",
-            Copy,
-            t64,
-            vec4_tile_wgsl(64, false, Walk::Grid),
-        )
-        .vec4(),
-        Case::fixed(
-            "copy 2D vec4 32x32 tile, 8x8 thr (shape of T-d32)",
-            Copy,
-            t32,
-            vec4_tile_wgsl(32, false, Walk::Grid),
-        )
-        .vec4(),
-        // -- transposes
-        Case::fixed(
-            "T-a old grid2d_transpose.wgsl, swizzle off",
-            Transpose,
-            t32,
-            transpose_current_wgsl(),
-        ),
-        Case::fixed(
-            "T-a old, swizzle n=16",
-            Transpose,
-            t32,
-            transpose_current_wgsl(),
-        )
-        .n(16),
-        Case::fixed(
+    let per_thread = Vec4 {
+        max_groups: u32::MAX,
+    };
+    let (t32, t64) = (Tiles { tw: 32, th: 32 }, Tiles { tw: 64, th: 64 });
+    let (p32, p64) = (Persistent { tw: 32, th: 32 }, Persistent { tw: 64, th: 64 });
+    let (t32x64, t64x32) = (Tiles { tw: 32, th: 64 }, Tiles { tw: 64, th: 32 });
+    let scalar = scalar_tile_wgsl;
+    let (grid, persistent) = (Walk::Grid, Walk::Persistent);
+    let tb = scalar(32, 32, 32, 8, true, grid);
+    let transpose = |sw| Library(LibOp::Transpose(sw));
+    let map2d = |sw| Library(LibOp::Map2dBlur(sw));
+    let n16 = Swizzle::Tiles { n: 16 };
+    let mut t = Table {
+        cases: Vec::new(),
+        kind: Copy,
+        launch: BufferCopy,
+        wgsl: Rc::new(|_| String::new()),
+    };
+    // -- copies: the reference and each launch shape's ceiling
+    t.kernel(Copy, map, vec4_copy_wgsl(true))
+        .row("copy vec4, grid-stride <=32768 groups (gpuprim map)", PLAIN);
+    t.kernel(Copy, per_thread, vec4_copy_wgsl(false))
+        .row("copy vec4, one vec4 per thread", PLAIN);
+    t.kernel(Copy, map, vec4_copy_wgsl(true))
+        .row("copy vec4 gpuprim map, one submit per call", SUBMIT_EACH);
+    t.call(Copy, BufferCopy).row("copy_buffer_to_buffer", PLAIN);
+    t.kernel(Copy, t32, scalar(32, 32, 32, 8, false, grid))
+        .row("copy 2D 32x32 tile, 32x8 thr (shape of T-a, T-b)", PLAIN);
+    t.kernel(Copy, t64, scalar(64, 64, 64, 4, false, grid))
+        .row("copy 2D 64x64 tile, 64x4 thr (shape of T-c)", PLAIN);
+    t.kernel(Copy, t64, vec4_tile_wgsl(64, false, grid))
+        .row("copy 2D vec4 64x64 tile, 16x16 thr (shape of T-d)", PLAIN);
+    t.kernel(Copy, t32, vec4_tile_wgsl(32, false, grid))
+        .row("copy 2D vec4 32x32 tile, 8x8 thr (shape of T-d32)", PLAIN);
+    // -- transposes
+    t.kernel(Transpose, t32, transpose_old_wgsl())
+        .row("T-a old grid2d_transpose.wgsl, swizzle off", PLAIN)
+        .row("T-a old, swizzle n=16", PLAIN.n(16))
+        .row(
             "T-a old, one submit per call (as ctx.transpose was)",
-            Transpose,
-            t32,
-            transpose_current_wgsl(),
+            SUBMIT_EACH,
         )
-        .submit_each(),
-        Case::fixed(
-            "T-a old, naga runtime checks off",
-            Transpose,
-            t32,
-            transpose_current_wgsl(),
-        )
-        .unchecked(),
-        Case::fixed(
-            "ctx.transpose (T-b), swizzle off, one submit per call",
-            Transpose,
-            Library(LibOp::Transpose(Swizzle::Off)),
-            String::new(),
-        )
-        .submit_each(),
-        Case::fixed(
-            "ctx.transpose (T-b), swizzle n=16, one submit per call",
-            Transpose,
-            Library(LibOp::Transpose(Swizzle::Tiles { n: 16 })),
-            String::new(),
-        )
-        .submit_each(),
-        Case::fixed(
-            "T-b 32x32, 32x8 thr, 4 loads then stores",
-            Transpose,
-            t32,
-            scalar(32, 32, 32, 8, true, Walk::Grid),
-        ),
-        Case::fixed(
-            "T-b, naga runtime checks off",
-            Transpose,
-            t32,
-            scalar(32, 32, 32, 8, true, Walk::Grid),
-        )
-        .unchecked(),
-        Case::fixed(
-            "T-b, row pitch side+32 (not a power of 2)",
-            Transpose,
-            t32,
-            scalar(32, 32, 32, 8, true, Walk::Grid),
-        )
-        .pitch_pad(32),
-        Case::fixed(
-            "T-c 64x64, 64x4 thr, 16 loads then stores",
-            Transpose,
-            t64,
-            scalar(64, 64, 64, 4, true, Walk::Grid),
-        ),
-        Case::fixed(
-            "T-d vec4 64x64, 16x16 thr, 4x4 in registers",
-            Transpose,
-            t64,
-            vec4_tile_wgsl(64, true, Walk::Grid),
-        )
-        .vec4(),
-        Case::fixed(
-            "T-d, naga runtime checks off",
-            Transpose,
-            t64,
-            vec4_tile_wgsl(64, true, Walk::Grid),
-        )
-        .vec4()
-        .unchecked(),
-        Case::fixed(
-            "T-d, row pitch side+32 (not a power of 2)",
-            Transpose,
-            t64,
-            vec4_tile_wgsl(64, true, Walk::Grid),
-        )
-        .vec4()
-        .pitch_pad(32),
-        Case::fixed(
-            "T-d32 vec4 32x32, 8x8 thr (64-thread groups)",
-            Transpose,
-            t32,
-            vec4_tile_wgsl(32, true, Walk::Grid),
-        )
-        .vec4(),
-        Case::fixed(
-            "T-e1 T-b grid-stride over tiles (--persistent)",
-            Transpose,
-            Persistent { tw: 32, th: 32 },
-            scalar(32, 32, 32, 8, true, Walk::Persistent),
-        ),
-        Case::fixed(
-            "T-e1 T-d grid-stride over tiles (--persistent)",
-            Transpose,
-            Persistent { tw: 64, th: 64 },
-            vec4_tile_wgsl(64, true, Walk::Persistent),
-        )
-        .vec4(),
-        Case::fixed(
-            "T-e2 2 tiles/group: 32w x 64h, 32x8 thr, 8 loads",
-            Transpose,
-            Tiles { tw: 32, th: 64 },
-            scalar(32, 64, 32, 8, true, Walk::Grid),
-        ),
-        Case::fixed(
-            "T-e2 2 tiles/group: 64w x 32h, 32x8 thr, 8 loads",
-            Transpose,
-            Tiles { tw: 64, th: 32 },
-            scalar(64, 32, 32, 8, true, Walk::Grid),
-        ),
-        Case::fixed(
-            "T-e3 T-b in Harris's diagonal block order",
-            Transpose,
-            t32,
-            scalar(32, 32, 32, 8, true, Walk::Diagonal),
-        ),
-    ];
+        .row("T-a old, naga runtime checks off", UNCHECKED);
+    t.call(Transpose, transpose(Swizzle::Off)).row(
+        "ctx.transpose (T-b), swizzle off, one submit per call",
+        SUBMIT_EACH,
+    );
+    t.call(Transpose, transpose(n16)).row(
+        "ctx.transpose (T-b), swizzle n=16, one submit per call",
+        SUBMIT_EACH,
+    );
+    t.kernel(Transpose, t32, tb)
+        .row("T-b 32x32, 32x8 thr, 4 loads then stores", PLAIN)
+        .row("T-b, naga runtime checks off", UNCHECKED)
+        .row("T-b, row pitch side+32 (not a power of 2)", PITCH_32);
+    t.kernel(Transpose, t64, scalar(64, 64, 64, 4, true, grid))
+        .row("T-c 64x64, 64x4 thr, 16 loads then stores", PLAIN);
+    // The vec4 kernels need w, h and pitches to be multiples of 4 (--sides and RAGGED
+    // are).
+    t.kernel(Transpose, t64, vec4_tile_wgsl(64, true, grid))
+        .row("T-d vec4 64x64, 16x16 thr, 4x4 in registers", PLAIN)
+        .row("T-d, naga runtime checks off", UNCHECKED)
+        .row("T-d, row pitch side+32 (not a power of 2)", PITCH_32);
+    t.kernel(Transpose, t32, vec4_tile_wgsl(32, true, grid))
+        .row("T-d32 vec4 32x32, 8x8 thr (64-thread groups)", PLAIN);
+    t.kernel(Transpose, p32, scalar(32, 32, 32, 8, true, persistent))
+        .row("T-e1 T-b grid-stride over tiles (--persistent)", PLAIN);
+    t.kernel(Transpose, p64, vec4_tile_wgsl(64, true, persistent))
+        .row("T-e1 T-d grid-stride over tiles (--persistent)", PLAIN);
+    t.kernel(Transpose, t32x64, scalar(32, 64, 32, 8, true, grid))
+        .row("T-e2 2 tiles/group: 32w x 64h, 32x8 thr, 8 loads", PLAIN);
+    t.kernel(Transpose, t64x32, scalar(64, 32, 32, 8, true, grid))
+        .row("T-e2 2 tiles/group: 64w x 32h, 32x8 thr, 8 loads", PLAIN);
+    t.kernel(Transpose, t32, scalar(32, 32, 32, 8, true, Walk::Diagonal))
+        .row("T-e3 T-b in Harris's diagonal block order", PLAIN);
     // -- the 5-tap vertical blur, 16 x 16 workgroups, in several workgroup orders
-    let blur = |name: &str, order: Order, wx: u32, wy: u32| {
-        Case::new(
-            name,
-            Blur,
-            Tiles { tw: wx, th: wy },
-            Box::new(move |g| blur_wgsl(order, wx, wy, g)),
-        )
-    };
-    v.extend([
-        blur("B linear (map2d, swizzle off)", Order::Library, 16, 16),
-        blur(
-            "B swizzle_group n=16 (old map2d default)",
-            Order::Library,
-            16,
-            16,
-        )
-        .n(16),
-        blur(
-            "B swizzle_tiles n=16 (new map2d default)",
-            Order::Tiles,
-            16,
-            16,
-        )
-        .n(16),
-        {
-            let mut c = blur(
-                "B swizzle n=16 computed, result discarded",
-                Order::Discarded,
-                16,
-                16,
-            )
-            .n(16);
-            c.pad = u32::MAX;
-            c
-        },
-        blur(
-            "B swizzle n=16, grid + n baked as constants",
-            Order::Baked(16),
-            16,
-            16,
-        ),
-        blur(
-            "B swizzle n=16, naga runtime checks off",
-            Order::Library,
-            16,
-            16,
-        )
-        .n(16)
-        .unchecked(),
-        blur("B linear, naga runtime checks off", Order::Library, 16, 16).unchecked(),
-        blur("B swizzle n=4", Order::Library, 16, 16).n(4),
-        blur("B swizzle n=8", Order::Library, 16, 16).n(8),
-        blur("B swizzle n=32", Order::Library, 16, 16).n(32),
-        blur("B row bands 2 groups tall", Order::Bands, 16, 16).n(2),
-        blur("B row bands 4 groups tall", Order::Bands, 16, 16).n(4),
-        blur("B row bands 8 groups tall", Order::Bands, 16, 16).n(8),
-        blur(
-            "B linear, 32x8 workgroups (full lines)",
-            Order::Library,
-            32,
-            8,
-        ),
-        Case::fixed(
-            "B ctx.map2d swizzle off, one submit per call",
-            Blur,
-            Library(LibOp::Map2dBlur(Swizzle::Off)),
-            String::new(),
-        )
-        .submit_each(),
-        Case::fixed(
-            "B ctx.map2d swizzle_tiles n=16, one submit per call",
-            Blur,
-            Library(LibOp::Map2dBlur(Swizzle::Tiles { n: 16 })),
-            String::new(),
-        )
-        .submit_each(),
-    ]);
-    for c in &mut v {
-        if c.kind == Copy && matches!(c.launch, Vec4 { .. }) && !c.submit_each {
-            c.reference = true;
-        }
-    }
-    v
+    t.blur(Order::Library, 16, 16)
+        .row("B linear (map2d, swizzle off)", PLAIN)
+        .row("B swizzle_group n=16 (old map2d default)", PLAIN.n(16));
+    t.blur(Order::Tiles, 16, 16)
+        .row("B swizzle_tiles n=16 (new map2d default)", PLAIN.n(16));
+    t.blur(Order::Discarded, 16, 16).row(
+        "B swizzle n=16 computed, result discarded",
+        PLAIN.n(16).pad(u32::MAX),
+    );
+    t.blur(Order::Baked(16), 16, 16)
+        .row("B swizzle n=16, grid + n baked as constants", PLAIN);
+    t.blur(Order::Library, 16, 16)
+        .row("B swizzle n=16, naga runtime checks off", UNCHECKED.n(16))
+        .row("B linear, naga runtime checks off", UNCHECKED)
+        .row("B swizzle n=4", PLAIN.n(4))
+        .row("B swizzle n=8", PLAIN.n(8))
+        .row("B swizzle n=32", PLAIN.n(32));
+    t.blur(Order::Bands, 16, 16)
+        .row("B row bands 2 groups tall", PLAIN.n(2))
+        .row("B row bands 4 groups tall", PLAIN.n(4))
+        .row("B row bands 8 groups tall", PLAIN.n(8));
+    t.blur(Order::Library, 32, 8)
+        .row("B linear, 32x8 workgroups (full lines)", PLAIN);
+    t.call(Blur, map2d(Swizzle::Off))
+        .row("B ctx.map2d swizzle off, one submit per call", SUBMIT_EACH);
+    t.call(Blur, map2d(n16)).row(
+        "B ctx.map2d swizzle_tiles n=16, one submit per call",
+        SUBMIT_EACH,
+    );
+    t.cases
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1297,32 +1202,15 @@ struct Lab {
     persistent: u32,
     pipelines: HashMap<(String, bool), wgpu::ComputePipeline>,
     images: HashMap<Geom, Images>,
-    timer: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
+    /// The bandwidth example's timer (its query set and buffers; its marks are recorded
+    /// into each round's own command buffer, see [`Lab::round`]).
+    timer: Option<GpuTimer>,
 }
 
 impl Lab {
     fn new(ctx: Ctx, warm_ms: Option<u64>, persistent: Option<u32>) -> Lab {
-        let cpu = ctx.info().device_type == wgpu::DeviceType::Cpu;
-        let timer = ctx.has_features(wgpu::Features::TIMESTAMP_QUERY).then(|| {
-            let d = ctx.device();
-            let buffer = |usage| {
-                d.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("grid_lab timestamps"),
-                    size: 16,
-                    usage,
-                    mapped_at_creation: false,
-                })
-            };
-            (
-                d.create_query_set(&wgpu::QuerySetDescriptor {
-                    label: Some("grid_lab timer"),
-                    ty: wgpu::QueryType::Timestamp,
-                    count: 2,
-                }),
-                buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
-                buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
-            )
-        });
+        let cpu = common::is_software(&ctx);
+        let timer = GpuTimer::new(&ctx);
         Lab {
             cpu,
             warm_ms: warm_ms.unwrap_or(if cpu { 20 } else { 500 }),
@@ -1332,20 +1220,6 @@ impl Lab {
             images: HashMap::new(),
             timer,
             ctx,
-        }
-    }
-
-    /// Runs `f` with wgpu validation and out-of-memory errors caught.
-    fn scoped<R>(&self, what: &str, f: impl FnOnce() -> R) -> LabResult<R> {
-        let d = self.ctx.device();
-        let oom = d.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = d.push_error_scope(wgpu::ErrorFilter::Validation);
-        let r = f();
-        let invalid = pollster::block_on(validation.pop());
-        let out_of_memory = pollster::block_on(oom.pop());
-        match invalid.or(out_of_memory) {
-            Some(e) => Err(format!("{what}: {e}").into()),
-            None => Ok(r),
         }
     }
 
@@ -1361,32 +1235,31 @@ impl Lab {
         }
         let d = self.ctx.device().clone();
         let src = key.0.as_str();
-        let pipeline = self
-            .scoped(&format!("compiling `{label}`"), || {
-                let desc = wgpu::ShaderModuleDescriptor {
-                    label: Some(label),
-                    source: wgpu::ShaderSource::Wgsl(src.into()),
-                };
-                let module = if unchecked {
-                    // SAFETY: the kernels here bound every index themselves (full-tile
-                    // paths only run for tiles inside the image, whose buffers hold
-                    // pitch x rows elements) and every loop ends.
-                    unsafe {
-                        d.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
-                    }
-                } else {
-                    d.create_shader_module(desc)
-                };
-                d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(label),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some("main"),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
+        let pipeline = scoped(&self.ctx, &format!("compiling `{label}`"), || {
+            let desc = wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(src.into()),
+            };
+            let module = if unchecked {
+                // SAFETY: the kernels here bound every index themselves (full-tile
+                // paths only run for tiles inside the image, whose buffers hold
+                // pitch x rows elements) and every loop ends.
+                unsafe {
+                    d.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+                }
+            } else {
+                d.create_shader_module(desc)
+            };
+            d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
             })
-            .map_err(|e| format!("{e}\n--- WGSL ---\n{src}"))?;
+        })
+        .map_err(|e| format!("{e}\n--- WGSL ---\n{src}"))?;
         self.pipelines.insert(key, pipeline.clone());
         Ok(pipeline)
     }
@@ -1431,7 +1304,7 @@ impl Lab {
             });
         }
         let (dst_w, dst_h, dst_pitch) = g.dst(case.kind);
-        let (mut n, mut pad) = (case.n, case.pad);
+        let (mut n, mut pad) = (case.knobs.n, case.knobs.pad);
         let groups = match case.launch {
             Launch::Tiles { tw, th } => [g.w.div_ceil(tw), g.h.div_ceil(th), 1],
             Launch::Persistent { tw, th } => {
@@ -1453,7 +1326,7 @@ impl Lab {
         let mut params = [0u32; 16];
         params[..8].copy_from_slice(&[g.w, g.h, g.src_pitch(), dst_w, dst_h, dst_pitch, n, pad]);
         params[8..].copy_from_slice(&swizzle_tiles_params((groups[0], groups[1]), n));
-        let pipeline = self.pipeline(&case.name, (case.wgsl)(g), case.unchecked)?;
+        let pipeline = self.pipeline(case.name, (case.wgsl)(g), case.knobs.unchecked)?;
         let uniform = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
             label: Some("grid_lab params"),
             size: 64,
@@ -1466,7 +1339,7 @@ impl Lab {
         let im = self.images(g)?;
         let (src, dst) = (im.src.buffer().clone(), im.dst.buffer().clone());
         let layout = pipeline.get_bind_group_layout(0);
-        let bind = self.scoped(&format!("binding `{}`", case.name), || {
+        let bind = scoped(&self.ctx, &format!("binding `{}`", case.name), || {
             self.ctx
                 .device()
                 .create_bind_group(&wgpu::BindGroupDescriptor {
@@ -1500,7 +1373,7 @@ impl Lab {
     fn check(&mut self, case: &Case, g: Geom) -> LabResult<Result<(), String>> {
         let work = self.work(case, g)?;
         let dst_buffer = self.images(g)?.dst.buffer().clone();
-        self.scoped(&format!("running `{}`", case.name), || {
+        scoped(&self.ctx, &format!("running `{}`", case.name), || {
             let mut enc = self
                 .ctx
                 .device()
@@ -1526,7 +1399,9 @@ impl Lab {
 
     /// One round of `reps` calls: GPU ms per call (host clock without timestamps).
     /// A library call (`Work::Library`) submits itself, so it always runs as if
-    /// `submit_each`.
+    /// `submit_each`. The timer's two marks are recorded into the round's command
+    /// buffers (not submitted alone, as `GpuTimer::mark` does), so a batched round is one
+    /// submission from the first mark to the last.
     fn round(&mut self, work: &Work, reps: usize, submit_each: bool) -> LabResult<f64> {
         let library = matches!(work, Work::Library { .. });
         let submit_each = submit_each || library;
@@ -1535,11 +1410,11 @@ impl Lab {
         let t0 = Instant::now();
         let mut enc = d.create_command_encoder(&Default::default());
         let mark = |enc: &mut wgpu::CommandEncoder, index: u32| {
-            if let Some((queries, _, _)) = &self.timer {
+            if let Some(t) = &self.timer {
                 drop(enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("grid_lab mark"),
                     timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                        query_set: queries,
+                        query_set: &t.queries,
                         beginning_of_pass_write_index: (index == 0).then_some(0),
                         end_of_pass_write_index: (index == 1).then_some(1),
                     }),
@@ -1564,25 +1439,26 @@ impl Lab {
             enc = d.create_command_encoder(&Default::default());
         }
         mark(&mut enc, 1);
-        if let Some((queries, resolved, read)) = &self.timer {
-            enc.resolve_query_set(queries, 0..2, resolved, 0);
-            enc.copy_buffer_to_buffer(resolved, 0, read, 0, 16);
+        if let Some(t) = &self.timer {
+            enc.resolve_query_set(&t.queries, 0..2, &t.resolved, 0);
+            enc.copy_buffer_to_buffer(&t.resolved, 0, &t.read, 0, 16);
         }
         q.submit([enc.finish()]);
-        let Some((_, _, read)) = &self.timer else {
+        let Some(t) = &self.timer else {
             ctx.synchronize()?;
             return Ok(t0.elapsed().as_secs_f64() * 1e3 / reps as f64);
         };
-        read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        t.read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
         ctx.synchronize()?;
         let ticks: [u64; 2] = {
-            let view = read
+            let view = t
+                .read
                 .slice(..)
                 .get_mapped_range()
                 .map_err(|e| format!("reading timestamps: {e:?}"))?;
             bytemuck::pod_read_unaligned(&view[..16])
         };
-        read.unmap();
+        t.read.unmap();
         let ns = ticks[1].wrapping_sub(ticks[0]) as f64 * f64::from(q.get_timestamp_period());
         Ok(ns / 1e6 / reps as f64)
     }
@@ -1593,69 +1469,102 @@ impl Lab {
         let (rounds, reps) = (ROUNDS[usize::from(self.cpu)], REPS[usize::from(self.cpu)]);
         let warm = Instant::now();
         while warm.elapsed().as_millis() < u128::from(self.warm_ms) {
-            self.round(&work, reps, case.submit_each)?;
+            self.round(&work, reps, case.knobs.submit_each)?;
         }
-        let mut ms = (0..rounds)
-            .map(|_| self.round(&work, reps, case.submit_each))
+        let ms = (0..rounds)
+            .map(|_| self.round(&work, reps, case.knobs.submit_each))
             .collect::<LabResult<Vec<f64>>>()?;
-        ms.sort_by(f64::total_cmp);
-        Ok(ms[ms.len() / 2])
+        Ok(common::median(ms))
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // The run
 
+/// A row of the table: the time per call (`None`: not timed) and the check column.
 struct Row {
-    name: String,
+    name: &'static str,
     ms: Option<f64>,
     check: String,
     reference: bool,
 }
 
-fn parse_list<T: std::str::FromStr>(flag: &str, text: &str) -> LabResult<Vec<T>> {
-    text.split(',')
-        .map(|s| {
-            s.trim()
-                .parse()
-                .map_err(|_| format!("{flag} {text:?}: not a list of numbers\n\n{USAGE}").into())
-        })
-        .collect()
+impl Lab {
+    /// Builds `case`, checks it at `side` x `side` and at [`RAGGED`], and times it at
+    /// `side` (a failed check is still timed, an error is not).
+    fn row(&mut self, case: &Case, side: u32) -> Row {
+        let full = Geom {
+            w: side,
+            h: side,
+            pad: case.knobs.pitch_pad,
+        };
+        let ragged = Geom {
+            w: RAGGED.0,
+            h: RAGGED.1,
+            ..full
+        };
+        let checked = self
+            .check(case, full)
+            .and_then(|a| Ok((a, self.check(case, ragged)?)));
+        let (check, ms) = match checked {
+            Ok((Ok(()), Ok(()))) => ("OK".to_string(), self.time(case, full)),
+            Ok((a, b)) => {
+                let mut why = Vec::new();
+                if let Err(e) = a {
+                    why.push(format!("{side}^2: {e}"));
+                }
+                if let Err(e) = b {
+                    why.push(format!("{}x{}: {e}", RAGGED.0, RAGGED.1));
+                }
+                // Timed anyway (marked FAIL): a wrong kernel's time says little.
+                (format!("FAIL {}", why.join("; ")), self.time(case, full))
+            }
+            Err(e) => (format!("ERROR {e}"), Err("not timed".into())),
+        };
+        let (ms, check) = match ms {
+            Ok(ms) => (Some(ms), check),
+            Err(_) if check.starts_with("ERROR") => (None, check),
+            Err(e) => (None, format!("{check}; timing: {e}")),
+        };
+        Row {
+            name: case.name,
+            ms,
+            check,
+            reference: case.reference(),
+        }
+    }
+}
+
+impl Row {
+    /// Prints the row; `bytes` per call, `copy_ms` the reference copy's time.
+    fn print(&self, bytes: f64, copy_ms: Option<f64>) {
+        let (ms, gbs, ratio) = match self.ms {
+            Some(ms) => (
+                format!("{ms:9.4}"),
+                format!("{:8.1}", bytes / ms / 1e6),
+                copy_ms.map_or(String::new(), |c| format!("{:7.2}x", c / ms)),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        println!(
+            "{:54} {ms:>9} {gbs:>8} {ratio:>8}  {}",
+            self.name, self.check
+        );
+    }
 }
 
 fn main() -> std::process::ExitCode {
-    match run() {
-        Ok(true) => std::process::ExitCode::SUCCESS,
-        Ok(false) => std::process::ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("grid_lab: error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    common::main_with("grid_lab", run)
 }
 
-fn run() -> LabResult<bool> {
-    let (mut sides, mut warm_ms, mut persistent, mut filter) = (None, None, None, Vec::new());
-    let mut print_wgsl = false;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut value = || {
-            args.next()
-                .ok_or_else(|| format!("{a} needs a value\n\n{USAGE}"))
-        };
-        match a.as_str() {
-            "--help" | "-h" => {
-                println!("{USAGE}");
-                return Ok(true);
-            }
-            "--sides" => sides = Some(parse_list::<u32>("--sides", &value()?)?),
-            "--warm-ms" => warm_ms = Some(parse_list::<u64>("--warm-ms", &value()?)?[0]),
-            "--persistent" => persistent = Some(parse_list::<u32>("--persistent", &value()?)?[0]),
-            "--filter" => filter = value()?.split(',').map(str::to_string).collect(),
-            "--wgsl" => print_wgsl = true,
-            _ => return Err(format!("unknown argument {a:?}\n\n{USAGE}").into()),
-        }
-    }
+fn run() -> LabResult<()> {
+    let mut args = Args::parse(USAGE)?;
+    let sides = args.list::<u32>("sides")?;
+    let warm_ms = args.value::<u64>("warm-ms")?;
+    let persistent = args.value::<u32>("persistent")?;
+    let filter = args.list::<String>("filter")?.unwrap_or_default();
+    let print_wgsl = args.flag("wgsl")?;
+    args.finish()?;
     let ctx = Ctx::new()?;
     let mut lab = Lab::new(ctx, warm_ms, persistent);
     let sides = sides.unwrap_or(if lab.cpu { vec![512] } else { vec![4096, 8192] });
@@ -1690,7 +1599,7 @@ fn run() -> LabResult<bool> {
             let g = Geom {
                 w: sides[0],
                 h: sides[0],
-                pad: case.pitch_pad,
+                pad: case.knobs.pitch_pad,
             };
             let wgsl = match case.launch {
                 Launch::Library(op) => {
@@ -1700,7 +1609,7 @@ fn run() -> LabResult<bool> {
             };
             println!("\n// ==== {} ====\n{wgsl}", case.name);
         }
-        return Ok(true);
+        return Ok(());
     }
     let mut all_ok = true;
     let started = Instant::now();
@@ -1710,51 +1619,8 @@ fn run() -> LabResult<bool> {
             "\n== {side} x {side} f32: {:.1} MB per call (read + write once) ==",
             bytes / 1e6
         );
-        let mut rows = Vec::new();
-        for case in &chosen {
-            let full = Geom {
-                w: side,
-                h: side,
-                pad: case.pitch_pad,
-            };
-            let ragged = Geom {
-                w: RAGGED.0,
-                h: RAGGED.1,
-                pad: case.pitch_pad,
-            };
-            let checked = lab
-                .check(case, full)
-                .and_then(|a| Ok((a, lab.check(case, ragged)?)));
-            let (check, ms) = match checked {
-                Ok((Ok(()), Ok(()))) => ("OK".to_string(), lab.time(case, full)),
-                Ok((a, b)) => {
-                    let mut why = Vec::new();
-                    if let Err(e) = a {
-                        why.push(format!("{side}^2: {e}"));
-                    }
-                    if let Err(e) = b {
-                        why.push(format!("{}x{}: {e}", RAGGED.0, RAGGED.1));
-                    }
-                    // Timed anyway (marked FAIL): a wrong kernel's time says little.
-                    (format!("FAIL {}", why.join("; ")), lab.time(case, full))
-                }
-                Err(e) => (format!("ERROR {e}"), Err("not timed".into())),
-            };
-            if !check.starts_with("OK") {
-                all_ok = false;
-            }
-            let (ms, check) = match ms {
-                Ok(ms) => (Some(ms), check),
-                Err(_) if check.starts_with("ERROR") => (None, check),
-                Err(e) => (None, format!("{check}; timing: {e}")),
-            };
-            rows.push(Row {
-                name: case.name.clone(),
-                ms,
-                check,
-                reference: case.reference,
-            });
-        }
+        let rows: Vec<Row> = chosen.iter().map(|case| lab.row(case, side)).collect();
+        all_ok &= rows.iter().all(|r| r.check.starts_with("OK"));
         let copy_ms = rows
             .iter()
             .filter(|r| r.reference)
@@ -1765,15 +1631,7 @@ fn run() -> LabResult<bool> {
             "kernel", "ms", "GB/s", "vs copy"
         );
         for r in &rows {
-            let (ms, gbs, ratio) = match r.ms {
-                Some(ms) => (
-                    format!("{ms:9.4}"),
-                    format!("{:8.1}", bytes / ms / 1e6),
-                    copy_ms.map_or(String::new(), |c| format!("{:7.2}x", c / ms)),
-                ),
-                None => ("-".into(), "-".into(), "-".into()),
-            };
-            println!("{:54} {ms:>9} {gbs:>8} {ratio:>8}  {}", r.name, r.check);
+            r.print(bytes, copy_ms);
         }
         lab.images.retain(|g, _| g.w != side);
     }
@@ -1782,7 +1640,7 @@ fn run() -> LabResult<bool> {
         started.elapsed().as_secs_f64()
     );
     if !all_ok {
-        println!("SOME CHECKS FAILED");
+        return Err("SOME CHECKS FAILED (see the check column)".into());
     }
-    Ok(all_ok)
+    Ok(())
 }

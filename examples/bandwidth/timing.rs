@@ -125,11 +125,13 @@ impl<'a> Bench<'a> {
 }
 
 /// Two timestamps around a round of work, written by empty compute passes. Public for
-/// the demo examples, which reuse it through `examples/demos/common.rs`.
+/// the demo examples, which reuse it through `examples/demos/common.rs`, and for
+/// `examples/grid_lab.rs`, which records the marks into its own command buffers (hence
+/// the public fields).
 pub struct GpuTimer {
-    queries: wgpu::QuerySet,
-    resolved: wgpu::Buffer,
-    read: wgpu::Buffer,
+    pub queries: wgpu::QuerySet,
+    pub resolved: wgpu::Buffer,
+    pub read: wgpu::Buffer,
 }
 
 impl GpuTimer {
