@@ -1150,9 +1150,14 @@ impl Program {
         } else {
             LOOK_BACK_WGSL
         };
+        // One render, in order: the look-back brings `{{STASH}}` in (a render of
+        // LOOK_BACK alone trips the unfilled-placeholder check of debug builds).
         let chained_wgsl = render(
-            &render(CHAINED_WGSL, &[("LOOK_BACK", look_back)]),
-            &[("STASH", STASH.to_string())],
+            CHAINED_WGSL,
+            &[
+                ("LOOK_BACK", look_back),
+                ("STASH", STASH.to_string().as_str()),
+            ],
         );
         let vars = |chained: bool| {
             let v = if chained { v_chained } else { v };
