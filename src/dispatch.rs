@@ -62,11 +62,11 @@ pub(crate) struct Step<'a> {
 
 /// Records `steps` into `enc` as the dispatches of one compute pass, in order (wgpu
 /// orders dispatches that write and read the same buffer).
-pub(crate) fn record_steps(
+pub(crate) fn record_steps<'a>(
     ctx: &Ctx,
     op: &'static str,
     enc: &mut wgpu::CommandEncoder,
-    steps: &[Step<'_>],
+    steps: impl IntoIterator<Item = Step<'a>>,
 ) {
     let device = &ctx.inner.device;
     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -79,11 +79,51 @@ pub(crate) fn record_steps(
             layout: &step.kernel.layout,
             entries: &step.entries,
         });
+        // wgpu drops a repeated `set_pipeline` of the same pipeline while recording.
         pass.set_pipeline(&step.kernel.pipeline);
         pass.set_bind_group(0, &bind, &[]);
         let [x, y, z] = step.grid;
         pass.dispatch_workgroups(x, y, z);
     }
+}
+
+/// Records `steps` (see [`record_steps`]) into a new command encoder, with wgpu errors
+/// captured, and returns the encoder for the caller to add to and submit.
+pub(crate) fn encode_steps<'a>(
+    ctx: &Ctx,
+    op: &'static str,
+    steps: impl IntoIterator<Item = Step<'a>>,
+) -> Result<wgpu::CommandEncoder> {
+    with_steps(ctx, op, steps, |enc| enc)
+}
+
+/// Records `steps` (see [`record_steps`]) into a new command encoder and submits it,
+/// with wgpu errors captured.
+pub(crate) fn submit_steps<'a>(
+    ctx: &Ctx,
+    op: &'static str,
+    steps: impl IntoIterator<Item = Step<'a>>,
+) -> Result<()> {
+    with_steps(ctx, op, steps, |enc| {
+        ctx.inner.queue.submit([enc.finish()]);
+    })
+}
+
+/// Inside one [`Ctx::capture`]: a new encoder, `steps` recorded into it, then `then`.
+fn with_steps<'a, R>(
+    ctx: &Ctx,
+    op: &'static str,
+    steps: impl IntoIterator<Item = Step<'a>>,
+    then: impl FnOnce(wgpu::CommandEncoder) -> R,
+) -> Result<R> {
+    ctx.capture(op, || {
+        let mut enc = ctx
+            .inner
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
+        record_steps(ctx, op, &mut enc, steps);
+        then(enc)
+    })
 }
 
 /// Splits `units` into chunks of at most `per_chunk`.
@@ -244,53 +284,39 @@ fn run_windows(
         }
         None => None,
     };
-    let device = &ctx.inner.device;
-    ctx.capture(op, || {
-        let mut enc =
-            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(op),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&kernel.pipeline);
-            for (k, (chunk, [x, y, z])) in grids.iter().enumerate() {
-                let mut entries: Vec<_> = buffers
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(b, ub))| {
-                        let (offset, size) = chunk.byte_range(ub);
-                        wgpu::BindGroupEntry {
-                            binding: i as u32,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: b,
-                                offset,
-                                size: Some(size),
-                            }),
-                        }
-                    })
-                    .collect();
-                if let Some(uniform) = &uniform {
-                    entries.push(wgpu::BindGroupEntry {
-                        binding: buffers.len() as u32,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: uniform,
-                            offset: k as u64 * slot,
-                            size: std::num::NonZeroU64::new((INDEXED_PARAM_WORDS * 4) as u64),
-                        }),
-                    });
+    let steps = grids.iter().enumerate().map(|(k, (chunk, grid))| {
+        let mut entries: Vec<_> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, &(b, ub))| {
+                let (offset, size) = chunk.byte_range(ub);
+                wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: b,
+                        offset,
+                        size: Some(size),
+                    }),
                 }
-                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(op),
-                    layout: &kernel.layout,
-                    entries: &entries,
-                });
-                pass.set_bind_group(0, &bind, &[]);
-                pass.dispatch_workgroups(*x, *y, *z);
-            }
+            })
+            .collect();
+        if let Some(uniform) = &uniform {
+            entries.push(wgpu::BindGroupEntry {
+                binding: buffers.len() as u32,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: uniform,
+                    offset: k as u64 * slot,
+                    size: std::num::NonZeroU64::new((INDEXED_PARAM_WORDS * 4) as u64),
+                }),
+            });
         }
-        ctx.inner.queue.submit([enc.finish()]);
-    })
+        Step {
+            kernel,
+            entries,
+            grid: *grid,
+        }
+    });
+    submit_steps(ctx, op, steps)
 }
 
 #[cfg(test)]

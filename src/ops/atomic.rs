@@ -8,7 +8,9 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
-use crate::dispatch::{chunks, elementwise_workgroup_size, units_per_binding, workgroup_grid};
+use crate::dispatch::{
+    Step, chunks, elementwise_workgroup_size, submit_steps, units_per_binding, workgroup_grid,
+};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::pipeline::{PipelineKey, render};
@@ -551,7 +553,6 @@ fn run_passes(
         let at = i * stride as usize;
         uniforms[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&p.params));
     }
-    let device = ctx.device();
     fn binding(buffer: &wgpu::Buffer, (offset, size): (u64, u64)) -> wgpu::BindingResource<'_> {
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer,
@@ -561,44 +562,25 @@ fn run_passes(
     }
     // Kept by content: a repeated call with the same lengths uploads nothing.
     let params = ctx.uniform_constant(&uniforms)?;
-    ctx.capture(op, || {
-        let mut enc =
-            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(op),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&kernel.pipeline);
-            for (i, p) in passes.iter().enumerate() {
-                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(op),
-                    layout: &kernel.layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: binding(src, p.src),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: binding(dst, p.dst),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: binding(
-                                &params,
-                                (i as u64 * stride, size_of::<Params>() as u64),
-                            ),
-                        },
-                    ],
-                });
-                pass.set_bind_group(0, &bind, &[]);
-                let [x, y, z] = p.grid;
-                pass.dispatch_workgroups(x, y, z);
-            }
-        }
-        ctx.queue().submit([enc.finish()]);
-    })
+    let steps = passes.iter().enumerate().map(|(i, p)| Step {
+        kernel,
+        entries: vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: binding(src, p.src),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: binding(dst, p.dst),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: binding(&params, (i as u64 * stride, size_of::<Params>() as u64)),
+            },
+        ],
+        grid: p.grid,
+    });
+    submit_steps(ctx, op, steps)
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
+use crate::dispatch::{Step, submit_steps};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::random::RANDOM_WGSL;
@@ -716,39 +717,25 @@ fn run2d(
     params: &[u8],
 ) -> Result<()> {
     let uniform = ctx.uniform_constant(params)?;
-    let device = &ctx.inner.device;
-    ctx.capture(op, || {
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(op),
-            layout: &kernel.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: src,
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: dst,
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: uniform.as_entire_binding(),
-                },
-            ],
-        });
-        let mut enc =
-            device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(op),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&kernel.pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups(groups.0, groups.1, 1);
-        }
-        ctx.inner.queue.submit([enc.finish()]);
-    })
+    let step = Step {
+        kernel,
+        entries: vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: src,
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: dst,
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: uniform.as_entire_binding(),
+            },
+        ],
+        grid: [groups.0, groups.1, 1],
+    };
+    submit_steps(ctx, op, [step])
 }
 
 #[cfg(test)]

@@ -9,10 +9,10 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
-use crate::dispatch::{chunks, units_per_binding, workgroup_grid};
+use crate::dispatch::{Step, chunks, encode_steps, units_per_binding, workgroup_grid};
 use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
-use crate::pipeline::{Kernel, PipelineKey, render};
+use crate::pipeline::{PipelineKey, render};
 use crate::vec::{GpuVec, LANES, Scratch};
 
 const REDUCE_WGSL: &str = include_str!("../../wgsl/reduce.wgsl");
@@ -315,7 +315,6 @@ impl Ctx {
             wgpu::BufferUsages::STORAGE,
         )?;
 
-        let device = &self.inner.device;
         let param_at = |i: usize| {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: &param_buffer,
@@ -323,49 +322,44 @@ impl Ctx {
                 size: wgpu::BufferSize::new(PARAMS_BYTES),
             })
         };
-        let enc = self.capture(op, || {
-            let mut enc =
-                device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(op),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(&partials_kernel.pipeline);
-                for (i, (w, [gx, gy, gz])) in windows.iter().zip(&grids).enumerate() {
-                    let (offset, size) = w.byte_range(unit_bytes);
-                    let window = |buffer| {
-                        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer,
-                            offset,
-                            size: Some(size),
-                        })
-                    };
-                    let mut entries = vec![
-                        entry(0, param_at(i)),
-                        entry(1, partials.as_entire_binding()),
-                        entry(2, window(&x.buffer)),
-                        entry(4, result.as_entire_binding()),
-                    ];
-                    if let Some(y) = y {
-                        entries.push(entry(3, window(&y.buffer)));
-                    }
-                    pass.set_bind_group(0, &bind_group(device, &partials_kernel, &entries), &[]);
-                    pass.dispatch_workgroups(*gx, *gy, *gz);
+        let partial_steps = windows
+            .iter()
+            .zip(&grids)
+            .enumerate()
+            .map(|(i, (w, grid))| {
+                let (offset, size) = w.byte_range(unit_bytes);
+                let window = |buffer| {
+                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset,
+                        size: Some(size),
+                    })
+                };
+                let mut entries = vec![
+                    entry(0, param_at(i)),
+                    entry(1, partials.as_entire_binding()),
+                    entry(2, window(&x.buffer)),
+                    entry(4, result.as_entire_binding()),
+                ];
+                if let Some(y) = y {
+                    entries.push(entry(3, window(&y.buffer)));
                 }
-                if !direct {
-                    pass.set_pipeline(&finish_kernel.pipeline);
-                    let entries = [
-                        entry(0, param_at(windows.len())),
-                        entry(1, partials.as_entire_binding()),
-                        entry(4, result.as_entire_binding()),
-                    ];
-                    pass.set_bind_group(0, &bind_group(device, &finish_kernel, &entries), &[]);
-                    pass.dispatch_workgroups(1, 1, 1);
+                Step {
+                    kernel: &partials_kernel,
+                    entries,
+                    grid: *grid,
                 }
-            }
-            enc
-        })?;
+            });
+        let finish_step = (!direct).then(|| Step {
+            kernel: &finish_kernel,
+            entries: vec![
+                entry(0, param_at(windows.len())),
+                entry(1, partials.as_entire_binding()),
+                entry(4, result.as_entire_binding()),
+            ],
+            grid: [1, 1, 1],
+        });
+        let enc = encode_steps(self, op, partial_steps.chain(finish_step))?;
         Ok((enc, partials))
     }
 }
@@ -376,18 +370,6 @@ fn first<T: Copy>(v: Vec<T>) -> T {
 
 fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry { binding, resource }
-}
-
-fn bind_group(
-    device: &wgpu::Device,
-    kernel: &Kernel,
-    entries: &[wgpu::BindGroupEntry<'_>],
-) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("reduce"),
-        layout: &kernel.layout,
-        entries,
-    })
 }
 
 /// Threads per workgroup: 256, or the largest power of two the device allows.

@@ -15,8 +15,8 @@
 
 use crate::context::{Ctx, check_len};
 use crate::dispatch::{
-    Chunk, Step, chunks, record_steps, storage_alignment, units_per_window, units_within,
-    workgroup_grid,
+    Chunk, Step, chunks, encode_steps, record_steps, storage_alignment, submit_steps,
+    units_per_window, units_within, workgroup_grid,
 };
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
@@ -340,24 +340,16 @@ impl Ctx {
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             )?;
             let uniform = self.params_uniform(&params)?;
-            let steps: Vec<Step> = windows
-                .iter()
-                .enumerate()
-                .map(|(i, w)| Step {
-                    kernel: &kernels.upsweep,
-                    entries: vec![
-                        uniform.entry(0, i),
-                        window_entry(1, &v.buffer, w, in_unit),
-                        whole(3, &partials),
-                    ],
-                    grid: layout.grids[i],
-                })
-                .collect();
-            let mut enc = self
-                .inner
-                .device
-                .create_command_encoder(&Default::default());
-            self.capture(op, || record_steps(self, op, &mut enc, &steps))?;
+            let steps = windows.iter().enumerate().map(|(i, w)| Step {
+                kernel: &kernels.upsweep,
+                entries: vec![
+                    uniform.entry(0, i),
+                    window_entry(1, &v.buffer, w, in_unit),
+                    whole(3, &partials),
+                ],
+                grid: layout.grids[i],
+            });
+            let enc = encode_steps(self, op, steps)?;
             let read =
                 self.submit_read_back::<u32>(op, enc, &partials, layout.total_groups as usize)?;
             drop(partials);
@@ -399,29 +391,20 @@ impl Ctx {
         }
         let offsets = self.upload(&offsets)?;
         let uniform = self.params_uniform(&params)?;
-        let steps: Vec<Step> = windows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, w)| {
-                let range = outs[i].as_ref()?;
-                Some(Step {
-                    kernel: &kernels.downsweep,
-                    entries: vec![
-                        uniform.entry(0, i + windows.len() + 1),
-                        window_entry(1, &v.buffer, w, in_unit),
-                        range.entry(2, &out.buffer),
-                        whole(4, &offsets.buffer),
-                    ],
-                    grid: layout.grids[i],
-                })
+        let steps = windows.iter().enumerate().filter_map(|(i, w)| {
+            let range = outs[i].as_ref()?;
+            Some(Step {
+                kernel: &kernels.downsweep,
+                entries: vec![
+                    uniform.entry(0, i + windows.len() + 1),
+                    window_entry(1, &v.buffer, w, in_unit),
+                    range.entry(2, &out.buffer),
+                    whole(4, &offsets.buffer),
+                ],
+                grid: layout.grids[i],
             })
-            .collect();
-        let mut enc = self
-            .inner
-            .device
-            .create_command_encoder(&Default::default());
-        self.capture(op, || record_steps(self, op, &mut enc, &steps))?;
-        self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
+        });
+        submit_steps(self, op, steps)?;
         Ok(out)
     }
 
@@ -646,27 +629,23 @@ impl Ctx {
             )?;
             let uniform = self.params_uniform(&params)?;
             let chained = kernels.chained.as_ref().expect("single pass compiled");
-            let steps: Vec<Step> = windows
-                .iter()
-                .enumerate()
-                .filter_map(|(i, w)| {
-                    let range = io.outs[i].as_ref()?;
-                    Some(Step {
-                        kernel: chained,
-                        entries: vec![
-                            uniform.entry(0, i),
-                            window_entry(1, io.input, w, in_unit),
-                            range.entry(2, io.out),
-                            whole(4, &total),
-                            sized(5, &status, status_bytes),
-                        ],
-                        grid: grids[i],
-                    })
+            let steps = windows.iter().enumerate().filter_map(|(i, w)| {
+                let range = io.outs[i].as_ref()?;
+                Some(Step {
+                    kernel: chained,
+                    entries: vec![
+                        uniform.entry(0, i),
+                        window_entry(1, io.input, w, in_unit),
+                        range.entry(2, io.out),
+                        whole(4, &total),
+                        sized(5, &status, status_bytes),
+                    ],
+                    grid: grids[i],
                 })
-                .collect();
+            });
             self.capture(op, || {
                 enc.clear_buffer(&status, 0, Some(status_bytes));
-                record_steps(self, op, enc, &steps);
+                record_steps(self, op, enc, steps);
             })?;
             return Ok((
                 encoder,
@@ -727,7 +706,7 @@ impl Ctx {
             });
         }
         self.capture(op, || {
-            record_steps(self, op, enc, &steps);
+            record_steps(self, op, enc, steps);
             // The total (compaction's count) for 4- and 8-byte types; copies need
             // 4-byte alignment.
             if a_bytes.is_multiple_of(4) {
@@ -1171,6 +1150,8 @@ impl Program {
         } else {
             LOOK_BACK_WGSL
         };
+        // One render, in order: the look-back brings `{{STASH}}` in (a render of
+        // LOOK_BACK alone trips the unfilled-placeholder check of debug builds).
         let chained_wgsl = render(
             CHAINED_WGSL,
             &[
