@@ -25,15 +25,7 @@ var<workgroup> subgroup_totals: array<A, WG>;
 fn wg_exclusive(x: A, ids: Ids) -> A {
     let inclusive = subgroup_inclusive(x, ids);
     let shifted = subgroupShuffleUp(inclusive, 1u);
-    workgroupBarrier();  // the previous scan's readers are done with subgroup_totals
-    if ids.subgroup_lane + 1u == ids.subgroup_size {
-        subgroup_totals[ids.subgroup] = inclusive;
-    }
-    workgroupBarrier();
-    var before = identity();
-    for (var i = 0u; i < ids.subgroup; i++) {
-        before = combine(before, subgroup_totals[i]);
-    }
+    var before = invocation_prefix(subgroupShuffle(inclusive, ids.subgroup_size - 1u), ids);
     if ids.subgroup_lane != 0u {
         before = combine(before, shifted);
     }
