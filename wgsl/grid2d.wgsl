@@ -7,24 +7,8 @@ alias T = {{T}};
 // gpuprim::RANDOM_WGSL, so bodies can call wang_hash, pcg_hash, ...
 {{LIB}}
 
-// gpuprim::SWIZZLE_WGSL
-{{SWIZZLE}}
-
-struct Params {
-    src_w: u32,
-    src_h: u32,
-    src_pitch: u32,
-    dst_w: u32,
-    dst_h: u32,
-    dst_pitch: u32,
-    pad0: u32,
-    pad1: u32,
-    swz: SwizzleParams,   // swizzle_tiles' constants; swz.n = 0: off
-}
-
-@group(0) @binding(0) var<storage, read> src: array<T>;
-@group(0) @binding(1) var<storage, read_write> dst: array<T>;
-@group(0) @binding(2) var<uniform> p: Params;
+// Bindings and Params (wgsl/grid2d_params.wgsl).
+{{PARAMS}}
 
 // The input element at (x, y), coordinates clamped to the input's edges.
 fn load(x: i32, y: i32) -> T {

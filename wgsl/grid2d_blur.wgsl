@@ -3,24 +3,10 @@
 // workgroups, optionally swizzled: each workgroup reads a (WG + 2R)-row column strip,
 // the wide-fetch pattern where L2 locality matters.
 
-// gpuprim::SWIZZLE_WGSL
-{{SWIZZLE}}
+alias T = f32;
 
-struct Params {
-    src_w: u32,
-    src_h: u32,
-    src_pitch: u32,
-    dst_w: u32,
-    dst_h: u32,
-    dst_pitch: u32,
-    radius: u32,
-    pad: u32,
-    swz: SwizzleParams,   // swizzle_tiles' constants; swz.n = 0: off
-}
-
-@group(0) @binding(0) var<storage, read> src: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
-@group(0) @binding(2) var<uniform> p: Params;
+// Bindings and Params (wgsl/grid2d_params.wgsl).
+{{PARAMS}}
 
 @compute @workgroup_size({{WG}}, {{WG}})
 fn main(
@@ -37,7 +23,7 @@ fn main(
     if x >= p.dst_w || y >= p.dst_h {
         return;
     }
-    let r = i32(p.radius);
+    let r = i32(p.extra);  // the radius
     let last = i32(p.src_h) - 1;
     var sum = 0.0;
     for (var k = -r; k <= r; k += 1) {

@@ -14,24 +14,8 @@
 {{ENABLE}}
 alias T = {{T}};
 
-// gpuprim::SWIZZLE_WGSL
-{{SWIZZLE}}
-
-struct Params {
-    src_w: u32,
-    src_h: u32,
-    src_pitch: u32,
-    dst_w: u32,
-    dst_h: u32,
-    dst_pitch: u32,
-    pad0: u32,
-    pad1: u32,
-    swz: SwizzleParams,   // swizzle_tiles' constants; swz.n = 0: off
-}
-
-@group(0) @binding(0) var<storage, read> src: array<T>;
-@group(0) @binding(1) var<storage, read_write> dst: array<T>;
-@group(0) @binding(2) var<uniform> p: Params;
+// Bindings and Params (wgsl/grid2d_params.wgsl).
+{{PARAMS}}
 
 const TILE: u32 = 32u;
 

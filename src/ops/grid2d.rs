@@ -41,6 +41,8 @@ const MAP2D_WGSL: &str = include_str!("../../wgsl/grid2d.wgsl");
 const TRANSPOSE_WGSL: &str = include_str!("../../wgsl/grid2d_transpose.wgsl");
 const COLOR_WGSL: &str = include_str!("../../wgsl/grid2d_color.wgsl");
 const BLUR_WGSL: &str = include_str!("../../wgsl/grid2d_blur.wgsl");
+/// Bindings and `Params` of map2d, transpose and blur_vertical (see `params_words`).
+const PARAMS_WGSL: &str = include_str!("../../wgsl/grid2d_params.wgsl");
 
 /// Largest radius [`Ctx::blur_vertical`] accepts (a 2049-tap column per element).
 pub const MAX_BLUR_RADIUS: u32 = 1024;
@@ -376,6 +378,7 @@ impl Ctx {
                 MAP2D_WGSL,
                 &[
                     ("LIB", RANDOM_WGSL),
+                    ("PARAMS", PARAMS_WGSL),
                     ("SWIZZLE", SWIZZLE_WGSL),
                     ("ENABLE", T::ENABLE),
                     ("T", T::WGSL),
@@ -454,6 +457,7 @@ impl Ctx {
             render(
                 TRANSPOSE_WGSL,
                 &[
+                    ("PARAMS", PARAMS_WGSL),
                     ("SWIZZLE", SWIZZLE_WGSL),
                     ("ENABLE", T::ENABLE),
                     ("T", T::WGSL),
@@ -623,7 +627,11 @@ impl Ctx {
         let kernel = self.kernel(key, || {
             render(
                 BLUR_WGSL,
-                &[("SWIZZLE", SWIZZLE_WGSL), ("WG", &side.to_string())],
+                &[
+                    ("PARAMS", PARAMS_WGSL),
+                    ("SWIZZLE", SWIZZLE_WGSL),
+                    ("WG", &side.to_string()),
+                ],
             )
         })?;
         let params = params_words(s, d, radius, swizzle_params(groups, n));
@@ -694,8 +702,9 @@ impl Ctx {
     }
 }
 
-/// The `Params` uniform of map2d, transpose and blur_vertical: the shapes, one word for
-/// the kernel (blur's radius), a pad word, then the `SwizzleParams`.
+/// The `Params` uniform of map2d, transpose and blur_vertical (`wgsl/grid2d_params.wgsl`):
+/// the shapes, one word for the kernel (blur's radius), a pad word, then the
+/// `SwizzleParams`.
 fn params_words(src: Shape, dst: Shape, extra: u32, swizzle: [u32; 8]) -> [u32; 16] {
     let mut words = [0u32; 16];
     words[..8].copy_from_slice(&[

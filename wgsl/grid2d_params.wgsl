@@ -1,0 +1,21 @@
+// The bindings and parameters of map2d, transpose and blur_vertical (filled in from
+// `params_words` in src/ops/grid2d.rs): src and dst as arrays of T, and the uniform.
+
+// gpuprim::SWIZZLE_WGSL
+{{SWIZZLE}}
+
+struct Params {
+    src_w: u32,
+    src_h: u32,
+    src_pitch: u32,
+    dst_w: u32,
+    dst_h: u32,
+    dst_pitch: u32,
+    extra: u32,           // the kernel's own word: blur_vertical's radius, else 0
+    pad: u32,
+    swz: SwizzleParams,   // swizzle_tiles' constants; swz.n = 0: off
+}
+
+@group(0) @binding(0) var<storage, read> src: array<T>;
+@group(0) @binding(1) var<storage, read_write> dst: array<T>;
+@group(0) @binding(2) var<uniform> p: Params;
