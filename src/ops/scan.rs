@@ -223,29 +223,16 @@ impl Ctx {
             program.kernels(self, algorithm)?;
             return Ok(());
         }
-        let unit = unit_bytes::<T>();
-        let windows: Vec<Chunk> = chunks(v.lanes4(), units_per_window(self, &[unit])).collect();
-        let algorithm = self.choose_scan::<T>(op, scan.algorithm, &program, &windows)?;
-        let kernels = program.kernels(self, algorithm)?;
-        let outs: Vec<_> = windows
-            .iter()
-            .map(|w| {
-                let (offset, size) = w.byte_range(unit);
-                Some(OutRange {
+        // Each window's output is the same window of `out`.
+        let (enc, scratch) =
+            self.record_windows::<T, T>(op, &program, scan.algorithm, v, &out.buffer, |w| {
+                let (offset, size) = w.byte_range(unit_bytes::<T>());
+                OutRange {
                     offset,
                     size: size.get(),
                     out_base: 0,
-                })
-            })
-            .collect();
-        let io = Io {
-            input: &v.buffer,
-            n: v.len() as u64,
-            windows: &windows,
-            out: &out.buffer,
-            outs: &outs,
-        };
-        let (enc, scratch) = self.record_scan(op, &kernels, algorithm, &io)?;
+                }
+            })?;
         self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
         drop(scratch);
         Ok(())
@@ -417,25 +404,38 @@ impl Ctx {
         v: &GpuVec<T>,
         out: &GpuVec<O>,
     ) -> Result<(wgpu::CommandEncoder, ScanScratch)> {
+        // Every window writes anywhere in the whole of `out`.
+        self.record_windows::<T, u32>(op, program, ScanAlgorithm::Auto, v, &out.buffer, |_| {
+            OutRange {
+                offset: 0,
+                size: out.padded_bytes(),
+                out_base: 0,
+            }
+        })
+    }
+
+    /// Cuts `v` into binding windows, picks the algorithm for scanned type `A` and
+    /// records the scan of every window into a new encoder; `out_range` says which part
+    /// of `out` a window's output binding covers.
+    fn record_windows<T: GpuElement, A: GpuElement>(
+        &self,
+        op: &'static str,
+        program: &Program,
+        requested: ScanAlgorithm,
+        v: &GpuVec<T>,
+        out: &wgpu::Buffer,
+        out_range: impl Fn(&Chunk) -> OutRange,
+    ) -> Result<(wgpu::CommandEncoder, ScanScratch)> {
         let windows: Vec<Chunk> =
             chunks(v.lanes4(), units_per_window(self, &[unit_bytes::<T>()])).collect();
-        let algorithm = self.choose_scan::<u32>(op, ScanAlgorithm::Auto, program, &windows)?;
+        let algorithm = self.choose_scan::<A>(op, requested, program, &windows)?;
         let kernels = program.kernels(self, algorithm)?;
-        let outs: Vec<_> = windows
-            .iter()
-            .map(|_| {
-                Some(OutRange {
-                    offset: 0,
-                    size: out.padded_bytes(),
-                    out_base: 0,
-                })
-            })
-            .collect();
+        let outs: Vec<_> = windows.iter().map(|w| Some(out_range(w))).collect();
         let io = Io {
             input: &v.buffer,
             n: v.len() as u64,
             windows: &windows,
-            out: &out.buffer,
+            out,
             outs: &outs,
         };
         self.record_scan(op, &kernels, algorithm, &io)
