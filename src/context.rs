@@ -66,8 +66,9 @@ pub struct Info {
     /// Largest workgroup count per dispatch dimension gpuprim uses.
     pub max_workgroups_per_dimension: u32,
     /// The scan algorithm [`ScanAlgorithm::Auto`] picks for 32-bit elements: what
-    /// [`CtxBuilder::scan_algorithm`] asked for, else reduce-then-scan, the faster of the
-    /// two on every adapter measured so far (see docs/PERFORMANCE.md).
+    /// [`CtxBuilder::scan_algorithm`] asked for, else the single pass on a discrete GPU
+    /// with subgroups and reduce-then-scan elsewhere, the faster of the two on each
+    /// adapter measured (see docs/PERFORMANCE.md).
     pub scan_algorithm: ScanAlgorithm,
 }
 
@@ -291,9 +292,17 @@ impl CtxBuilder {
             features,
             max_binding_bytes,
             max_workgroups_per_dimension,
-            // Reduce-then-scan is faster on every adapter measured so far (H100: 1.23 ms
-            // against 7 ms for the single pass at 2^28 f32; docs/PERFORMANCE.md).
+            // The single pass on discrete GPUs with subgroups (H100, 2^28 f32: 0.96 ms
+            // against 1.155 ms for reduce-then-scan; docs/PERFORMANCE.md); elsewhere
+            // reduce-then-scan, which is faster on a CPU adapter and without subgroups
+            // (the single pass's look-back then walks one tile at a time).
             scan_algorithm: match self.scan_algorithm {
+                ScanAlgorithm::Auto
+                    if adapter_info.device_type == wgpu::DeviceType::DiscreteGpu
+                        && features.contains(wgpu::Features::SUBGROUP) =>
+                {
+                    ScanAlgorithm::SinglePass
+                }
                 ScanAlgorithm::Auto => ScanAlgorithm::ReduceThenScan,
                 chosen => chosen,
             },

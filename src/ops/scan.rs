@@ -1105,14 +1105,14 @@ impl Program {
             && ctx.info().subgroup_max_size <= wg
             && ctx.info().subgroup_min_size >= 1;
         // Workgroup size and vec4 units per invocation, from the H100 at 2^28 f32
-        // (docs/PERFORMANCE.md). Reduce-then-scan: 2 units (1.18 ms; 1 unit 1.22 ms,
-        // 4 units 1.21 ms). The single pass wants few, large tiles, since each waits on
-        // its look-back: 512 x 8 units (tiles of 16384 elements; 256 x 4: 6.8 ms,
-        // 256 x 8: 1.7 ms, 256 x 16 and 512 x 16: 1.8 ms). A CPU adapter runs few
-        // invocations at once: 256 x 4 (2 for 64-bit types) keeps tiles small there.
+        // (docs/PERFORMANCE.md). Reduce-then-scan: 2 units (1.155 ms; 1 unit and 4 units
+        // within 1%). The single pass: 256 x 8 units, tiles of 8192 elements (0.96 ms;
+        // 512 x 4 and 1024 x 4 the same, 1024 x 8 1.03 ms, 256 x 16 1.89 ms). A CPU
+        // adapter runs few invocations at once: 256 x 4 (2 for 64-bit types) keeps tiles
+        // small there.
         let (v, wg_chained, v_chained) = match ctx.info().device_type {
             wgpu::DeviceType::Cpu => (if size_of::<A>() > 4 { 2 } else { 4 }, wg, 4),
-            _ => (2, scan_workgroup_size(ctx, 512), 8),
+            _ => (2, wg, 8),
         };
         let workgroup_scan = if subgroups {
             let body = match operator.builtin {
