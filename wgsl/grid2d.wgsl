@@ -1,6 +1,7 @@
-// map2d: dst(x, y) = body(x, y) over the W x H output grid, one thread per element,
-// WG x WG workgroups; the body reads the input anywhere through load(x, y) (clamped to
-// the edges). Threads past the output's edge do nothing.
+// map2d: dst(x, y) = body(x, y) over the W x H output grid, WG x WG workgroups, each
+// thread computing ROWS elements of its column (WG rows apart); the body reads the input
+// anywhere through load(x, y) (clamped to the edges). Elements past the output's edge
+// are skipped.
 {{ENABLE}}
 alias T = {{T}};
 
@@ -32,9 +33,15 @@ fn main(
         g = swizzle_tiles(g, groups.xy, p.swz);
     }
     let x = g.x * {{WG}}u + lid.x;
-    let y = g.y * {{WG}}u + lid.y;
-    if x >= p.dst_w || y >= p.dst_h {
+    if x >= p.dst_w {
         return;
     }
-    dst[y * p.dst_pitch + x] = body(i32(x), i32(y));
+    // ROWS rows per invocation, WG apart: each row of the workgroup stays contiguous.
+    let y0 = g.y * ({{WG}}u * {{ROWS}}u) + lid.y;
+    for (var r = 0u; r < {{ROWS}}u; r++) {
+        let y = y0 + r * {{WG}}u;
+        if y < p.dst_h {
+            dst[y * p.dst_pitch + x] = body(i32(x), i32(y));
+        }
+    }
 }
