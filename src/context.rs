@@ -13,7 +13,8 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
     .union(wgpu::Features::TIMESTAMP_QUERY)
     .union(wgpu::Features::SHADER_F16)
     .union(wgpu::Features::SHADER_F64)
-    .union(wgpu::Features::SHADER_FLOAT32_ATOMIC);
+    .union(wgpu::Features::SHADER_FLOAT32_ATOMIC)
+    .union(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
 
 /// A GPU context: one device and queue, what it can do, and its compiled pipelines.
 ///

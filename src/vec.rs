@@ -426,34 +426,65 @@ impl Ctx {
         len: usize,
     ) -> Result<ReadBack<T>> {
         self.check_alive()?;
-        let bytes = (len * size_of::<T>()).next_multiple_of(4) as u64;
-        let staging = if len == 0 {
+        if len == 0 {
             self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
-            None
-        } else {
-            let mut buffer = self.scratch(
-                "read-back staging buffer",
-                bytes,
-                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            )?;
-            buffer.reusable = false; // until it is unmapped again
-            let state = Arc::new(MapState::default());
-            self.capture(op, || {
-                enc.copy_buffer_to_buffer(src, 0, &buffer, 0, bytes);
-                self.inner.queue.submit([enc.finish()]);
-                let s = Arc::clone(&state);
-                buffer
-                    .slice(..)
-                    .map_async(wgpu::MapMode::Read, move |r| s.set(r));
-            })?;
-            Some((buffer, state))
-        };
+            return Ok(ReadBack {
+                ctx: self.clone(),
+                staging: None,
+                len,
+                _element: PhantomData,
+            });
+        }
+        let bytes = (len * size_of::<T>()).next_multiple_of(4) as u64;
+        let staging = self.scratch(
+            "read-back staging buffer",
+            bytes,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )?;
+        enc.copy_buffer_to_buffer(src, 0, &staging, 0, bytes);
+        self.submit_mapped(op, enc, staging, len)
+    }
+
+    /// Submits `enc` (with errors captured) and starts mapping `buffer`, which holds the
+    /// `len` elements once the work is done: a staging buffer `enc` copies into, or
+    /// a buffer the kernels write directly (see [`Ctx::result_buffer`]).
+    pub(crate) fn submit_mapped<T: GpuElement>(
+        &self,
+        op: &'static str,
+        enc: wgpu::CommandEncoder,
+        mut buffer: Scratch,
+        len: usize,
+    ) -> Result<ReadBack<T>> {
+        buffer.reusable = false; // until it is unmapped again
+        let state = Arc::new(MapState::default());
+        self.capture(op, || {
+            self.inner.queue.submit([enc.finish()]);
+            let s = Arc::clone(&state);
+            buffer
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, move |r| s.set(r));
+        })?;
         Ok(ReadBack {
             ctx: self.clone(),
-            staging,
+            staging: Some((buffer, state)),
             len,
             _element: PhantomData,
         })
+    }
+
+    /// A small buffer for a kernel's result that the host reads back (a blocking
+    /// `reduce`'s one value), and whether it can be mapped directly. Where the adapter
+    /// allows storage buffers to be mapped (`MAPPABLE_PRIMARY_BUFFERS`), the kernel writes
+    /// the result straight into mappable memory: no copy into a staging buffer, and one
+    /// command less in the round trip. Elsewhere it is a storage buffer to copy from.
+    pub(crate) fn result_buffer(&self, bytes: u64) -> Result<(Scratch, bool)> {
+        let mappable = self.has_features(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        let usage = if mappable {
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::MAP_READ
+        } else {
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC
+        };
+        Ok((self.scratch("result", bytes, usage)?, mappable))
     }
 
     /// Copies `data` to a new vector on the device.

@@ -22,12 +22,17 @@ fn fold_ctx() -> &'static Ctx {
     })
 }
 
-/// No subgroup operations: the shared-memory tree path.
+/// No subgroup operations: the shared-memory tree path. Nor mappable storage buffers:
+/// a blocking reduction copies its result into a staging buffer (the other contexts, on
+/// adapters that have `MAPPABLE_PRIMARY_BUFFERS`, map the result buffer itself).
 fn tree_ctx() -> &'static Ctx {
     static CTX: OnceLock<Ctx> = OnceLock::new();
     CTX.get_or_init(|| {
         Ctx::builder()
-            .without_features(gpuprim::wgpu::Features::SUBGROUP)
+            .without_features(
+                gpuprim::wgpu::Features::SUBGROUP
+                    | gpuprim::wgpu::Features::MAPPABLE_PRIMARY_BUFFERS,
+            )
             .build()
             .unwrap()
     })
