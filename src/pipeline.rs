@@ -173,4 +173,17 @@ mod tests {
         let out = super::render("a {{T}} b {{WG}} {{T}}", &[("T", "f32"), ("WG", "256")]);
         assert_eq!(out, "a f32 b 256 f32");
     }
+
+    #[test]
+    fn loop_bounding_stays_for_user_code_with_braces() {
+        use super::loops_are_ours;
+        assert!(loops_are_ours(""));
+        assert!(loops_are_ours("x * 2.0 + select(0.0, 1.0, x > 0.5)"));
+        assert!(loops_are_ours("max(a, b) | identity -3.4028235e38"));
+        // More than an expression: it could hold a loop of its own.
+        assert!(!loops_are_ours(
+            "a + f(b); } fn f(x: f32) -> f32 { loop { } } fn g() -> f32 { return 0.0"
+        ));
+        assert!(!loops_are_ours("a /* } */ + b"));
+    }
 }

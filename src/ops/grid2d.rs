@@ -75,11 +75,13 @@ const TILE: u32 = 32;
 
 /// Whether and how a 2D kernel remaps its workgroup IDs (see the [module docs](self)).
 ///
-/// Measured on an H100 (docs/PERFORMANCE.md): tiles help kernels whose neighbouring
-/// workgroups re-read the same lines (a radius-32 vertical blur ran 1.43x faster at
-/// 4096 x 4096, radius 8 1.17x at 8192 x 8192), are neutral on transpose, and cost
-/// 4-12% on kernels that stream or reuse little (colour filter 4-5%, a 5-tap blur
-/// 10-12%). Use [`Swizzle::Off`] unless the kernel gathers widely.
+/// Measured on an H100 (docs/PERFORMANCE.md): tiles help some kernels whose
+/// neighbouring workgroups re-read the same lines (a radius-32 vertical blur ran 1.2x
+/// faster at 4096 x 4096, radius 16 1.19x at 8192 x 8192, while the same blurs at the
+/// other size, and radius 64 at both, gained nothing), are neutral on transpose, and
+/// cost 4-9% on kernels that stream or reuse little (colour filter 4-5%, a 5-tap blur
+/// 7%, radius 8 at 4096 x 4096 9%). Use [`Swizzle::Off`] unless the kernel gathers
+/// widely, and measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Swizzle {
     /// Workgroups cover the grid in launch order (row-major).
