@@ -255,6 +255,32 @@ pub struct Grid2DMut<'a, T: GpuElement> {
     shape: Shape,
 }
 
+/// The accessors both views share.
+macro_rules! grid_accessors {
+    ($view:ident) => {
+        impl<T: GpuElement> $view<'_, T> {
+            /// Elements per row.
+            pub fn width(&self) -> u32 {
+                self.shape.width
+            }
+            /// Rows.
+            pub fn height(&self) -> u32 {
+                self.shape.height
+            }
+            /// Elements from the start of one row to the start of the next.
+            pub fn pitch(&self) -> u32 {
+                self.shape.pitch
+            }
+            /// The vector viewed.
+            pub fn vec(&self) -> &GpuVec<T> {
+                self.vec
+            }
+        }
+    };
+}
+grid_accessors!(Grid2D);
+grid_accessors!(Grid2DMut);
+
 impl<'a, T: GpuElement> Grid2D<'a, T> {
     /// A tightly packed `width` x `height` view (pitch = width).
     ///
@@ -274,23 +300,6 @@ impl<'a, T: GpuElement> Grid2D<'a, T> {
         let shape = Shape::new("Grid2D::new", vec.len(), width, height, pitch)?;
         Ok(Grid2D { vec, shape })
     }
-
-    /// Elements per row.
-    pub fn width(&self) -> u32 {
-        self.shape.width
-    }
-    /// Rows.
-    pub fn height(&self) -> u32 {
-        self.shape.height
-    }
-    /// Elements from the start of one row to the start of the next.
-    pub fn pitch(&self) -> u32 {
-        self.shape.pitch
-    }
-    /// The vector viewed.
-    pub fn vec(&self) -> &GpuVec<T> {
-        self.vec
-    }
 }
 
 impl<'a, T: GpuElement> Grid2DMut<'a, T> {
@@ -303,23 +312,6 @@ impl<'a, T: GpuElement> Grid2DMut<'a, T> {
     pub fn with_pitch(vec: &'a mut GpuVec<T>, width: u32, height: u32, pitch: u32) -> Result<Self> {
         let shape = Shape::new("Grid2DMut::new", vec.len(), width, height, pitch)?;
         Ok(Grid2DMut { vec, shape })
-    }
-
-    /// Elements per row.
-    pub fn width(&self) -> u32 {
-        self.shape.width
-    }
-    /// Rows.
-    pub fn height(&self) -> u32 {
-        self.shape.height
-    }
-    /// Elements from the start of one row to the start of the next.
-    pub fn pitch(&self) -> u32 {
-        self.shape.pitch
-    }
-    /// The vector viewed.
-    pub fn vec(&self) -> &GpuVec<T> {
-        self.vec
     }
 }
 
