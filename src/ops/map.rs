@@ -71,18 +71,11 @@ impl Ctx {
         let op = "map";
         self.check_owned(op, &[&src.ctx, &dst.ctx])?;
         check_len(op, ("dst", dst.len()), ("src", src.len()))?;
-        let wg = elementwise_workgroup_size(self);
-        let kernel = self.kernel(key::<T>(op, wg, expr), || {
-            render(MAP_WGSL, &vars::<T>(wg, expr))
-        })?;
-        run_elementwise(
-            self,
+        self.run_expr::<T>(
             op,
-            &kernel,
-            wg,
-            max_groups(self),
+            MAP_WGSL,
+            expr,
             src.lanes4(),
-            unit_bytes::<T>(),
             &[&src.buffer, &dst.buffer],
         )
     }
@@ -139,9 +132,23 @@ impl Ctx {
         self.check_owned(op, &[&a.ctx, &b.ctx, &dst.ctx])?;
         check_len(op, ("a", a.len()), ("b", b.len()))?;
         check_len(op, ("dst", dst.len()), ("a", a.len()))?;
+        let buffers = [&a.buffer, &b.buffer, &dst.buffer];
+        self.run_expr::<T>(op, ZIP_WGSL, expr, a.lanes4(), &buffers)
+    }
+
+    /// Compiles (once) `template` with the user's `expr` and runs it over `units` vec4
+    /// units, `buffers` bound in order.
+    fn run_expr<T: GpuElement>(
+        &self,
+        op: &'static str,
+        template: &str,
+        expr: &str,
+        units: u64,
+        buffers: &[&wgpu::Buffer],
+    ) -> Result<()> {
         let wg = elementwise_workgroup_size(self);
         let kernel = self.kernel(key::<T>(op, wg, expr), || {
-            render(ZIP_WGSL, &vars::<T>(wg, expr))
+            render(template, &vars::<T>(wg, expr))
         })?;
         run_elementwise(
             self,
@@ -149,9 +156,9 @@ impl Ctx {
             &kernel,
             wg,
             max_groups(self),
-            a.lanes4(),
+            units,
             unit_bytes::<T>(),
-            &[&a.buffer, &b.buffer, &dst.buffer],
+            buffers,
         )
     }
 }
