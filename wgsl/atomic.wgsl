@@ -10,29 +10,12 @@
 // early return and barriers / subgroup operations stay in uniform control flow.
 alias T = {{T}};
 
-struct Params {
-    n: u32,
-    base: u32,
-    width: u32,
-    bins: u32,
-    lo: f32,
-    hi: f32,
-    scale: f32,
-    pad: u32,
-}
+// Params, first_unit, grid_stride (wgsl/atomic_params.wgsl).
+{{PARAMS}}
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
 @group(0) @binding(1) var<storage, read_write> acc: array<atomic<{{ATOM}}>>;
 @group(0) @binding(2) var<uniform> params: Params;
-
-// This invocation's first unit and the grid stride, from a possibly folded dispatch.
-fn first_unit(group: vec3<u32>, groups: vec3<u32>, lane: u32) -> u32 {
-    return (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
-}
-
-fn grid_stride(groups: vec3<u32>) -> u32 {
-    return groups.x * groups.y * groups.z * {{WG}}u;
-}
 
 // The unit `i` with lanes at or past `params.n` replaced by zero.
 fn masked(i: u32) -> vec4<T> {

@@ -8,28 +8,12 @@
 alias K = {{K}};
 const NONE: u32 = 0xffffffffu;
 
-struct Params {
-    n: u32,
-    base: u32,
-    width: u32,
-    bins: u32,
-    lo: f32,
-    hi: f32,
-    scale: f32,
-    pad: u32,
-}
+// Params, first_unit, grid_stride (wgsl/atomic_params.wgsl).
+{{PARAMS}}
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<K>>;
 @group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(2) var<uniform> params: Params;
-
-fn first_unit(group: vec3<u32>, groups: vec3<u32>, lane: u32) -> u32 {
-    return (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
-}
-
-fn grid_stride(groups: vec3<u32>) -> u32 {
-    return groups.x * groups.y * groups.z * {{WG}}u;
-}
 
 // The bin of `x` relative to this window, or NONE.
 fn window_bin(global_bin: u32) -> u32 {

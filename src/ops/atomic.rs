@@ -18,6 +18,7 @@ use crate::vec::{GpuVec, LANES};
 
 const ATOMIC_WGSL: &str = include_str!("../../wgsl/atomic.wgsl");
 const HISTOGRAM_WGSL: &str = include_str!("../../wgsl/histogram.wgsl");
+const PARAMS_WGSL: &str = include_str!("../../wgsl/atomic_params.wgsl");
 
 /// The largest bin count [`Ctx::histogram`] and [`Ctx::histogram_range`] accept: 2^24.
 pub const MAX_BINS: u32 = 1 << 24;
@@ -96,7 +97,7 @@ impl AtomicElement for f32 {
     const ADD_SECTION: &'static str = "add_f32";
 }
 
-/// The uniform of each dispatch (same layout as `Params` in the templates).
+/// The uniform of each dispatch (same layout as `Params` in wgsl/atomic_params.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -239,6 +240,7 @@ impl Ctx {
             render(
                 &assemble(ATOMIC_WGSL, &[T::ADD_SECTION, strategy.section()]),
                 &[
+                    ("PARAMS", PARAMS_WGSL.to_string()),
                     ("T", T::WGSL.to_string()),
                     ("ATOM", T::ATOM.to_string()),
                     ("WG", wg.to_string()),
@@ -427,6 +429,7 @@ impl Ctx {
             render(
                 &assemble(HISTOGRAM_WGSL, &[key_section, store]),
                 &[
+                    ("PARAMS", PARAMS_WGSL.to_string()),
                     ("K", K::WGSL.to_string()),
                     ("WG", wg.to_string()),
                     ("SB", shared_bins.unwrap_or(0).to_string()),
