@@ -34,8 +34,9 @@ use crate::dispatch::{Step, submit_steps};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::random::RANDOM_WGSL;
-use crate::pipeline::{PipelineKey, render};
+use crate::pipeline::{Kernel, PipelineKey, render};
 use crate::vec::GpuVec;
+use std::sync::Arc;
 
 const MAP2D_WGSL: &str = include_str!("../../wgsl/grid2d.wgsl");
 const TRANSPOSE_WGSL: &str = include_str!("../../wgsl/grid2d_transpose.wgsl");
@@ -371,28 +372,19 @@ impl Ctx {
         )?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let key = PipelineKey {
+        let kernel = self.kernel2d(
             op,
-            element: T::WGSL,
-            workgroup_size: side * side,
-            variant: String::new(),
-            code: body.to_string(),
-        };
-        let kernel = self.kernel(key, || {
-            render(
-                MAP2D_WGSL,
-                &[
-                    ("LIB", RANDOM_WGSL),
-                    ("PARAMS", PARAMS_WGSL),
-                    ("SWIZZLE", SWIZZLE_WGSL),
-                    ("ENABLE", T::ENABLE),
-                    ("T", T::WGSL),
-                    ("WG", &side.to_string()),
-                    ("ROWS", &MAP2D_ROWS.to_string()),
-                    ("EXPR", body),
-                ],
-            )
-        })?;
+            (T::WGSL, side * side, body),
+            MAP2D_WGSL,
+            &[
+                ("LIB", RANDOM_WGSL),
+                ("ENABLE", T::ENABLE),
+                ("T", T::WGSL),
+                ("WG", &side.to_string()),
+                ("ROWS", &MAP2D_ROWS.to_string()),
+                ("EXPR", body),
+            ],
+        )?;
         let params = params_words(src.shape, dst.shape, 0, swizzle_params(groups, n));
         run2d(
             self,
@@ -452,24 +444,12 @@ impl Ctx {
         let groups = self.groups2d(op, s.width, s.height, (TILE, TILE))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let key = PipelineKey {
+        let kernel = self.kernel2d(
             op,
-            element: T::WGSL,
-            workgroup_size: TILE * 8,
-            variant: String::new(),
-            code: String::new(),
-        };
-        let kernel = self.kernel(key, || {
-            render(
-                TRANSPOSE_WGSL,
-                &[
-                    ("PARAMS", PARAMS_WGSL),
-                    ("SWIZZLE", SWIZZLE_WGSL),
-                    ("ENABLE", T::ENABLE),
-                    ("T", T::WGSL),
-                ],
-            )
-        })?;
+            (T::WGSL, TILE * 8, ""),
+            TRANSPOSE_WGSL,
+            &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
+        )?;
         let params = params_words(s, d, 0, swizzle_params(groups, n));
         run2d(
             self,
@@ -539,19 +519,12 @@ impl Ctx {
         let groups = self.groups2d(op, width, height, (side, side))?;
         self.check_binding(op, "rgba", rgba)?;
         self.check_binding(op, "out", out)?;
-        let key = PipelineKey {
+        let kernel = self.kernel2d(
             op,
-            element: "f32",
-            workgroup_size: side * side,
-            variant: String::new(),
-            code: String::new(),
-        };
-        let kernel = self.kernel(key, || {
-            render(
-                COLOR_WGSL,
-                &[("SWIZZLE", SWIZZLE_WGSL), ("WG", &side.to_string())],
-            )
-        })?;
+            ("f32", side * side, ""),
+            COLOR_WGSL,
+            &[("WG", &side.to_string())],
+        )?;
         // Params: width, height, 2 pad words, the matrix rows, SwizzleParams.
         let mut words = [0u32; 28];
         words[..2].copy_from_slice(&[width, height]);
@@ -623,23 +596,12 @@ impl Ctx {
         let groups = self.groups2d(op, d.width, d.height, (side, side))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let key = PipelineKey {
+        let kernel = self.kernel2d(
             op,
-            element: "f32",
-            workgroup_size: side * side,
-            variant: String::new(),
-            code: String::new(),
-        };
-        let kernel = self.kernel(key, || {
-            render(
-                BLUR_WGSL,
-                &[
-                    ("PARAMS", PARAMS_WGSL),
-                    ("SWIZZLE", SWIZZLE_WGSL),
-                    ("WG", &side.to_string()),
-                ],
-            )
-        })?;
+            ("f32", side * side, ""),
+            BLUR_WGSL,
+            &[("WG", &side.to_string())],
+        )?;
         let params = params_words(s, d, radius, swizzle_params(groups, n));
         run2d(
             self,
@@ -650,6 +612,30 @@ impl Ctx {
             dst.vec.binding(),
             bytemuck::cast_slice(&params),
         )
+    }
+
+    /// The pipeline of a 2D kernel: `template` rendered with the shared prelude
+    /// (`{{PARAMS}}`, where the template has it, then `{{SWIZZLE}}`) and then `vars`;
+    /// keyed by `op` and `(element type, invocations per workgroup, user code)`.
+    fn kernel2d(
+        &self,
+        op: &'static str,
+        (element, workgroup_size, code): (&'static str, u32, &str),
+        template: &str,
+        vars: &[(&str, &str)],
+    ) -> Result<Arc<Kernel>> {
+        let key = PipelineKey {
+            op,
+            element,
+            workgroup_size,
+            variant: String::new(),
+            code: code.to_string(),
+        };
+        self.kernel(key, || {
+            let mut all = vec![("PARAMS", PARAMS_WGSL), ("SWIZZLE", SWIZZLE_WGSL)];
+            all.extend_from_slice(vars);
+            render(template, &all)
+        })
     }
 
     /// Side of the square 2D workgroups: 16, or 8 where 256 invocations are not allowed.
@@ -733,7 +719,7 @@ fn params_words(src: Shape, dst: Shape, extra: u32, swizzle: [u32; 8]) -> [u32; 
 fn run2d(
     ctx: &Ctx,
     op: &'static str,
-    kernel: &crate::pipeline::Kernel,
+    kernel: &Kernel,
     groups: (u32, u32),
     src: wgpu::BindingResource<'_>,
     dst: wgpu::BindingResource<'_>,
