@@ -275,11 +275,17 @@ fn check_u32(ctx: &Ctx, len: usize, seed: u64) {
         |a, b| a | b,
         all,
     );
-    // Dense and very sparse: the later value must win across threads, subgroups and tiles.
-    let every = [1, 16, 5000][(seed % 3) as usize];
+    check_order_sensitive(ctx, &host, [1, 16, 5000][(seed % 3) as usize], all);
+}
+
+/// The two operators that are associative but not commutative, on values from `host`:
+/// "last nonzero wins" (`host` thinned to every `every`-th value: dense or very sparse,
+/// the later value must win across threads, subgroups and tiles) and 2 x 2 matrix
+/// products.
+fn check_order_sensitive(ctx: &Ctx, host: &[u32], every: u32, all: &[ScanAlgorithm]) {
     check_exact(
         ctx,
-        &sparse(&host, every),
+        &sparse(host, every),
         ScanOp::custom(LAST_NONZERO, 0),
         0,
         last_nonzero,
@@ -702,24 +708,7 @@ fn check_edges(ctx: &Ctx, lengths: &[usize]) {
         let host = random_vec::<u32>(len, seed);
         let all = &ALGORITHMS;
         check_exact(ctx, &host, ScanOp::Sum, 0, u32::wrapping_add, all);
-        let every = [1, 16, 5000][k % 3];
-        check_exact(
-            ctx,
-            &sparse(&host, every),
-            ScanOp::custom(LAST_NONZERO, 0),
-            0,
-            last_nonzero,
-            all,
-        );
-        let mats: Vec<u32> = host.iter().map(|&x| unimodular(x)).collect();
-        check_exact(
-            ctx,
-            &mats,
-            ScanOp::custom(matrix_product_wgsl(), MATRIX_IDENTITY),
-            MATRIX_IDENTITY,
-            matrix_product,
-            all,
-        );
+        check_order_sensitive(ctx, &host, [1, 16, 5000][k % 3], all);
         let f = random_vec::<f32>(len, seed);
         for alg in ALGORITHMS {
             for exclusive in [false, true] {
