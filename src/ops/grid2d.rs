@@ -385,16 +385,7 @@ impl Ctx {
                 ("EXPR", body),
             ],
         )?;
-        let params = params_words(src.shape, dst.shape, 0, swizzle_params(groups, n));
-        run2d(
-            self,
-            op,
-            &kernel,
-            groups,
-            src.vec.binding(),
-            dst.vec.binding(),
-            bytemuck::cast_slice(&params),
-        )
+        run_grids(self, op, &kernel, groups, (src, dst), 0, n)
     }
 
     /// Writes the transpose of `src` into `dst`: `dst(y, x) = src(x, y)`, so `dst` must be
@@ -450,16 +441,7 @@ impl Ctx {
             TRANSPOSE_WGSL,
             &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
         )?;
-        let params = params_words(s, d, 0, swizzle_params(groups, n));
-        run2d(
-            self,
-            op,
-            &kernel,
-            groups,
-            src.vec.binding(),
-            dst.vec.binding(),
-            bytemuck::cast_slice(&params),
-        )
+        run_grids(self, op, &kernel, groups, (src, dst), 0, n)
     }
 
     /// Applies a 4 x 4 colour matrix to every pixel of an RGBA `f32` image: `out =
@@ -602,16 +584,7 @@ impl Ctx {
             BLUR_WGSL,
             &[("WG", &side.to_string())],
         )?;
-        let params = params_words(s, d, radius, swizzle_params(groups, n));
-        run2d(
-            self,
-            op,
-            &kernel,
-            groups,
-            src.vec.binding(),
-            dst.vec.binding(),
-            bytemuck::cast_slice(&params),
-        )
+        run_grids(self, op, &kernel, groups, (src, dst), radius, n)
     }
 
     /// The pipeline of a 2D kernel: `template` rendered with the shared prelude
@@ -712,6 +685,30 @@ fn params_words(src: Shape, dst: Shape, extra: u32, swizzle: [u32; 8]) -> [u32; 
     ]);
     words[8..].copy_from_slice(&swizzle);
     words
+}
+
+/// Runs a kernel of `wgsl/grid2d_params.wgsl`'s bindings over `groups`: `src` and `dst`
+/// bound whole, the uniform from their shapes, the kernel's word `extra` and the swizzle
+/// (tile width `n`, 0 for off).
+fn run_grids<T: GpuElement>(
+    ctx: &Ctx,
+    op: &'static str,
+    kernel: &Kernel,
+    groups: (u32, u32),
+    (src, dst): (&Grid2D<'_, T>, &Grid2DMut<'_, T>),
+    extra: u32,
+    n: u32,
+) -> Result<()> {
+    let params = params_words(src.shape, dst.shape, extra, swizzle_params(groups, n));
+    run2d(
+        ctx,
+        op,
+        kernel,
+        groups,
+        src.vec.binding(),
+        dst.vec.binding(),
+        bytemuck::cast_slice(&params),
+    )
 }
 
 /// Records and submits one 2D dispatch: binding 0 `src`, 1 `dst` (whole vectors), 2 a
