@@ -6,7 +6,7 @@
 
 mod common;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use gpuprim::{AtomicStrategy, Ctx};
 
 fn strategies(ctx: &Ctx) -> Vec<AtomicStrategy> {
@@ -33,57 +33,62 @@ fn data(n: usize) -> Vec<u32> {
 fn bench(c: &mut Criterion) {
     let ctx = Ctx::new().expect("a GPU context");
     for strategy in strategies(&ctx) {
-        let mut group = c.benchmark_group(format!("atomic_sum_u32/{strategy:?}"));
-        for n in common::sizes(&ctx) {
-            let v = ctx.upload(&data(n)).unwrap();
-            let mut acc = ctx.zeros::<u32>(1).unwrap();
-            group.throughput(Throughput::Bytes((4 * n) as u64));
-            group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-                b.iter(|| {
-                    ctx.atomic_sum_into(&v, strategy, &mut acc).unwrap();
-                    ctx.synchronize().unwrap();
-                })
-            });
-        }
-        group.finish();
-    }
-
-    let mut group = c.benchmark_group("atomic_sum_f32/Hybrid");
-    for n in common::sizes(&ctx) {
-        let v = ctx.upload(&vec![0.5f32; n]).unwrap();
-        let mut acc = ctx.zeros::<f32>(1).unwrap();
-        group.throughput(Throughput::Bytes((4 * n) as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| {
-                ctx.atomic_sum_into(&v, AtomicStrategy::Hybrid, &mut acc)
-                    .unwrap();
+        common::sweep(
+            c,
+            &ctx,
+            &format!("atomic_sum_u32/{strategy:?}"),
+            |n| {
+                (
+                    (ctx.upload(&data(n)).unwrap(), ctx.zeros::<u32>(1).unwrap()),
+                    4 * n,
+                )
+            },
+            |(v, acc)| {
+                ctx.atomic_sum_into(v, strategy, acc).unwrap();
                 ctx.synchronize().unwrap();
-            })
-        });
+            },
+        );
     }
-    group.finish();
-
+    common::sweep(
+        c,
+        &ctx,
+        "atomic_sum_f32/Hybrid",
+        |n| {
+            let inputs = (
+                ctx.upload(&vec![0.5f32; n]).unwrap(),
+                ctx.zeros::<f32>(1).unwrap(),
+            );
+            (inputs, 4 * n)
+        },
+        |(v, acc)| {
+            ctx.atomic_sum_into(v, AtomicStrategy::Hybrid, acc).unwrap();
+            ctx.synchronize().unwrap();
+        },
+    );
     for bins in [256u32, 65536] {
-        let mut group = c.benchmark_group(format!("histogram/{bins}_bins"));
-        for n in common::sizes(&ctx) {
-            let keys: Vec<u32> = data(n).iter().map(|k| k % bins).collect();
-            let keys = ctx.upload(&keys).unwrap();
-            let mut counts = ctx.zeros::<u32>(bins as usize).unwrap();
-            group.throughput(Throughput::Bytes((4 * n) as u64));
-            group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-                b.iter(|| {
-                    ctx.histogram_into(&keys, bins, &mut counts).unwrap();
-                    ctx.synchronize().unwrap();
-                })
-            });
-        }
-        group.finish();
+        common::sweep(
+            c,
+            &ctx,
+            &format!("histogram/{bins}_bins"),
+            |n| {
+                let keys: Vec<u32> = data(n).iter().map(|k| k % bins).collect();
+                let inputs = (
+                    ctx.upload(&keys).unwrap(),
+                    ctx.zeros::<u32>(bins as usize).unwrap(),
+                );
+                (inputs, 4 * n)
+            },
+            |(keys, counts)| {
+                ctx.histogram_into(keys, bins, counts).unwrap();
+                ctx.synchronize().unwrap();
+            },
+        );
     }
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
+    config = common::config();
     targets = bench
 }
 criterion_main!(benches);

@@ -59,7 +59,7 @@ const IDENTITY: [[f32; 4]; 4] = [
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
+    config = common::config();
     targets = bench
 }
 criterion_main!(benches);

@@ -6,44 +6,40 @@
 
 mod common;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use gpuprim::Ctx;
 
 fn bench(c: &mut Criterion) {
     let ctx = Ctx::new().expect("a GPU context");
-    let mut group = c.benchmark_group("map");
-    for n in common::sizes(&ctx) {
-        let a = ctx.upload(&vec![1.5f32; n]).unwrap();
-        let mut out = ctx.zeros::<f32>(n).unwrap();
-        group.throughput(Throughput::Bytes((8 * n) as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| {
-                ctx.map_into(&a, "x * 2.0 + 1.0", &mut out).unwrap();
-                ctx.synchronize().unwrap();
-            })
-        });
-    }
-    group.finish();
-
-    let mut group = c.benchmark_group("zip");
-    for n in common::sizes(&ctx) {
-        let a = ctx.upload(&vec![1.5f32; n]).unwrap();
-        let b = ctx.upload(&vec![2.5f32; n]).unwrap();
-        let mut out = ctx.zeros::<f32>(n).unwrap();
-        group.throughput(Throughput::Bytes((12 * n) as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |bch, _| {
-            bch.iter(|| {
-                ctx.zip_into(&a, &b, "a + b", &mut out).unwrap();
-                ctx.synchronize().unwrap();
-            })
-        });
-    }
-    group.finish();
+    let filled = |n: usize, x: f32| ctx.upload(&vec![x; n]).unwrap();
+    common::sweep(
+        c,
+        &ctx,
+        "map",
+        |n| ((filled(n, 1.5), ctx.zeros::<f32>(n).unwrap()), 8 * n),
+        |(a, out)| {
+            ctx.map_into(a, "x * 2.0 + 1.0", out).unwrap();
+            ctx.synchronize().unwrap();
+        },
+    );
+    common::sweep(
+        c,
+        &ctx,
+        "zip",
+        |n| {
+            let inputs = (filled(n, 1.5), filled(n, 2.5), ctx.zeros::<f32>(n).unwrap());
+            (inputs, 12 * n)
+        },
+        |(a, b, out)| {
+            ctx.zip_into(a, b, "a + b", out).unwrap();
+            ctx.synchronize().unwrap();
+        },
+    );
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
+    config = common::config();
     targets = bench
 }
 criterion_main!(benches);

@@ -5,7 +5,7 @@
 
 mod common;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use gpuprim::{Ctx, Reduce};
 
 fn bench(c: &mut Criterion) {
@@ -15,48 +15,43 @@ fn bench(c: &mut Criterion) {
         ("max_f32", Reduce::Max),
         ("sum_compensated_f32", Reduce::SumCompensated),
     ];
+    let input = |n: usize| ctx.upload(&vec![0.5f32; n]).unwrap();
     for (name, op) in ops {
-        let mut group = c.benchmark_group(name);
-        for n in common::sizes(&ctx) {
-            let v = ctx.upload(&vec![0.5f32; n]).unwrap();
-            let mut out = ctx.zeros::<f32>(1).unwrap();
-            group.throughput(Throughput::Bytes((4 * n) as u64));
-            group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-                b.iter(|| {
-                    ctx.reduce_with_into(&v, op.clone(), &mut out).unwrap();
-                    ctx.synchronize().unwrap();
-                })
-            });
-        }
-        group.finish();
-    }
-    let mut group = c.benchmark_group("dot_f32");
-    for n in common::sizes(&ctx) {
-        let a = ctx.upload(&vec![0.5f32; n]).unwrap();
-        let mut out = ctx.zeros::<f32>(1).unwrap();
-        group.throughput(Throughput::Bytes((8 * n) as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| {
-                ctx.dot_into(&a, &a, &mut out).unwrap();
+        common::sweep(
+            c,
+            &ctx,
+            name,
+            |n| ((input(n), ctx.zeros::<f32>(1).unwrap()), 4 * n),
+            |(v, out)| {
+                ctx.reduce_with_into(v, op.clone(), out).unwrap();
                 ctx.synchronize().unwrap();
-            })
-        });
+            },
+        );
     }
-    group.finish();
-    let mut group = c.benchmark_group("reduce_blocking_f32");
-    for n in common::sizes(&ctx) {
-        let v = ctx.upload(&vec![0.5f32; n]).unwrap();
-        group.throughput(Throughput::Bytes((4 * n) as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| ctx.reduce(&v).unwrap())
-        });
-    }
-    group.finish();
+    common::sweep(
+        c,
+        &ctx,
+        "dot_f32",
+        |n| ((input(n), ctx.zeros::<f32>(1).unwrap()), 8 * n),
+        |(a, out)| {
+            ctx.dot_into(a, a, out).unwrap();
+            ctx.synchronize().unwrap();
+        },
+    );
+    common::sweep(
+        c,
+        &ctx,
+        "reduce_blocking_f32",
+        |n| (input(n), 4 * n),
+        |v| {
+            ctx.reduce(v).unwrap();
+        },
+    );
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
+    config = common::config();
     targets = bench
 }
 criterion_main!(benches);

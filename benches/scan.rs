@@ -8,7 +8,7 @@
 
 mod common;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use gpuprim::{Ctx, Scan, ScanAlgorithm, ScanOp};
 
 /// `n` values in [0, 1) from a multiplicative hash: about half are above 0.5, in no
@@ -27,37 +27,43 @@ fn bench(c: &mut Criterion) {
     ];
     for (name, algorithm) in algorithms {
         let scan = Scan::inclusive(ScanOp::Sum).algorithm(algorithm);
-        let mut group = c.benchmark_group(name);
-        for n in common::sizes(&ctx) {
-            let v = ctx.upload(&values(n)).unwrap();
-            let mut out = ctx.zeros::<f32>(n).unwrap();
-            group.throughput(Throughput::Bytes((8 * n) as u64));
-            group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-                b.iter(|| {
-                    ctx.scan_with_into(&v, &scan, &mut out).unwrap();
-                    ctx.synchronize().unwrap();
-                })
-            });
-        }
-        group.finish();
+        common::sweep(
+            c,
+            &ctx,
+            name,
+            |n| {
+                (
+                    (
+                        ctx.upload(&values(n)).unwrap(),
+                        ctx.zeros::<f32>(n).unwrap(),
+                    ),
+                    8 * n,
+                )
+            },
+            |(v, out)| {
+                ctx.scan_with_into(v, &scan, out).unwrap();
+                ctx.synchronize().unwrap();
+            },
+        );
     }
-
-    let mut group = c.benchmark_group("compact_f32_50pct");
-    for n in common::sizes(&ctx) {
-        let host = values(n);
-        let kept = host.iter().filter(|&&x| x > 0.5).count();
-        let v = ctx.upload(&host).unwrap();
-        group.throughput(Throughput::Bytes((4 * (n + kept)) as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter(|| ctx.compact(&v, "x > 0.5").unwrap())
-        });
-    }
-    group.finish();
+    common::sweep(
+        c,
+        &ctx,
+        "compact_f32_50pct",
+        |n| {
+            let host = values(n);
+            let kept = host.iter().filter(|&&x| x > 0.5).count();
+            (ctx.upload(&host).unwrap(), 4 * (n + kept))
+        },
+        |v| {
+            ctx.compact(v, "x > 0.5").unwrap();
+        },
+    );
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
+    config = common::config();
     targets = bench
 }
 criterion_main!(benches);

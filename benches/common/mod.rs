@@ -21,3 +21,34 @@ pub fn sides2d(ctx: &Ctx) -> Vec<u32> {
         vec![256, 1024, 4096, 8192]
     }
 }
+
+/// The Criterion settings every bench uses: 20 samples, 0.5 s warm-up, 2 s of measuring.
+#[allow(dead_code)]
+pub fn config() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .sample_size(20)
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2))
+}
+
+/// One benchmark group `name` over [`sizes`]: `setup(n)` makes the inputs and says how
+/// many bytes one call moves; `run` is what is timed (end it with the wait, e.g.
+/// `ctx.synchronize()`, so the GPU work is inside the time).
+#[allow(dead_code)]
+pub fn sweep<S>(
+    c: &mut criterion::Criterion,
+    ctx: &Ctx,
+    name: &str,
+    mut setup: impl FnMut(usize) -> (S, usize),
+    mut run: impl FnMut(&mut S),
+) {
+    let mut group = c.benchmark_group(name);
+    for n in sizes(ctx) {
+        let (mut inputs, bytes) = setup(n);
+        group.throughput(criterion::Throughput::Bytes(bytes as u64));
+        group.bench_with_input(criterion::BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| run(&mut inputs))
+        });
+    }
+    group.finish();
+}
