@@ -53,6 +53,23 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
             },
         )?;
     }
+    // A gather along columns: map2d's naive transpose. Neighbouring invocations read
+    // elements a row apart, so how much of each fetched line gets used depends on which
+    // workgroups run together.
+    for (name, sw) in swizzles {
+        b.row(
+            &format!("map2d column gather load(y, x) f32 swizzle {name}"),
+            8 * px,
+            || {
+                ctx.map2d(
+                    &Grid2D::new(&a, side, side)?,
+                    &mut Grid2DMut::new(&mut out, side, side)?,
+                    "load(y, x)",
+                    sw,
+                )
+            },
+        )?;
+    }
     for radius in [8, 32] {
         for (name, sw) in swizzles {
             b.row(
