@@ -447,8 +447,8 @@ impl Ctx {
 
     /// Submits `enc` (with errors captured) and starts mapping `buffer`, which holds the
     /// `len` elements once the work is done: a staging buffer `enc` copies into, or
-    /// a buffer the kernels write directly (see [`Ctx::result_buffer`]).
-    pub(crate) fn submit_mapped<T: GpuElement>(
+    /// a result buffer the kernels write directly (see [`Ctx::result_buffer`]).
+    fn submit_mapped<T: GpuElement>(
         &self,
         op: &'static str,
         enc: wgpu::CommandEncoder,
@@ -473,18 +473,34 @@ impl Ctx {
     }
 
     /// A small buffer for a kernel's result that the host reads back (a blocking
-    /// `reduce`'s one value), and whether it can be mapped directly. Where the adapter
+    /// `reduce`'s one value); read it back with [`Ctx::submit_result`]. Where the adapter
     /// allows storage buffers to be mapped (`MAPPABLE_PRIMARY_BUFFERS`), the kernel writes
     /// the result straight into mappable memory: no copy into a staging buffer, and one
     /// command less in the round trip. Elsewhere it is a storage buffer to copy from.
-    pub(crate) fn result_buffer(&self, bytes: u64) -> Result<(Scratch, bool)> {
-        let mappable = self.has_features(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-        let usage = if mappable {
+    pub(crate) fn result_buffer(&self, bytes: u64) -> Result<Scratch> {
+        let usage = if self.has_features(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS) {
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::MAP_READ
         } else {
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC
         };
-        Ok((self.scratch("result", bytes, usage)?, mappable))
+        self.scratch("result", bytes, usage)
+    }
+
+    /// Submits `enc` and reads back the first `len` elements of `result` (from
+    /// [`Ctx::result_buffer`]): mapped directly where it is mappable, else through a copy
+    /// into a staging buffer.
+    pub(crate) fn submit_result<T: GpuElement>(
+        &self,
+        op: &'static str,
+        enc: wgpu::CommandEncoder,
+        result: Scratch,
+        len: usize,
+    ) -> Result<ReadBack<T>> {
+        if result.usage().contains(wgpu::BufferUsages::MAP_READ) {
+            self.submit_mapped(op, enc, result, len)
+        } else {
+            self.submit_read_back(op, enc, &result, len)
+        }
     }
 
     /// Copies `data` to a new vector on the device.

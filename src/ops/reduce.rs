@@ -207,13 +207,9 @@ impl Ctx {
                 ),
             });
         }
-        let (result, mappable) = self.result_buffer((LANES * size_of::<T>()) as u64)?;
+        let result = self.result_buffer((LANES * size_of::<T>()) as u64)?;
         let (enc, scratch) = self.record_reduce(op, x, y, reduce, &result)?;
-        let read_back = if mappable {
-            self.submit_mapped(op, enc, result, 1)
-        } else {
-            self.submit_read_back(op, enc, &result, 1)
-        };
+        let read_back = self.submit_result(op, enc, result, 1);
         drop(scratch); // back to the pool only once the work that uses it is submitted
         read_back
     }
