@@ -36,39 +36,26 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
         )?;
     }
     // A vertical 5-tap box blur: each thread reads a column neighbourhood, the access
-    // pattern swizzling is for.
+    // pattern swizzling is for. And a gather along columns, map2d's naive transpose:
+    // neighbouring invocations read elements a row apart, so how much of each fetched
+    // line gets used depends on which workgroups run together.
     let blur =
         "(load(x, y - 2) + load(x, y - 1) + load(x, y) + load(x, y + 1) + load(x, y + 2)) * 0.2";
-    for (name, sw) in swizzles {
-        b.row(
-            &format!("map2d vertical blur r=2 f32 swizzle {name}"),
-            8 * px,
-            || {
+    let bodies = [
+        ("map2d vertical blur r=2", blur),
+        ("map2d column gather load(y, x)", "load(y, x)"),
+    ];
+    for (label, body) in bodies {
+        for (name, sw) in swizzles {
+            b.row(&format!("{label} f32 swizzle {name}"), 8 * px, || {
                 ctx.map2d(
                     &Grid2D::new(&a, side, side)?,
                     &mut Grid2DMut::new(&mut out, side, side)?,
-                    blur,
+                    body,
                     sw,
                 )
-            },
-        )?;
-    }
-    // A gather along columns: map2d's naive transpose. Neighbouring invocations read
-    // elements a row apart, so how much of each fetched line gets used depends on which
-    // workgroups run together.
-    for (name, sw) in swizzles {
-        b.row(
-            &format!("map2d column gather load(y, x) f32 swizzle {name}"),
-            8 * px,
-            || {
-                ctx.map2d(
-                    &Grid2D::new(&a, side, side)?,
-                    &mut Grid2DMut::new(&mut out, side, side)?,
-                    "load(y, x)",
-                    sw,
-                )
-            },
-        )?;
+            })?;
+        }
     }
     for radius in [8, 32] {
         for (name, sw) in swizzles {
