@@ -792,6 +792,9 @@ struct Knobs {
     unchecked: bool,
     /// Each call its own submission (as gpuprim's calls), instead of one command buffer.
     submit_each: bool,
+    /// Each call its own command buffer, all of a round in one submission (as gpuprim
+    /// batches calls made while the GPU is busy).
+    buffer_each: bool,
     /// Extra row pitch (elements) of src and dst.
     pitch_pad: u32,
 }
@@ -801,10 +804,15 @@ const PLAIN: Knobs = Knobs {
     pad: 0,
     unchecked: false,
     submit_each: false,
+    buffer_each: false,
     pitch_pad: 0,
 };
 const UNCHECKED: Knobs = PLAIN.unchecked();
 const SUBMIT_EACH: Knobs = PLAIN.submit_each();
+const BUFFER_EACH: Knobs = Knobs {
+    buffer_each: true,
+    ..PLAIN
+};
 const PITCH_32: Knobs = PLAIN.pitch_pad(32);
 
 impl Knobs {
@@ -851,6 +859,7 @@ impl Case {
         self.kind == Kind::Copy
             && matches!(self.launch, Launch::Vec4 { .. })
             && !self.knobs.submit_each
+            && !self.knobs.buffer_each
     }
 }
 
@@ -934,6 +943,10 @@ fn cases(cpu: bool) -> Vec<Case> {
         .row("copy vec4, one vec4 per thread", PLAIN);
     t.kernel(Copy, map, vec4_copy_wgsl(true))
         .row("copy vec4 gpuprim map, one submit per call", SUBMIT_EACH);
+    t.kernel(Copy, map, vec4_copy_wgsl(true)).row(
+        "copy vec4 gpuprim map, a command buffer per call, one submit",
+        BUFFER_EACH,
+    );
     t.call(Copy, BufferCopy).row("copy_buffer_to_buffer", PLAIN);
     t.kernel(Copy, t32, scalar(32, 32, 32, 8, false, grid))
         .row("copy 2D 32x32 tile, 32x8 thr (shape of T-a, T-b)", PLAIN);
@@ -1402,7 +1415,8 @@ impl Lab {
     /// `submit_each`. The timer's two marks are recorded into the round's command
     /// buffers (not submitted alone, as `GpuTimer::mark` does), so a batched round is one
     /// submission from the first mark to the last.
-    fn round(&mut self, work: &Work, reps: usize, submit_each: bool) -> LabResult<f64> {
+    fn round(&mut self, work: &Work, reps: usize, knobs: Knobs) -> LabResult<f64> {
+        let (submit_each, buffer_each) = (knobs.submit_each, knobs.buffer_each);
         let library = matches!(work, Work::Library { .. });
         let submit_each = submit_each || library;
         let ctx = self.ctx.clone();
@@ -1422,9 +1436,13 @@ impl Lab {
             }
         };
         mark(&mut enc, 0);
+        let mut buffers = Vec::new();
         for _ in 0..reps {
             if submit_each {
                 q.submit([enc.finish()]);
+                enc = d.create_command_encoder(&Default::default());
+            } else if buffer_each {
+                buffers.push(enc.finish());
                 enc = d.create_command_encoder(&Default::default());
             }
             if let Work::Library { op, g } = *work {
@@ -1443,7 +1461,8 @@ impl Lab {
             enc.resolve_query_set(&t.queries, 0..2, &t.resolved, 0);
             enc.copy_buffer_to_buffer(&t.resolved, 0, &t.read, 0, 16);
         }
-        q.submit([enc.finish()]);
+        buffers.push(enc.finish());
+        q.submit(buffers);
         let Some(t) = &self.timer else {
             ctx.synchronize()?;
             return Ok(t0.elapsed().as_secs_f64() * 1e3 / reps as f64);
@@ -1469,10 +1488,10 @@ impl Lab {
         let (rounds, reps) = (ROUNDS[usize::from(self.cpu)], REPS[usize::from(self.cpu)]);
         let warm = Instant::now();
         while warm.elapsed().as_millis() < u128::from(self.warm_ms) {
-            self.round(&work, reps, case.knobs.submit_each)?;
+            self.round(&work, reps, case.knobs)?;
         }
         let ms = (0..rounds)
-            .map(|_| self.round(&work, reps, case.knobs.submit_each))
+            .map(|_| self.round(&work, reps, case.knobs))
             .collect::<LabResult<Vec<f64>>>()?;
         Ok(common::median(ms))
     }

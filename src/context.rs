@@ -39,6 +39,24 @@ pub(crate) struct Inner {
     pub(crate) pool: crate::vec::BufferPool,
     /// Set by the device-lost callback.
     lost: Arc<Mutex<Option<String>>>,
+    /// Recorded work not yet submitted, in call order (see [`Ctx::flush`]).
+    pub(crate) pending: Mutex<Vec<wgpu::CommandBuffer>>,
+    /// Calls whose work one submission may gather ([`CtxBuilder::batch_limit`]).
+    pub(crate) batch_limit: usize,
+    /// An error from a submission that no call could return (made by [`Ctx::queue`] or
+    /// [`Ctx::device`]); the next call returns it.
+    pub(crate) deferred: Mutex<Option<Error>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Work still held is submitted, so that writes into buffers the caller shares
+        // with its own wgpu code happen.
+        let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|p| p.into_inner()));
+        if !pending.is_empty() {
+            self.queue.submit(pending);
+        }
+    }
 }
 
 /// What the chosen adapter is and what the context may use on it.
@@ -120,7 +138,11 @@ pub struct CtxBuilder {
     max_workgroups_per_dimension: Option<u32>,
     without_features: wgpu::Features,
     scan_algorithm: ScanAlgorithm,
+    batch_limit: usize,
 }
+
+/// Default of [`CtxBuilder::batch_limit`].
+pub const DEFAULT_BATCH_LIMIT: usize = 16;
 
 impl Default for CtxBuilder {
     fn default() -> Self {
@@ -132,6 +154,7 @@ impl Default for CtxBuilder {
             max_workgroups_per_dimension: None,
             without_features: wgpu::Features::empty(),
             scan_algorithm: ScanAlgorithm::Auto,
+            batch_limit: DEFAULT_BATCH_LIMIT,
         }
     }
 }
@@ -184,6 +207,19 @@ impl CtxBuilder {
         self
     }
 
+    /// How many calls' work one submission may gather while the GPU is busy (default
+    /// [`DEFAULT_BATCH_LIMIT`]; at least 1). A call made while the GPU is idle is
+    /// submitted at once; calls made while it is busy are held and submitted together,
+    /// because each submission costs the GPU about 10 us of idle time between the work
+    /// of two submissions (H100; docs/PERFORMANCE.md). Held work is submitted when
+    /// `n` calls have gathered, when anything waits for or reads from the GPU, on
+    /// [`Ctx::flush`], and before each use of [`Ctx::queue`] or [`Ctx::device`].
+    /// `batch_limit(1)` submits every call on its own.
+    pub fn batch_limit(mut self, n: usize) -> Self {
+        self.batch_limit = n;
+        self
+    }
+
     /// Create the context (blocking).
     pub fn build(self) -> Result<Ctx> {
         pollster::block_on(self.build_async())
@@ -233,6 +269,13 @@ impl CtxBuilder {
                     ),
                 });
             }
+        }
+        if self.batch_limit == 0 {
+            return Err(Error::InvalidArgument {
+                op: "CtxBuilder::batch_limit",
+                message: "a batch of 0 calls; pass at least 1 (1 submits every call on its own)"
+                    .into(),
+            });
         }
         if self.max_workgroups_per_dimension == Some(0) {
             return Err(Error::InvalidArgument {
@@ -316,8 +359,39 @@ impl CtxBuilder {
                 cache: PipelineCache::default(),
                 pool: Default::default(),
                 lost,
+                pending: Mutex::new(Vec::new()),
+                batch_limit: self.batch_limit,
+                deferred: Mutex::new(None),
             }),
         })
+    }
+}
+
+/// A wgpu handle of a [`Ctx`] ([`Ctx::device`], [`Ctx::queue`]) for your own wgpu code.
+///
+/// gpuprim may hold the work of recent calls to submit it together (see
+/// [`CtxBuilder::batch_limit`]). Every use of this handle (it dereferences to the wgpu
+/// type) first submits what is held, so your submissions, `write_buffer`s and polls come
+/// after every gpuprim call made before them, even if you keep the handle across calls.
+/// A clone of the wgpu object itself (`ctx.queue().clone()` gives a `wgpu::Queue`) does
+/// not do this: call [`Ctx::flush`] before using it. An error from that submission is
+/// returned by the next gpuprim call.
+pub struct Interop<'a, T> {
+    ctx: &'a Ctx,
+    handle: &'a T,
+}
+
+impl<T> std::ops::Deref for Interop<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.ctx.flush_deferring_errors();
+        self.handle
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Interop<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.handle.fmt(f)
     }
 }
 
@@ -362,14 +436,31 @@ impl Ctx {
         &self.inner.info
     }
 
-    /// The underlying wgpu device, for interop with your own wgpu code.
-    pub fn device(&self) -> &wgpu::Device {
-        &self.inner.device
+    /// The underlying wgpu device, for interop with your own wgpu code. Each use of the
+    /// handle first submits the work gpuprim holds for batching (see [`Interop`]), so a
+    /// `poll` through it waits for every call made so far.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let encoder = ctx.device().create_command_encoder(&Default::default());
+    /// ctx.queue().submit([encoder.finish()]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn device(&self) -> Interop<'_, wgpu::Device> {
+        Interop {
+            ctx: self,
+            handle: &self.inner.device,
+        }
     }
 
-    /// The underlying wgpu queue.
-    pub fn queue(&self) -> &wgpu::Queue {
-        &self.inner.queue
+    /// The underlying wgpu queue. Each use of the handle first submits the work gpuprim
+    /// holds for batching (see [`Interop`]), so what you submit or write through it comes
+    /// after every call made so far.
+    pub fn queue(&self) -> Interop<'_, wgpu::Queue> {
+        Interop {
+            ctx: self,
+            handle: &self.inner.queue,
+        }
     }
 
     /// Whether the device has `features` enabled.
@@ -377,12 +468,13 @@ impl Ctx {
         self.inner.info.features.contains(features)
     }
 
-    /// Block until all work submitted so far has finished on the GPU.
+    /// Block until the work of every call made so far has finished on the GPU.
     ///
     /// On a GPU this polls without blocking for up to 500 us before it waits on the
     /// fence, as blocking read-backs do: short work finishes sooner than a blocking
     /// wait wakes up.
     pub fn synchronize(&self) -> Result<()> {
+        self.flush()?;
         if self.spin_poll(|status| status.is_queue_empty())? {
             return self.check_alive();
         }
@@ -458,8 +550,11 @@ impl Ctx {
 
     /// `Err(DeviceLost)` once the device is gone.
     pub(crate) fn check_alive(&self) -> Result<()> {
-        match self.inner.lost.lock().ok().and_then(|l| l.clone()) {
-            Some(reason) => Err(Error::DeviceLost { reason }),
+        if let Some(reason) = self.inner.lost.lock().ok().and_then(|l| l.clone()) {
+            return Err(Error::DeviceLost { reason });
+        }
+        match self.inner.deferred.lock().ok().and_then(|mut d| d.take()) {
+            Some(e) => Err(e),
             None => Ok(()),
         }
     }

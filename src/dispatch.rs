@@ -104,9 +104,95 @@ pub(crate) fn submit_steps<'a>(
     op: &'static str,
     steps: impl IntoIterator<Item = Step<'a>>,
 ) -> Result<()> {
-    with_steps(ctx, op, steps, |enc| {
-        ctx.inner.queue.submit([enc.finish()]);
-    })
+    let commands = with_steps(ctx, op, steps, |enc| enc.finish())?;
+    ctx.enqueue(op, commands)
+}
+
+/// Submission. Each `queue.submit` costs the GPU idle time between the work of two
+/// submissions (about 10 us on an H100), so work recorded while the GPU is busy is held
+/// and submitted together with the calls after it; work recorded while it is idle goes
+/// at once. The held command buffers keep call order, and a pooled scratch buffer goes
+/// back to the pool once the command buffer that uses it is queued here: whatever takes
+/// it next is recorded, and so runs, after it.
+impl Ctx {
+    /// Finishes `enc` (its errors are `op`'s) and queues it (see [`Ctx::enqueue`]).
+    pub(crate) fn submit(&self, op: &'static str, enc: wgpu::CommandEncoder) -> Result<()> {
+        let commands = self.capture(op, || enc.finish())?;
+        self.enqueue(op, commands)
+    }
+
+    /// Queues finished `commands`: submitted with the held ones when the GPU is idle or
+    /// the batch is full, else held. Only valid command buffers come here (finished
+    /// inside a capture that reported no error), so a submission never fails for a call
+    /// that already returned.
+    pub(crate) fn enqueue(&self, op: &'static str, commands: wgpu::CommandBuffer) -> Result<()> {
+        let mut pending = self.lock_pending();
+        pending.push(commands);
+        if pending.len() >= self.inner.batch_limit || self.queue_idle() {
+            let batch = std::mem::take(&mut *pending);
+            self.capture(op, || self.inner.queue.submit(batch))?;
+        }
+        Ok(())
+    }
+
+    /// Inside a capture: finishes `enc` and submits it with every held command buffer.
+    /// For work the host waits for next (a read-back).
+    pub(crate) fn submit_now(&self, enc: wgpu::CommandEncoder) {
+        let mut pending = self.lock_pending();
+        pending.push(enc.finish());
+        self.inner.queue.submit(std::mem::take(&mut *pending));
+    }
+
+    /// Submits the work that calls made while the GPU was busy left held for batching
+    /// (see [`CtxBuilder::batch_limit`](crate::CtxBuilder::batch_limit)), without
+    /// waiting for it. Reading results and [`Ctx::synchronize`] do this themselves; call
+    /// it when the GPU should start on held work while the host does something else.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1.0f32, 2.0, 3.0])?;
+    /// let doubled = ctx.map(&v, "x * 2.0")?; // may be held while the GPU is busy
+    /// ctx.flush()?; // the GPU has it now; the host is free to do other work
+    /// assert_eq!(doubled.to_vec()?, vec![2.0, 4.0, 6.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn flush(&self) -> Result<()> {
+        let mut pending = self.lock_pending();
+        if pending.is_empty() {
+            return self.check_alive();
+        }
+        let batch = std::mem::take(&mut *pending);
+        self.capture("Ctx::flush", || {
+            self.inner.queue.submit(batch);
+        })
+    }
+
+    /// How many calls' work is held for batching right now (not yet submitted).
+    pub fn held_calls(&self) -> usize {
+        self.lock_pending().len()
+    }
+
+    /// [`Ctx::flush`] for accessors that cannot return an error: the next call returns it.
+    pub(crate) fn flush_deferring_errors(&self) {
+        if let Err(e) = self.flush() {
+            if let Ok(mut deferred) = self.inner.deferred.lock() {
+                deferred.get_or_insert(e);
+            }
+        }
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Vec<wgpu::CommandBuffer>> {
+        self.inner.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the GPU has finished every submission (a poll that does not block).
+    fn queue_idle(&self) -> bool {
+        // See `Ctx::wait_idle` for the caught panic.
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.inner.device.poll(wgpu::PollType::Poll)
+        }));
+        matches!(polled, Ok(Ok(status)) if status.is_queue_empty())
+    }
 }
 
 /// Inside one [`Ctx::capture`]: a new encoder, `steps` recorded into it, then `then`.

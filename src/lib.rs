@@ -19,10 +19,12 @@
 //! # Ok::<(), gpuprim::Error>(())
 //! ```
 //!
-//! Calls that return a [`GpuVec`] or end in `_into` record and submit GPU work without
-//! waiting; calls that return host values ([`GpuVec::to_vec`], [`Ctx::reduce`]) wait for
-//! it and read back only what they return. Work is ordered: a read-back sees every call
-//! submitted before it.
+//! Calls that return a [`GpuVec`] or end in `_into` record GPU work and return without
+//! waiting for it; calls that return host values ([`GpuVec::to_vec`], [`Ctx::reduce`])
+//! wait for it and read back only what they return. Work is ordered: a read-back sees
+//! every call made before it. Work recorded while the GPU is busy is gathered into one
+//! submission (each submission costs the GPU idle time); [`CtxBuilder::batch_limit`]
+//! says when it goes, and [`Ctx::flush`] sends it at once.
 //!
 //! The primitive families, each in its module under [`ops`]:
 //!
@@ -80,7 +82,7 @@ pub mod ops;
 mod pipeline;
 mod vec;
 
-pub use context::{Ctx, CtxBuilder, Info, WANTED_FEATURES};
+pub use context::{Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES};
 pub use element::{GpuElement, ScalarKind};
 pub use error::{Error, Result};
 pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};

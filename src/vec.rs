@@ -122,15 +122,13 @@ impl<T: GpuElement> GpuVec<T> {
             return Ok(());
         }
         let bytes = (self.len * size_of::<T>()).next_multiple_of(4) as u64;
-        self.ctx.capture(op, || {
-            let mut enc = self
-                .ctx
-                .inner
-                .device
-                .create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&src.buffer, 0, &self.buffer, 0, bytes);
-            self.ctx.inner.queue.submit([enc.finish()]);
-        })
+        let mut enc = self
+            .ctx
+            .inner
+            .device
+            .create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&src.buffer, 0, &self.buffer, 0, bytes);
+        self.ctx.submit(op, enc)
     }
 
     /// A new vector with the same contents.
@@ -142,8 +140,9 @@ impl<T: GpuElement> GpuVec<T> {
 }
 
 /// Small buffers kept for reuse, so a call like a blocking `reduce` creates no buffers
-/// once warm. Work on one queue runs in submission order and wgpu orders the accesses
-/// of successive submissions, so a buffer can go back as soon as its work is submitted.
+/// once warm. Work on one queue runs in the order it is queued (submitted, or held for
+/// batching in call order), and wgpu orders the accesses of successive command buffers,
+/// so a buffer can go back as soon as its work is queued.
 #[derive(Default)]
 pub(crate) struct BufferPool {
     free: Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>>,
@@ -427,7 +426,7 @@ impl Ctx {
     ) -> Result<ReadBack<T>> {
         self.check_alive()?;
         if len == 0 {
-            self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
+            self.submit(op, enc)?;
             return Ok(ReadBack {
                 ctx: self.clone(),
                 staging: None,
@@ -458,7 +457,7 @@ impl Ctx {
         buffer.reusable = false; // until it is unmapped again
         let state = Arc::new(MapState::default());
         self.capture(op, || {
-            self.inner.queue.submit([enc.finish()]);
+            self.submit_now(enc);
             let s = Arc::clone(&state);
             buffer
                 .slice(..)

@@ -168,6 +168,9 @@ fn invalid_builder_arguments() {
         .build()
         .unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
+    let err = Ctx::builder().batch_limit(0).build().unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
+    assert!(err.to_string().contains("at least 1"), "{err}");
 }
 
 #[test]

@@ -4,7 +4,9 @@
 //! `cargo run --release --example bandwidth -- [log2 n] [section ...]` (default 28 on a
 //! GPU, 22 on the software adapter; sections: reduce, scan, atomic, random, grid2d,
 //! latency, all by default; the element-wise rows always run). Bytes count each input read once and each output written
-//! once. Times are medians over rounds of back-to-back submissions ended by one wait.
+//! once. Times are medians over rounds of back-to-back calls ended by one wait.
+//! `BATCH_LIMIT=1` in the environment times every call in a submission of its own
+//! (`CtxBuilder::batch_limit`; the default lets calls made while the GPU is busy share one).
 
 mod atomic;
 mod grid2d;
@@ -17,7 +19,7 @@ use gpuprim::{Ctx, Result};
 use timing::Bench;
 
 fn main() -> Result<()> {
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::builder().batch_limit(timing::batch_limit()).build()?;
     let software = ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu;
     let log2: u32 = std::env::args()
         .nth(1)
@@ -27,7 +29,7 @@ fn main() -> Result<()> {
     let sections: Vec<String> = std::env::args().skip(2).collect();
     let n = 1usize << log2;
     println!("adapter: {}", ctx.info());
-    println!("n = 2^{log2} = {n}");
+    println!("n = 2^{log2} = {n}, batch limit {}", timing::batch_limit());
     let mut b = Bench::new(&ctx, n, software);
     b.header();
 

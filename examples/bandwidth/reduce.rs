@@ -33,6 +33,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     if ctx.has_features(gpuprim::wgpu::Features::SUBGROUP) {
         // The same sum with the shared-memory tree instead of subgroup operations.
         let tree = Ctx::builder()
+            .batch_limit(crate::timing::batch_limit())
             .without_features(gpuprim::wgpu::Features::SUBGROUP)
             .build()?;
         let ta = tree.upload(&a.to_vec()?)?;

@@ -11,6 +11,15 @@ use std::time::Instant;
 use gpuprim::wgpu;
 use gpuprim::{Ctx, GpuVec, Result};
 
+/// The contexts' [`gpuprim::CtxBuilder::batch_limit`]: `BATCH_LIMIT` from the environment,
+/// else the library's default.
+pub fn batch_limit() -> usize {
+    std::env::var("BATCH_LIMIT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(gpuprim::DEFAULT_BATCH_LIMIT)
+}
+
 /// One table: a context, a size, and the copy kernel's time as the reference.
 pub struct Bench<'a> {
     pub ctx: &'a Ctx,

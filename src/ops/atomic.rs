@@ -184,7 +184,7 @@ impl Ctx {
     }
 
     /// Adds the sum of `v` into `acc[0]` on the device, without reading back: the work
-    /// is recorded and submitted without waiting, so several sums (or other calls) can
+    /// is recorded without waiting, so several sums (or other calls) can
     /// follow before one read-back. Elements of `acc` past the first are untouched.
     ///
     /// # Errors

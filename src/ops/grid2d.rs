@@ -328,7 +328,7 @@ impl Ctx {
     ///
     /// One thread per output element in 16 x 16 workgroups (8 x 8 on a device with fewer
     /// than 256 invocations per workgroup), their IDs remapped by `swizzle`. The work is
-    /// recorded and submitted without waiting.
+    /// recorded without waiting.
     ///
     /// # Errors
     /// [`Error::Compile`] if the body is not valid WGSL of the element type,

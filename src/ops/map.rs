@@ -51,8 +51,8 @@ impl Ctx {
         Ok(dst)
     }
 
-    /// [`Ctx::map`] into an existing vector of the same length. The work is recorded and
-    /// submitted without waiting; later calls and read-backs see its result.
+    /// [`Ctx::map`] into an existing vector of the same length. The work is recorded
+    /// without waiting; later calls and read-backs see its result.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;

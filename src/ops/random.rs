@@ -314,7 +314,7 @@ impl Ctx {
     /// Fills `v` with random values from `rng`: `u32` (all 32 bits), `i32` (the same bits)
     /// or `f32` uniform in `[0, 1)` (`(r >> 8) * 2^-24`). Element `i` is
     /// [`rng.value_at(i)`](Rng::value_at), bit-exact, on every adapter and however the
-    /// work is split. Recorded and submitted without waiting.
+    /// work is split. Recorded without waiting.
     ///
     /// # Errors
     /// [`Error::ContextMismatch`] if `v` belongs to another context, [`Error::TooLarge`]

@@ -230,7 +230,7 @@ impl Ctx {
             });
         }
         let (enc, scratch) = self.record_reduce(op, x, y, reduce, &out.buffer)?;
-        self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
+        self.submit(op, enc)?;
         drop(scratch);
         Ok(())
     }

@@ -163,7 +163,7 @@ impl Ctx {
         self.scan_with(v, &Scan::exclusive(ScanOp::Sum))
     }
 
-    /// [`Ctx::scan`] into `out` (same length), recorded and submitted without waiting.
+    /// [`Ctx::scan`] into `out` (same length), recorded without waiting.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
@@ -233,7 +233,7 @@ impl Ctx {
                     out_base: 0,
                 }
             })?;
-        self.capture(op, || self.inner.queue.submit([enc.finish()]))?;
+        self.submit(op, enc)?;
         drop(scratch);
         Ok(())
     }
@@ -517,15 +517,18 @@ impl Ctx {
         if v.is_empty() {
             let algorithm = self.choose_scan::<u32>(op, ScanAlgorithm::Auto, &program, &[])?;
             program.kernels(self, algorithm)?;
-            return self.capture(op, || {
-                self.inner.queue.write_buffer(&count.buffer, 0, &[0; 4]);
-            });
+            // In the command stream (not `queue.write_buffer`, which would overtake
+            // calls still held for batching).
+            let mut enc = self
+                .inner
+                .device
+                .create_command_encoder(&Default::default());
+            enc.clear_buffer(&count.buffer, 0, Some(4));
+            return self.submit(op, enc);
         }
         let (mut enc, scratch) = self.compact_record(op, &program, v, out)?;
-        self.capture(op, || {
-            enc.copy_buffer_to_buffer(&scratch.total, 0, &count.buffer, 0, 4);
-            self.inner.queue.submit([enc.finish()]);
-        })?;
+        enc.copy_buffer_to_buffer(&scratch.total, 0, &count.buffer, 0, 4);
+        self.submit(op, enc)?;
         drop(scratch);
         Ok(())
     }

@@ -1,0 +1,142 @@
+//! Calls made while the GPU is busy are held and submitted together: their order, and
+//! the order against work submitted through `Ctx::queue`, must not change.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use common::*;
+use gpuprim::{Ctx, GpuVec, Reduce};
+
+/// A context that holds up to 64 calls, so that batches form on the software adapter.
+fn batching_ctx() -> &'static Ctx {
+    static CTX: OnceLock<Ctx> = OnceLock::new();
+    CTX.get_or_init(|| {
+        Ctx::builder()
+            .batch_limit(64)
+            .build()
+            .unwrap_or_else(|e| panic!("no GPU context for the tests: {e}"))
+    })
+}
+
+/// Work that keeps the GPU busy for a while (milliseconds on the software adapter), so
+/// the calls after it find the GPU busy and are held.
+fn busy(ctx: &Ctx) -> GpuVec<f32> {
+    let big = ctx.upload(&random_vec::<f32>(1 << 22, 9)).unwrap();
+    let mut out = ctx.zeros::<f32>(1 << 22).unwrap();
+    for _ in 0..4 {
+        ctx.map_into(&big, "sqrt(x) * 2.0 + 1.0", &mut out).unwrap();
+    }
+    out
+}
+
+/// A chain of dependent calls (each reads what the one before wrote), made while the
+/// GPU is busy, against the same chain on the CPU.
+fn chain(ctx: &Ctx) -> usize {
+    let _busy = busy(ctx);
+    let len = 3001;
+    let host = random_vec::<u32>(len, 5);
+    let mut a = ctx.upload(&host).unwrap();
+    let mut b = poisoned::<u32>(ctx, len);
+    let mut sum = ctx.zeros::<u32>(1).unwrap();
+    let mut want = host.clone();
+    let mut most_held = 0;
+    for k in 0..40u32 {
+        ctx.map_into(&a, &format!("x * 3u + {k}u"), &mut b).unwrap();
+        let c = ctx.zip(&b, &a, "a ^ (b >> 3u)").unwrap();
+        a.copy_from(&c).unwrap();
+        for w in want.iter_mut() {
+            let x = w.wrapping_mul(3).wrapping_add(k);
+            *w = x ^ (*w >> 3);
+        }
+        most_held = most_held.max(ctx.held_calls());
+    }
+    ctx.reduce_with_into(&a, Reduce::Sum, &mut sum).unwrap();
+    ctx.scan_into(&a, &mut b).unwrap();
+    let scan: Vec<u32> = want
+        .iter()
+        .scan(0u32, |s, &x| {
+            *s = s.wrapping_add(x);
+            Some(*s)
+        })
+        .collect();
+    assert_all_eq(&b.to_vec().unwrap(), &scan, "scan after a held chain");
+    assert_all_eq(&a.to_vec().unwrap(), &want, "held chain of map/zip/copy");
+    assert_eq!(sum.to_vec().unwrap()[0], *scan.last().unwrap());
+    assert_eq!(ctx.held_calls(), 0, "a read-back submits everything held");
+    most_held
+}
+
+#[test]
+fn held_calls_keep_their_order() {
+    let most_held = chain(batching_ctx());
+    // The test means something only if calls were held: the GPU was busy with `busy`.
+    assert!(
+        most_held > 0,
+        "no call was held; the chain did not test batching"
+    );
+}
+
+#[test]
+fn unbatched_context_holds_nothing() {
+    let ctx = Ctx::builder().batch_limit(1).build().unwrap();
+    assert_eq!(chain(&ctx), 0);
+}
+
+#[test]
+fn own_submissions_run_after_held_calls() {
+    let ctx = batching_ctx();
+    // Handles taken before the gpuprim call and used after it.
+    let (device, queue) = (ctx.device(), ctx.queue());
+    let _busy = busy(ctx);
+    let host = random_vec::<u32>(1000, 11);
+    let a = ctx.upload(&host).unwrap();
+    let mut b = poisoned::<u32>(ctx, 1000);
+    ctx.map_into(&a, "x + 7u", &mut b).unwrap();
+    assert!(
+        ctx.held_calls() > 0,
+        "the map was not held; the test proves nothing"
+    );
+    // Our own copy of b into c, then our own write into d's first element.
+    let c = poisoned::<u32>(ctx, 1000);
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(b.buffer(), 0, c.buffer(), 0, 4000);
+    queue.submit([enc.finish()]);
+    let want: Vec<u32> = host.iter().map(|x| x.wrapping_add(7)).collect();
+    assert_all_eq(
+        &c.to_vec().unwrap(),
+        &want,
+        "copy submitted through ctx.queue()",
+    );
+    // A write_buffer after a held call must land after it, not before.
+    let _busy = busy(ctx);
+    ctx.map_into(&a, "x + 9u", &mut b).unwrap();
+    assert!(
+        ctx.held_calls() > 0,
+        "the map was not held; the test proves nothing"
+    );
+    queue.write_buffer(b.buffer(), 0, bytemuck::bytes_of(&42u32));
+    let mut want: Vec<u32> = host.iter().map(|x| x.wrapping_add(9)).collect();
+    want[0] = 42;
+    assert_all_eq(
+        &b.to_vec().unwrap(),
+        &want,
+        "write_buffer through ctx.queue()",
+    );
+}
+
+#[test]
+fn flush_submits_held_calls() {
+    let ctx = batching_ctx();
+    let _busy = busy(ctx);
+    let a = ctx.upload(&[1.0f32, 2.0, 3.0]).unwrap();
+    let b = ctx.map(&a, "x * 2.0").unwrap();
+    assert!(
+        ctx.held_calls() > 0,
+        "the map was not held; the test proves nothing"
+    );
+    ctx.flush().unwrap();
+    assert_eq!(ctx.held_calls(), 0);
+    ctx.synchronize().unwrap();
+    assert_eq!(b.to_vec().unwrap(), vec![2.0, 4.0, 6.0]);
+}
