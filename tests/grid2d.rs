@@ -651,18 +651,14 @@ fn transpose_every_element_type() {
 }
 
 #[test]
-fn map2d_compiles_each_body_once() {
+fn map2d_compiles_once_per_body_and_swizzled_grid() {
     // A context of its own, so other tests' compiles do not interfere.
     let ctx = Ctx::new().unwrap();
     let a = ctx.zeros::<f32>(100).unwrap();
     let mut b = ctx.zeros::<f32>(100).unwrap();
     let body = "load(x, y) + 0.125";
-    let before = ctx.pipelines_compiled();
-    for (w, h, sw) in [
-        (10, 10, Swizzle::Off),
-        (7, 9, Swizzle::default()),
-        (1, 100, Swizzle::Tiles { n: 5 }),
-    ] {
+    let mut run = |w, h, sw| {
+        let before = ctx.pipelines_compiled();
         ctx.map2d(
             &Grid2D::new(&a, w, h).unwrap(),
             &mut Grid2DMut::new(&mut b, w, h).unwrap(),
@@ -670,11 +666,14 @@ fn map2d_compiles_each_body_once() {
             sw,
         )
         .unwrap();
-    }
-    assert_eq!(
-        ctx.pipelines_compiled() - before,
-        1,
-        "one body, one pipeline"
-    );
+        ctx.pipelines_compiled() - before
+    };
+    // Unswizzled: one pipeline for the body, whatever the size.
+    assert_eq!(run(10, 10, Swizzle::Off), 1);
+    assert_eq!(run(7, 9, Swizzle::Off), 0);
+    // Swizzled: the grid and tile width are constants of the pipeline.
+    assert_eq!(run(7, 9, Swizzle::default()), 1);
+    assert_eq!(run(7, 9, Swizzle::default()), 0, "same grid and n: reused");
+    assert_eq!(run(1, 100, Swizzle::Tiles { n: 5 }), 1, "another grid");
     assert_eq!(b.to_vec().unwrap()[..100], [0.125f32; 100]);
 }

@@ -28,10 +28,7 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
-    var g = group.xy;
-    if p.swz.n != 0u {
-        g = swizzle_tiles(g, groups.xy, p.swz);
-    }
+    let g = remap(group.xy, groups.xy);
     let x = g.x * {{WG}}u + lid.x;
     if x >= p.dst_w {
         return;

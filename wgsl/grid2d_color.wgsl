@@ -4,13 +4,15 @@
 // gpuprim::SWIZZLE_WGSL
 {{SWIZZLE}}
 
+// remap(group, groups): see wgsl/grid2d_params.wgsl.
+{{REMAP}}
+
 struct Params {
     width: u32,
     height: u32,
     pad0: u32,
     pad1: u32,
     rows: array<vec4<f32>, 4>,   // M's rows: out.r = dot(rows[0], in), ...
-    swz: SwizzleParams,          // swizzle_tiles' constants; swz.n = 0: off
 }
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
@@ -27,10 +29,7 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
-    var g = group.xy;
-    if p.swz.n != 0u {
-        g = swizzle_tiles(g, groups.xy, p.swz);
-    }
+    let g = remap(group.xy, groups.xy);
     let x = g.x * {{WG}}u + lid.x;
     let y = g.y * {{WG}}u + lid.y;
     if x >= p.width || y >= p.height {

@@ -4,6 +4,11 @@
 // gpuprim::SWIZZLE_WGSL
 {{SWIZZLE}}
 
+// remap(group, groups) -> the workgroup position to process: the identity, or
+// swizzle_tiles with this dispatch's grid and SwizzleParams as constants (a pipeline per
+// grid size and tile width, so the compiler folds the arithmetic away).
+{{REMAP}}
+
 struct Params {
     src_w: u32,
     src_h: u32,
@@ -13,7 +18,6 @@ struct Params {
     dst_pitch: u32,
     extra: u32,           // the kernel's own word: blur_vertical's radius, else 0
     pad: u32,
-    swz: SwizzleParams,   // swizzle_tiles' constants; swz.n = 0: off
 }
 
 @group(0) @binding(0) var<storage, read> src: array<T>;

@@ -27,12 +27,9 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
-    // Uniform per workgroup (workgroup_id, num_workgroups, a uniform), so `full` is
+    // Uniform per workgroup (workgroup_id, num_workgroups, constants, a uniform), so `full` is
     // uniform too and the barrier below is in uniform control flow.
-    var g = group.xy;
-    if p.swz.n != 0u {
-        g = swizzle_tiles(g, groups.xy, p.swz);
-    }
+    let g = remap(group.xy, groups.xy);
     let x0 = g.x * TILE;
     let y0 = g.y * TILE;
     let full = x0 + TILE <= p.src_w && y0 + TILE <= p.src_h;

@@ -12,9 +12,12 @@
 //! Thread-Group ID Swizzling", GDC 2019, with the later fix for dispatch widths that are
 //! not a multiple of `n`). [`swizzle`] is the mapping, in Rust; [`SWIZZLE_WGSL`] is the
 //! same function in WGSL for kernels of your own. gpuprim's kernels compute the same
-//! mapping without a division: the host passes the dispatch's divisors and their f32
-//! reciprocals in the uniform, and each invocation divides with a multiply and one
-//! integer correction step (exact below 2^24 workgroups; larger dispatches divide).
+//! mapping without a division: the dispatch's grid, divisors and their f32 reciprocals
+//! are constants of the pipeline, and each invocation divides with a multiply and one
+//! integer correction step (exact below 2^24 workgroups; larger dispatches divide). So
+//! a swizzled kernel is compiled once per grid size and tile width: the first call at a
+//! new image size (or `n`) compiles a pipeline, later ones reuse it. Unswizzled kernels
+//! have one pipeline for every size.
 //!
 //! # Limits of the 2D kernels
 //!
@@ -53,9 +56,9 @@ pub const MAX_BLUR_RADIUS: u32 = 1024;
 /// `workgroup_id.xy` and `num_workgroups.xy` and use the result as the workgroup's tile.
 ///
 /// The text also defines `swizzle_tiles`, the same mapping without divisions, which
-/// gpuprim's own kernels call with constants computed on the host per dispatch (a
-/// `SwizzleParams` struct, the names `swizzle_div` and `swizzle_tiles`); a kernel of your
-/// own may ignore them.
+/// gpuprim's own kernels call with constants computed on the host per dispatch and
+/// written into their WGSL (a `SwizzleParams` struct, the names `swizzle_div` and
+/// `swizzle_tiles`); a kernel of your own may ignore them.
 pub const SWIZZLE_WGSL: &str = include_str!("../../wgsl/swizzle.wgsl");
 
 /// Workgroups per dispatch up to which `swizzle_tiles` divides with f32 reciprocals (its
@@ -77,12 +80,14 @@ const TILE: u32 = 32;
 /// Whether and how a 2D kernel remaps its workgroup IDs (see the [module docs](self)).
 ///
 /// Measured on an H100 (docs/PERFORMANCE.md): tiles help some kernels whose
-/// neighbouring workgroups re-read the same lines (a radius-32 vertical blur ran 1.2x
-/// faster at 4096 x 4096, radius 16 1.19x at 8192 x 8192, while the same blurs at the
-/// other size, and radius 64 at both, gained nothing), are neutral on transpose, and
-/// cost 4-9% on kernels that stream or reuse little (colour filter 4-5%, a 5-tap blur
-/// 7%, radius 8 at 4096 x 4096 9%). Use [`Swizzle::Off`] unless the kernel gathers
-/// widely, and measure.
+/// neighbouring workgroups re-read the same lines (a radius-32 vertical blur ran
+/// 1.22-1.25x faster at 4096 x 4096, radius 16 1.19x at 8192 x 8192, while the same
+/// blurs at the other size, and radius 64 at both, gained nothing), are neutral on
+/// transpose, and cost 3-8% on kernels that stream or reuse little (colour filter 3-5%,
+/// a 5-tap blur 4-8%, radius 8 at 4096 x 4096 7%): the visiting order itself costs
+/// them, not the remapping's arithmetic, which the pipeline's constants fold away. Use
+/// [`Swizzle::Off`] unless the kernel gathers widely, and measure. A swizzled kernel
+/// is compiled per grid size and `n` (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Swizzle {
     /// Workgroups cover the grid in launch order (row-major).
@@ -181,6 +186,37 @@ fn swizzle_params(groups: (u32, u32), n: u32) -> [u32; 8] {
         swizzle_rcp(last_w).to_bits(),
         u32::from(exact),
     ]
+}
+
+/// The pipeline-key variant and the WGSL `remap` function of a dispatch of `groups`
+/// workgroups with tile width `n` (0: off, the identity).
+fn remap_wgsl(groups: (u32, u32), n: u32) -> (String, String) {
+    if n == 0 {
+        let identity =
+            "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {\n    return g;\n}\n";
+        return (String::new(), identity.to_string());
+    }
+    let s = swizzle_params(groups, n);
+    let float = |w: u32| format!("bitcast<f32>({w}u)");
+    let remap = format!(
+        "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {{\n    \
+         let s = SwizzleParams({}u, {}u, {}u, {}u, {}, {}, {}, {}u);\n    \
+         return swizzle_tiles(g, vec2<u32>({}u, {}u), s);\n}}\n",
+        s[0],
+        s[1],
+        s[2],
+        s[3],
+        float(s[4]),
+        float(s[5]),
+        float(s[6]),
+        s[7],
+        groups.0,
+        groups.1
+    );
+    (
+        format!("swizzle {}x{} n={}", groups.0, groups.1, s[0]),
+        remap,
+    )
 }
 
 /// The f32 nearest `1 / d` (0 for 0): IEEE division of exact operands for d <= 2^24, the
@@ -375,6 +411,7 @@ impl Ctx {
         let kernel = self.kernel2d(
             op,
             (T::WGSL, side * side, body),
+            (groups, n),
             MAP2D_WGSL,
             &[
                 ("LIB", RANDOM_WGSL),
@@ -385,7 +422,7 @@ impl Ctx {
                 ("EXPR", body),
             ],
         )?;
-        run_grids(self, op, &kernel, groups, (src, dst), 0, n)
+        run_grids(self, op, &kernel, groups, (src, dst), 0)
     }
 
     /// Writes the transpose of `src` into `dst`: `dst(y, x) = src(x, y)`, so `dst` must be
@@ -438,10 +475,11 @@ impl Ctx {
         let kernel = self.kernel2d(
             op,
             (T::WGSL, TILE * 8, ""),
+            (groups, n),
             TRANSPOSE_WGSL,
             &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
         )?;
-        run_grids(self, op, &kernel, groups, (src, dst), 0, n)
+        run_grids(self, op, &kernel, groups, (src, dst), 0)
     }
 
     /// Applies a 4 x 4 colour matrix to every pixel of an RGBA `f32` image: `out =
@@ -504,18 +542,18 @@ impl Ctx {
         let kernel = self.kernel2d(
             op,
             ("f32", side * side, ""),
+            (groups, n),
             COLOR_WGSL,
             &[("WG", &side.to_string())],
         )?;
-        // Params: width, height, 2 pad words, the matrix rows, SwizzleParams.
-        let mut words = [0u32; 28];
+        // Params: width, height, 2 pad words, the matrix rows.
+        let mut words = [0u32; 20];
         words[..2].copy_from_slice(&[width, height]);
         for (r, row) in matrix.iter().enumerate() {
             for (c, v) in row.iter().enumerate() {
                 words[4 + 4 * r + c] = v.to_bits();
             }
         }
-        words[20..].copy_from_slice(&swizzle_params(groups, n));
         run2d(
             self,
             op,
@@ -581,31 +619,45 @@ impl Ctx {
         let kernel = self.kernel2d(
             op,
             ("f32", side * side, ""),
+            (groups, n),
             BLUR_WGSL,
             &[("WG", &side.to_string())],
         )?;
-        run_grids(self, op, &kernel, groups, (src, dst), radius, n)
+        run_grids(self, op, &kernel, groups, (src, dst), radius)
     }
 
     /// The pipeline of a 2D kernel: `template` rendered with the shared prelude
-    /// (`{{PARAMS}}`, where the template has it, then `{{SWIZZLE}}`) and then `vars`;
-    /// keyed by `op` and `(element type, invocations per workgroup, user code)`.
+    /// (`{{PARAMS}}`, where the template has it, then `{{SWIZZLE}}` and `{{REMAP}}`) and
+    /// then `vars`; keyed by `op`, `(element type, invocations per workgroup, user code)`
+    /// and, when swizzled (tile width `n` > 0), the dispatch's `groups` and `n`.
+    ///
+    /// A swizzled kernel gets its grid and `SwizzleParams` as WGSL constants, so the
+    /// compiler folds the remapping into a few integer operations: one pipeline per grid
+    /// size and tile width. With the same values in a uniform, the arithmetic that
+    /// precedes every workgroup's first load cost the H100 several percent on streaming
+    /// kernels (docs/PERFORMANCE.md).
     fn kernel2d(
         &self,
         op: &'static str,
         (element, workgroup_size, code): (&'static str, u32, &str),
+        (groups, n): ((u32, u32), u32),
         template: &str,
         vars: &[(&str, &str)],
     ) -> Result<Arc<Kernel>> {
+        let (variant, remap) = remap_wgsl(groups, n);
         let key = PipelineKey {
             op,
             element,
             workgroup_size,
-            variant: String::new(),
+            variant,
             code: code.to_string(),
         };
         self.kernel(key, || {
-            let mut all = vec![("PARAMS", PARAMS_WGSL), ("SWIZZLE", SWIZZLE_WGSL)];
+            let mut all = vec![
+                ("PARAMS", PARAMS_WGSL),
+                ("SWIZZLE", SWIZZLE_WGSL),
+                ("REMAP", remap.as_str()),
+            ];
             all.extend_from_slice(vars);
             render(template, &all)
         })
@@ -676,20 +728,15 @@ impl Ctx {
 }
 
 /// The `Params` uniform of map2d, transpose and blur_vertical (`wgsl/grid2d_params.wgsl`):
-/// the shapes, one word for the kernel (blur's radius), a pad word, then the
-/// `SwizzleParams`.
-fn params_words(src: Shape, dst: Shape, extra: u32, swizzle: [u32; 8]) -> [u32; 16] {
-    let mut words = [0u32; 16];
-    words[..8].copy_from_slice(&[
+/// the shapes, one word for the kernel (blur's radius) and a pad word.
+fn params_words(src: Shape, dst: Shape, extra: u32) -> [u32; 8] {
+    [
         src.width, src.height, src.pitch, dst.width, dst.height, dst.pitch, extra, 0,
-    ]);
-    words[8..].copy_from_slice(&swizzle);
-    words
+    ]
 }
 
 /// Runs a kernel of `wgsl/grid2d_params.wgsl`'s bindings over `groups`: `src` and `dst`
-/// bound whole, the uniform from their shapes, the kernel's word `extra` and the swizzle
-/// (tile width `n`, 0 for off).
+/// bound whole, the uniform from their shapes and the kernel's word `extra`.
 fn run_grids<T: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
@@ -697,9 +744,8 @@ fn run_grids<T: GpuElement>(
     groups: (u32, u32),
     (src, dst): (&Grid2D<'_, T>, &Grid2DMut<'_, T>),
     extra: u32,
-    n: u32,
 ) -> Result<()> {
-    let params = params_words(src.shape, dst.shape, extra, swizzle_params(groups, n));
+    let params = params_words(src.shape, dst.shape, extra);
     run2d(
         ctx,
         op,
