@@ -3,20 +3,16 @@
 
 mod common;
 
-use std::sync::OnceLock;
-
 use common::*;
 use gpuprim::{Ctx, GpuVec, Reduce};
 
-/// A context that holds up to 64 calls, so that batches form on the software adapter.
-fn batching_ctx() -> &'static Ctx {
-    static CTX: OnceLock<Ctx> = OnceLock::new();
-    CTX.get_or_init(|| {
-        Ctx::builder()
-            .batch_limit(64)
-            .build()
-            .unwrap_or_else(|e| panic!("no GPU context for the tests: {e}"))
-    })
+/// A context of its own (so no other test's calls are held with this test's) that
+/// holds up to 64 calls, so that batches form on the software adapter.
+fn batching_ctx() -> Ctx {
+    Ctx::builder()
+        .batch_limit(64)
+        .build()
+        .unwrap_or_else(|e| panic!("no GPU context for the tests: {e}"))
 }
 
 /// Work that keeps the GPU busy for a while (milliseconds on the software adapter), so
@@ -69,7 +65,7 @@ fn chain(ctx: &Ctx) -> usize {
 
 #[test]
 fn held_calls_keep_their_order() {
-    let most_held = chain(batching_ctx());
+    let most_held = chain(&batching_ctx());
     // The test means something only if calls were held: the GPU was busy with `busy`.
     assert!(
         most_held > 0,
@@ -85,7 +81,7 @@ fn unbatched_context_holds_nothing() {
 
 #[test]
 fn own_submissions_run_after_held_calls() {
-    let ctx = batching_ctx();
+    let ctx = &batching_ctx();
     // Handles taken before the gpuprim call and used after it.
     let (device, queue) = (ctx.device(), ctx.queue());
     let _busy = busy(ctx);
@@ -127,7 +123,7 @@ fn own_submissions_run_after_held_calls() {
 
 #[test]
 fn flush_submits_held_calls() {
-    let ctx = batching_ctx();
+    let ctx = &batching_ctx();
     let _busy = busy(ctx);
     let a = ctx.upload(&[1.0f32, 2.0, 3.0]).unwrap();
     let b = ctx.map(&a, "x * 2.0").unwrap();
