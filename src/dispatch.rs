@@ -1,4 +1,4 @@
-//! How a length becomes bindings and workgroups.
+//! How a length becomes bindings and workgroups, and how recorded work reaches the queue.
 //!
 //! - A vector larger than the largest storage binding is processed in *chunks*: each
 //!   chunk is a binding window (offset aligned to the device's storage offset alignment)
@@ -6,6 +6,8 @@
 //! - A dispatch that needs more than `max_compute_workgroups_per_dimension` workgroups is
 //!   folded into 2D (and 3D); kernels compute their linear workgroup index from
 //!   `workgroup_id` and `num_workgroups` and skip the few surplus groups.
+//! - Finished command buffers go through [`Ctx::enqueue`]: submitted at once while the
+//!   GPU is idle, else held and submitted together (see the `impl Ctx` block below).
 
 use crate::context::Ctx;
 use crate::error::{Error, Result};
