@@ -28,8 +28,9 @@
 //! command buffer (one compute pass per call, so wgpu puts a barrier between calls as it
 //! does between gpuprim calls); warm-up of `--warm-ms` (500) per row, then 11 rounds of
 //! 20 calls (5 of 4 on a CPU adapter), median ms per call. Rows marked "one submit per
-//! call" submit each call separately, as gpuprim's own calls (and the figures in
-//! docs/PERFORMANCE.md) do.
+//! call" submit each call separately, as gpuprim's own calls did before gpuprim batched
+//! the calls made while the GPU is busy (the library rows are timed that way too: see
+//! `Lab::round`).
 //! GB/s counts the image read once and written once (8 bytes per pixel); "vs copy" is
 //! that bandwidth over the faster of the two vec4 copy kernels at the same size.
 //!
@@ -1411,8 +1412,10 @@ impl Lab {
     }
 
     /// One round of `reps` calls: GPU ms per call (host clock without timestamps).
-    /// A library call (`Work::Library`) submits itself, so it always runs as if
-    /// `submit_each`. The timer's two marks are recorded into the round's command
+    /// A library call (`Work::Library`) always runs as if `submit_each`: the round's own
+    /// submission before each call goes through `ctx.queue()`, which first submits what
+    /// gpuprim holds, so every library call goes in a submission of its own (as gpuprim's
+    /// calls did before they were batched). The timer's two marks are recorded into the round's command
     /// buffers (not submitted alone, as `GpuTimer::mark` does), so a batched round is one
     /// submission from the first mark to the last.
     fn round(&mut self, work: &Work, reps: usize, knobs: Knobs) -> LabResult<f64> {

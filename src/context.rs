@@ -498,17 +498,24 @@ impl Ctx {
         let until = std::time::Instant::now() + SPIN;
         while std::time::Instant::now() < until {
             self.check_alive()?;
-            // See wait_idle for the caught panic.
-            let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.inner.device.poll(wgpu::PollType::Poll)
-            }));
-            match polled {
-                Ok(Ok(status)) if done(&status) => return Ok(true),
-                Ok(Ok(_)) | Err(_) => {}
-                Ok(Err(e)) => return Err(self.poll_error(e)),
+            match self.poll_now() {
+                Some(Ok(status)) if done(&status) => return Ok(true),
+                Some(Ok(_)) | None => {}
+                Some(Err(e)) => return Err(self.poll_error(e)),
             }
         }
         Ok(false)
+    }
+
+    /// One poll that does not block: `None` when wgpu-core's assertion fired (see
+    /// `wait_idle`; nothing is left locked, so the caller polls again later).
+    pub(crate) fn poll_now(
+        &self,
+    ) -> Option<std::result::Result<wgpu::PollStatus, wgpu::PollError>> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.inner.device.poll(wgpu::PollType::Poll)
+        }))
+        .ok()
     }
 
     /// Waits for the GPU in bounded steps, checking between them that the device is

@@ -131,10 +131,18 @@ impl Ctx {
         let mut pending = self.lock_pending();
         pending.push(commands);
         if pending.len() >= self.inner.batch_limit || self.queue_idle() {
-            let batch = std::mem::take(&mut *pending);
-            self.capture(op, || self.inner.queue.submit(batch))?;
+            self.submit_held(op, &mut pending)?;
         }
         Ok(())
+    }
+
+    /// Submits every held command buffer, with errors captured as `op`'s. The caller holds
+    /// the lock, so no other thread's work gets between them and the queue.
+    fn submit_held(&self, op: &'static str, pending: &mut Vec<wgpu::CommandBuffer>) -> Result<()> {
+        let batch = std::mem::take(pending);
+        self.capture(op, || {
+            self.inner.queue.submit(batch);
+        })
     }
 
     /// Inside a capture: finishes `enc` and submits it with every held command buffer.
@@ -163,10 +171,7 @@ impl Ctx {
         if pending.is_empty() {
             return self.check_alive();
         }
-        let batch = std::mem::take(&mut *pending);
-        self.capture("Ctx::flush", || {
-            self.inner.queue.submit(batch);
-        })
+        self.submit_held("Ctx::flush", &mut pending)
     }
 
     /// How many calls' work is held for batching right now (not yet submitted).
@@ -189,11 +194,7 @@ impl Ctx {
 
     /// Whether the GPU has finished every submission (a poll that does not block).
     fn queue_idle(&self) -> bool {
-        // See `Ctx::wait_idle` for the caught panic.
-        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.inner.device.poll(wgpu::PollType::Poll)
-        }));
-        matches!(polled, Ok(Ok(status)) if status.is_queue_empty())
+        matches!(self.poll_now(), Some(Ok(status)) if status.is_queue_empty())
     }
 }
 
