@@ -410,3 +410,13 @@ fn compensation_survives_the_shader_compiler() {
         );
     }
 }
+
+#[test]
+fn more_partials_than_finishing_invocations() {
+    // One workgroup per 4 KiB window: 1100 windows give 1100 partials, more than the
+    // finishing pass has invocations (at most 1024), so some combine several.
+    let len = 1100 * 1024 - 5;
+    check_int_ops::<u32>(split_ctx(), len, 91, u32::wrapping_add, u32::wrapping_mul);
+    check_f32_ops(split_ctx(), len, 92);
+    check_dot(split_ctx(), len, 93);
+}

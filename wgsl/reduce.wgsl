@@ -43,9 +43,11 @@ fn fold4(v: vec4<T>) -> A {
     return combine(combine(lift(v.x), lift(v.y)), combine(lift(v.z), lift(v.w)));
 }
 
-var<workgroup> shared_acc: array<A, {{WG}}>;
+// Sized for the larger workgroup: the finishing pass may have more invocations.
+var<workgroup> shared_acc: array<A, {{FINISH_WG}}>;
 
-// workgroup_reduce(acc, ids) -> A: the workgroup's total, valid in invocation 0.
+// workgroup_reduce(acc, ids, size) -> A: the total of a workgroup of `size`
+// invocations, valid in invocation 0.
 {{WORKGROUP_REDUCE}}
 
 @compute @workgroup_size({{WG}})
@@ -74,7 +76,7 @@ fn partials_main(ids: Ids) {
             acc = combine(acc, lift(v[k]));
         }
     }
-    let total = workgroup_reduce(acc, ids);
+    let total = workgroup_reduce(acc, ids, {{WG}}u);
     if ids.lane == 0u {
         if params.direct != 0u {
             result[0] = finish(total);
@@ -84,13 +86,15 @@ fn partials_main(ids: Ids) {
     }
 }
 
-@compute @workgroup_size({{WG}})
+// One workgroup, as wide as the device allows (up to 1024): combining the partials is
+// a chain of dependent loads per invocation, so its time is latency.
+@compute @workgroup_size({{FINISH_WG}})
 fn finish_main(ids: Ids) {
     var acc = identity();
-    for (var i = ids.lane; i < params.full_units; i += {{WG}}u) {
+    for (var i = ids.lane; i < params.full_units; i += {{FINISH_WG}}u) {
         acc = combine(acc, partials[i]);
     }
-    let total = workgroup_reduce(acc, ids);
+    let total = workgroup_reduce(acc, ids, {{FINISH_WG}}u);
     if ids.lane == 0u {
         result[0] = finish(total);
     }

@@ -9,7 +9,8 @@ struct Ids {
     @builtin(num_subgroups) subgroups: u32,
 }
 
-fn workgroup_reduce(acc: A, ids: Ids) -> A {
+// Any workgroup size (`size` is not needed here: the subgroups are counted).
+fn workgroup_reduce(acc: A, ids: Ids, size: u32) -> A {
     let s = {{SUBGROUP_OP}}(acc);
     if ids.subgroup_lane == 0u {
         shared_acc[ids.subgroup] = s;

@@ -5,10 +5,11 @@ struct Ids {
     @builtin(local_invocation_index) lane: u32,
 }
 
-fn workgroup_reduce(acc: A, ids: Ids) -> A {
+// `size` is the workgroup's size, a power of two.
+fn workgroup_reduce(acc: A, ids: Ids, size: u32) -> A {
     shared_acc[ids.lane] = acc;
     workgroupBarrier();
-    for (var s = {{WG}}u / 2u; s > 0u; s >>= 1u) {
+    for (var s = size / 2u; s > 0u; s >>= 1u) {
         if ids.lane < s {
             shared_acc[ids.lane] = combine(shared_acc[ids.lane], shared_acc[ids.lane + s]);
         }
