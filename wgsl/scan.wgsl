@@ -179,26 +179,27 @@ fn upsweep(ids: Ids) {
     }
 }
 
+// One workgroup scans the partials. Each invocation owns a contiguous run of them (in
+// `position` order), so one workgroup scan covers any count, and the loads of a run do
+// not wait for barriers: fold the run, scan the runs' totals, then walk the run again
+// writing each partial's offset.
 @compute @workgroup_size(WG)
 fn spine(ids: Ids) {
     let count = params.groups;
-    let pos = position(ids);
-    var carry = identity();
-    for (var i0 = 0u; i0 < count; i0 += WG) {
-        let i = i0 + pos;
-        var v = identity();
-        if i < count {
-            v = partials[i];
-        }
-        let before = wg_exclusive(v, ids);
-        let total = wg_total(ids);
-        if i < count {
-            offsets[i] = combine(carry, before);
-        }
-        carry = combine(carry, total);
+    let run = (count + WG - 1u) / WG;
+    let first = min(position(ids) * run, count);
+    let end = min(first + run, count);
+    var mine = identity();
+    for (var i = first; i < end; i++) {
+        mine = combine(mine, partials[i]);
+    }
+    var carry = wg_exclusive(mine, ids);
+    for (var i = first; i < end; i++) {
+        offsets[i] = carry;
+        carry = combine(carry, partials[i]);
     }
     if ids.lane == 0u {
-        offsets[count] = carry;
+        offsets[count] = wg_total(ids);
     }
 }
 
