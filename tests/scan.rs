@@ -356,13 +356,13 @@ fn tile_depth(ctx: &Ctx) -> usize {
     }
 }
 
-/// Workgroups of a reduce-then-scan pass per window: 32 on CPU adapters, 2048 on GPUs
+/// Workgroups of a reduce-then-scan pass per window: 32 on CPU adapters, 32768 on GPUs
 /// (`groups_cap` in src/ops/scan.rs); each walks a contiguous range of tiles.
 fn rts_groups_cap(ctx: &Ctx) -> usize {
     if ctx.info().device_type == wgpu::DeviceType::Cpu {
         32
     } else {
-        2048
+        32768
     }
 }
 
@@ -377,8 +377,9 @@ fn rts_groups_cap(ctx: &Ctx) -> usize {
 /// a tile: g <= i / min(tile, window) + i / window covers both cases.
 ///
 /// Reduce-then-scan: a workgroup's partial folds its <= p = ceil(tiles / groups cap)
-/// tile aggregates (depth <= tile_depth + p - 1); the spine scans the partials like a tile
-/// (<= tile_depth more, + 1 per further 256 partials); the downsweep adds the tiles of the
+/// tile aggregates (depth <= tile_depth + p - 1); the spine scans the partials in tiles
+/// of its own (<= tile_depth more, + 1 per further tile: a spine tile holds at least
+/// 1024 partials, so + 1 per further 256 is an upper bound); the downsweep adds the tiles of the
 /// workgroup one by one to its offset (<= p), then the invocation's prefix and its own
 /// value (2): `2 tile_depth + 2 p + ceil(groups / 256) + 2`.
 fn sum_depth(ctx: &Ctx, n: usize, i: usize, alg: ScanAlgorithm) -> usize {
@@ -727,6 +728,14 @@ fn edge_lengths() {
 #[test]
 fn edge_lengths_without_subgroups() {
     check_edges(tree_ctx(), EDGES);
+}
+
+#[test]
+fn spine_of_several_tiles() {
+    // One partial per 4 KiB window: 1101 windows give the spine more partials than one
+    // of its tiles holds on a CPU adapter (1024), so its tiles chain their carries.
+    let len = 1100 * window_elems(split_ctx(), 4) + 3;
+    check_edges(split_ctx(), &[len]);
 }
 
 #[test]

@@ -179,27 +179,24 @@ fn upsweep(ids: Ids) {
     }
 }
 
-// One workgroup scans the partials. Each invocation owns a contiguous run of them (in
-// `position` order), so one workgroup scan covers any count, and the loads of a run do
-// not wait for barriers: fold the run, scan the runs' totals, then walk the run again
-// writing each partial's offset.
+// One workgroup scans the partials (exclusive): the template rendered for this entry
+// with EXCLUSIVE = true, a wide workgroup, and `load` / `store` that read `partials`
+// and write `offsets` (src/ops/scan.rs, `Program::spine`). Tile by tile, like the
+// downsweep; on a GPU one tile holds 32768 partials, so the spine costs one tile's
+// latency. offsets[count] is the total.
 @compute @workgroup_size(WG)
 fn spine(ids: Ids) {
     let count = params.groups;
-    let run = (count + WG - 1u) / WG;
-    let first = min(position(ids) * run, count);
-    let end = min(first + run, count);
-    var mine = identity();
-    for (var i = first; i < end; i++) {
-        mine = combine(mine, partials[i]);
-    }
-    var carry = wg_exclusive(mine, ids);
-    for (var i = first; i < end; i++) {
-        offsets[i] = carry;
-        carry = combine(carry, partials[i]);
+    let tiles = (count + 4u * TILE_UNITS - 1u) / (4u * TILE_UNITS);
+    var carry = identity();
+    for (var t = 0u; t < tiles; t++) {
+        let before = tile_scan(t, ids);
+        let total = wg_total(ids);
+        store_tile(t, ids, combine(carry, before));
+        carry = combine(carry, total);
     }
     if ids.lane == 0u {
-        offsets[count] = wg_total(ids);
+        offsets[count] = carry;
     }
 }
 

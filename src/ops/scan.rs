@@ -936,14 +936,18 @@ fn unit_bytes<T: GpuElement>() -> u64 {
     (LANES * size_of::<T>()) as u64
 }
 
-/// Workgroups of a reduce-then-scan pass: enough to fill a large GPU several times
-/// (each walks a contiguous range of tiles), few on a CPU adapter. On the H100 at 2^28
-/// f32 (reduce-then-scan, two runs, three processes each): 4096 took 1.142-1.145 ms,
-/// 2048 1.150-1.151 (8448: 1.142-1.146, 16384: 1.153, 32768: 1.170).
+/// Workgroups of a reduce-then-scan pass: on a GPU many short ones, as many as one
+/// spine tile has partials (32768 with a 1024-invocation spine); few on a CPU adapter.
+/// Each walks a contiguous range of tiles, and like a copy kernel's, the passes run
+/// faster as many short workgroups than as a few long ones, once the spine keeps up:
+/// H100, 2^28 f32, one run: 4096 workgroups 1.1400 ms, 16384 1.1268 / 1.1274, 32768
+/// 1.1184 / 1.1136 (torch.cumsum 1.0186). The spines before this one scanned a few
+/// partials per step, and there more workgroups were slower (16384: 1.153 ms, of which
+/// 52 us were the spine's).
 fn groups_cap(ctx: &Ctx) -> u32 {
     match ctx.info().device_type {
         wgpu::DeviceType::Cpu => 32,
-        _ => 4096,
+        _ => 32768,
     }
 }
 
@@ -956,12 +960,19 @@ fn scan_workgroup_size(ctx: &Ctx, cap: u32) -> u32 {
     1 << (31 - max.leading_zeros())
 }
 
-/// The WGSL of one scan or compaction, and what identifies it.
+/// The WGSL of one scan or compaction, and what identifies it. The three renders of
+/// `wgsl/scan.wgsl` are kept as their substitutions and rendered only when a pipeline
+/// is not cached yet.
 struct Program {
     key: PipelineKey,
-    source: String,
-    /// WGSL of the single-pass kernel, for 32-bit scanned types.
-    chained: Option<String>,
+    /// The upsweep and downsweep (and the single pass's source below, when enabled).
+    vars: Vars,
+    /// The single-pass kernel, for 32-bit scanned types.
+    chained: Option<Vars>,
+    /// The spine: the template again, as an exclusive scan of the partials (its `load`
+    /// and `store` read `partials` and write `offsets`) in tiles of `spine_shape`.
+    spine: Vars,
+    spine_shape: (u32, u32),
     /// Elements per tile (/ 4) of reduce-then-scan and of the single pass.
     tile_units: u32,
     chained_tile_units: u32,
@@ -970,6 +981,9 @@ struct Program {
     /// Compaction: the scan's total (the kept count) is wanted after the run.
     counts: bool,
 }
+
+/// Substitutions for one render of `wgsl/scan.wgsl`.
+type Vars = Vec<(&'static str, String)>;
 
 /// The compiled kernels of a [`Program`] for one algorithm.
 struct Kernels {
@@ -1169,9 +1183,31 @@ impl Program {
                 ("STASH", STASH.to_string()),
             ],
         );
-        let vars = |chained: bool| {
-            let v = if chained { v_chained } else { v };
-            let wg = if chained { wg_chained } else { wg };
+        // The spine scans the partials as one or more tiles of their own: a workgroup as
+        // wide as the device allows and 8 units per invocation on a GPU (32768 partials
+        // in one tile; its time is latency), the pass's shape with 1 unit on a CPU
+        // adapter (1024 partials a tile, so the tests reach its multi-tile loop).
+        let spine_shape = match ctx.info().device_type {
+            wgpu::DeviceType::Cpu => (wg, 1),
+            _ => (scan_workgroup_size(ctx, 1024).max(wg), 8),
+        };
+        let spine_io = "fn load(u: u32) -> vec4<A> {\n\
+                        \x20   var r = vec4<A>(identity());\n\
+                        \x20   for (var k = 0u; k < 4u; k++) {\n\
+                        \x20       if u * 4u + k < params.groups {\n\
+                        \x20           r[k] = partials[u * 4u + k];\n\
+                        \x20       }\n\
+                        \x20   }\n\
+                        \x20   return r;\n\
+                        }\n\
+                        fn store(u: u32, s: vec4<A>) {\n\
+                        \x20   for (var k = 0u; k < 4u; k++) {\n\
+                        \x20       if u * 4u + k < params.groups {\n\
+                        \x20           offsets[u * 4u + k] = s[k];\n\
+                        \x20       }\n\
+                        \x20   }\n\
+                        }\n";
+        let vars = |(wg, v): (u32, u32), exclusive: bool, io: &str, chained: bool| -> Vars {
             vec![
                 ("ENABLE", T::ENABLE.to_string()),
                 ("T", T::WGSL.to_string()),
@@ -1183,7 +1219,7 @@ impl Program {
                 ("SPIN", SPIN.to_string()),
                 ("OUT", out.to_string()),
                 ("OP", functions.clone()),
-                ("IO", io.clone()),
+                ("IO", io.to_string()),
                 ("WORKGROUP_SCAN", workgroup_scan.clone()),
                 (
                     "CHAINED",
@@ -1195,8 +1231,6 @@ impl Program {
                 ),
             ]
         };
-        let source = render(SCAN_WGSL, &vars(false));
-        let chained = chained_ok.then(|| render(SCAN_WGSL, &vars(true)));
         Program {
             key: PipelineKey {
                 op,
@@ -1208,8 +1242,10 @@ impl Program {
                 ),
                 code,
             },
-            source,
-            chained,
+            vars: vars((wg, v), exclusive, &io, false),
+            chained: chained_ok.then(|| vars((wg_chained, v_chained), exclusive, &io, true)),
+            spine: vars(spine_shape, true, spine_io, false),
+            spine_shape,
             tile_units: wg * v,
             chained_tile_units: wg_chained * v_chained,
             in_unit: unit_bytes::<T>(),
@@ -1219,20 +1255,27 @@ impl Program {
     }
 
     fn kernels(&self, ctx: &Ctx, algorithm: ScanAlgorithm) -> Result<Kernels> {
-        let source = || self.source.clone();
+        let source = || render(SCAN_WGSL, &self.vars);
         let chained = match (&self.chained, algorithm) {
             (Some(chained), ScanAlgorithm::SinglePass) => {
                 let key = PipelineKey {
                     variant: format!("{}+chained", self.key.variant),
                     ..self.key.clone()
                 };
-                Some(ctx.kernel_entry(key, "chained", || chained.clone())?)
+                Some(ctx.kernel_entry(key, "chained", || render(SCAN_WGSL, chained))?)
             }
             _ => None,
         };
+        let (spine_wg, spine_v) = self.spine_shape;
+        let spine_key = PipelineKey {
+            variant: format!("{}+spine{spine_wg}x{spine_v}", self.key.variant),
+            workgroup_size: spine_wg,
+            ..self.key.clone()
+        };
+        let spine = ctx.kernel_entry(spine_key, "spine", || render(SCAN_WGSL, &self.spine))?;
         Ok(Kernels {
             upsweep: ctx.kernel_entry(self.key.clone(), "upsweep", source)?,
-            spine: ctx.kernel_entry(self.key.clone(), "spine", source)?,
+            spine,
             downsweep: ctx.kernel_entry(self.key.clone(), "downsweep", source)?,
             tile_units: if chained.is_some() {
                 self.chained_tile_units
