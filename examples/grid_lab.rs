@@ -57,7 +57,8 @@
 //! - B: the 5-tap vertical blur (map2d's text, 16x16 groups): linear; swizzle n = 16
 //!   (the old `swizzle_group`, three divisions); n = 16 computed and discarded; n = 16
 //!   with the grid baked in as constants; n = 16 and linear with naga's checks off;
-//!   n = 4, 8, 32; row bands 2, 4, 8 groups tall; linear with 32x8 groups; n = 16 with
+//!   n = 4, 8, 32; row bands 2, 4, 8 groups tall; linear with 32x8 groups; 32x8 and
+//!   64x4 groups, linear and swizzled (n = 16, 8, 4: wider tile rows); n = 16 with
 //!   the library's `swizzle_tiles` (host-computed divisors and f32 reciprocals, no
 //!   division). And `ctx.map2d` with the blur as its body, swizzle off and n = 16 (now
 //!   `swizzle_tiles`), one submit per call.
@@ -1022,6 +1023,16 @@ fn cases(cpu: bool) -> Vec<Case> {
         .row("B row bands 8 groups tall", PLAIN.n(8));
     t.blur(Order::Library, 32, 8)
         .row("B linear, 32x8 workgroups (full lines)", PLAIN);
+    // Wider workgroups: each row of a swizzle tile is wider, so the groups running at
+    // one time cover a shorter, wider strip of the image.
+    t.blur(Order::Tiles, 32, 8)
+        .row("B 32x8 swizzle_tiles n=16", PLAIN.n(16))
+        .row("B 32x8 swizzle_tiles n=8", PLAIN.n(8));
+    t.blur(Order::Library, 64, 4)
+        .row("B linear, 64x4 workgroups", PLAIN);
+    t.blur(Order::Tiles, 64, 4)
+        .row("B 64x4 swizzle_tiles n=16", PLAIN.n(16))
+        .row("B 64x4 swizzle_tiles n=4", PLAIN.n(4));
     t.call(Blur, map2d(Swizzle::Off))
         .row("B ctx.map2d swizzle off, one submit per call", SUBMIT_EACH);
     t.call(Blur, map2d(n16)).row(
