@@ -21,6 +21,12 @@
 //! The library row has only the round figure (timed with the bandwidth example's
 //! marks, as in its table).
 //!
+//! A last section times the library's kernel shape (16384 workgroups, a finishing
+//! workgroup of up to 1024) with those marks too, submitted in several ways (one
+//! command buffer; a command buffer per call in one submission; a submission per call;
+//! the library's batches of 1, 16 and 3 calls), next to `ctx.reduce_into` with batch
+//! limits 16 (the default), 1 and 64: what the marks and the submissions add per call.
+//!
 //! Every kernel's result is checked: its partials are poisoned with NaN before a call,
 //! summed on the host (f64) and compared with the f64 sum of the input (relative error
 //! below 1e-5); a failed check prints FAIL and the run exits with status 1.
@@ -510,34 +516,57 @@ impl Lab {
         Ok((common::median(round_ms), pass))
     }
 
-    fn library(&self, x: &GpuVec<f32>) -> DemoResult<f64> {
-        let mut out = self.ctx.zeros::<f32>(1)?;
+    /// Median ms per call of `round` (which queues `REPS` calls on `ctx`), timed as the
+    /// bandwidth example times a row: the GpuTimer's marks, each an empty pass in a
+    /// submission of its own, before and after the round.
+    fn time_marked(&self, ctx: &Ctx, mut round: impl FnMut() -> DemoResult<()>) -> DemoResult<f64> {
         let (warm_ms, rounds) = if self.cpu { (10, 3) } else { (600, 11) };
         let warm = Instant::now();
         while warm.elapsed().as_millis() < warm_ms {
-            self.ctx.reduce_into(x, &mut out)?;
-            self.ctx.synchronize()?;
+            round()?;
+            ctx.synchronize()?;
         }
-        let timer = GpuTimer::new(&self.ctx);
+        let timer = GpuTimer::new(ctx);
         let mut ms = Vec::new();
         for _ in 0..rounds {
             let t0 = Instant::now();
             if let Some(t) = &timer {
-                t.mark(&self.ctx, 0);
+                t.mark(ctx, 0);
             }
-            for _ in 0..REPS {
-                self.ctx.reduce_into(x, &mut out)?;
-            }
+            round()?;
             let ns = match &timer {
-                Some(t) => t.finish(&self.ctx)?,
+                Some(t) => t.finish(ctx)?,
                 None => {
-                    self.ctx.synchronize()?;
+                    ctx.synchronize()?;
                     t0.elapsed().as_secs_f64() * 1e9
                 }
             };
             ms.push(ns / 1e6 / REPS as f64);
         }
         Ok(common::median(ms))
+    }
+
+    /// `ctx.reduce_into` on `ctx` (a context of its own, for other batch limits).
+    fn library(&self, ctx: &Ctx, x: &GpuVec<f32>) -> DemoResult<f64> {
+        let mut out = ctx.zeros::<f32>(1)?;
+        self.time_marked(ctx, || {
+            for _ in 0..REPS {
+                ctx.reduce_into(x, &mut out)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The plain kernel `k` in `REPS` command buffers of one call each, submitted in
+    /// groups of the sizes in `pattern` (which add up to `REPS`), marks around.
+    fn submitted(&self, k: &Plain, pattern: &[usize]) -> DemoResult<f64> {
+        self.time_marked(&self.ctx, || {
+            for &count in pattern {
+                let cbs: Vec<_> = (0..count).map(|_| self.round(k, 1, false)).collect();
+                self.ctx.queue().submit(cbs);
+            }
+            Ok(())
+        })
     }
 }
 
@@ -578,7 +607,7 @@ fn run() -> DemoResult<()> {
         "row", "round ms", "TB/s", "pass ms"
     );
 
-    let lib_ms = lab.library(&x)?;
+    let lib_ms = lab.library(&lab.ctx, &x)?;
     let got = f64::from(lab.ctx.reduce(&x)?);
     let mut failed = Vec::new();
     let mut check = |name: &str, got: f64| {
@@ -701,6 +730,52 @@ fn run() -> DemoResult<()> {
         let (round, pass) = lab.time(&k)?;
         let pass = pass.map_or("-".to_string(), |p| format!("{p:.4}"));
         println!("{name:52} {round:10.4} {:9.3} {pass:>10}{flag}", gb / round);
+    }
+    // Where a library call's time goes besides its kernels: the same kernels as the
+    // library's (16384 workgroups, a 1024-wide finish where allowed), timed with the
+    // bandwidth example's marks, submitted as the library would and otherwise.
+    println!("-- submission patterns, marks as in the bandwidth table (ms per call)");
+    let shape = Shape {
+        groups: cap(16 * big_wg),
+        finish: true,
+        finish_wg: big_wg,
+        ..PLAIN
+    };
+    let k = lab.plain(shape, &x)?;
+    let flag = check("submission patterns kernel", lab.checked_sum(&k)?);
+    let one_cb = lab.time_marked(&lab.ctx, || {
+        lab.ctx.queue().submit([lab.round(&k, REPS, false)]);
+        Ok(())
+    })?;
+    let patterns: [(&str, Vec<usize>); 3] = [
+        ("a command buffer per call, one submission", vec![REPS]),
+        ("a submission per call", vec![1; REPS]),
+        (
+            "the library's batches: 1, 16, 3 calls",
+            vec![1, 16, REPS - 17],
+        ),
+    ];
+    println!(
+        "{:52} {one_cb:10.4}{flag}",
+        "plain, one command buffer of 20 calls"
+    );
+    for (name, pattern) in patterns {
+        let ms = lab.submitted(&k, &pattern)?;
+        println!("{name:52} {ms:10.4}");
+    }
+    println!(
+        "{:52} {:10.4}",
+        "library ctx.reduce_into (default batch limit)",
+        lab.library(&lab.ctx, &x)?
+    );
+    for limit in [1, 64] {
+        let c = Ctx::builder().batch_limit(limit).build()?;
+        let cx = c.upload(&x.to_vec()?)?;
+        let ms = lab.library(&c, &cx)?;
+        println!(
+            "{:52} {ms:10.4}",
+            format!("library ctx.reduce_into, batch limit {limit}")
+        );
     }
     if failed.is_empty() {
         println!("all checks passed (relative error of each sum below 1e-5 against f64)");
