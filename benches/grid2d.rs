@@ -13,7 +13,7 @@ const BLUR: &str = "load(x, y) * 0.5 + load(x, y - 1) * 0.25 + load(x, y + 1) * 
 
 fn bench(c: &mut Criterion) {
     let ctx = Ctx::new().expect("a GPU context");
-    let swizzles = [("off", Swizzle::Off), ("n16", Swizzle::default())];
+    let swizzles = [("off", Swizzle::Off), ("n16", Swizzle::Tiles { n: 16 })];
     for (kernel, bytes_per_px) in [("transpose", 8u64), ("map2d_blur", 8), ("color_filter", 32)] {
         let mut group = c.benchmark_group(format!("grid2d_{kernel}"));
         for side in common::sides2d(&ctx) {

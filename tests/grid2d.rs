@@ -217,7 +217,7 @@ fn map2d_neighbour_reads_clamp_at_the_edges() {
                 scale.push(a.abs() * 0.5 + b.abs() * 0.25 + c.abs() * 0.25);
             }
         }
-        for sw in [Swizzle::Off, Swizzle::default()] {
+        for sw in [Swizzle::Off, Swizzle::Tiles { n: 16 }] {
             let mut out = poisoned::<f32>(ctx, (w * h) as usize);
             ctx.map2d(
                 &Grid2D::new(&input, w, h).unwrap(),
@@ -245,7 +245,7 @@ fn map2d_output_may_differ_in_size_from_input() {
         &Grid2D::new(&input, sw_, sh).unwrap(),
         &mut Grid2DMut::new(&mut out, dw, dh).unwrap(),
         "load(x - 1, y * 2) - 1",
-        Swizzle::default(),
+        Swizzle::Tiles { n: 16 },
     )
     .unwrap();
     let mut want = Vec::new();
@@ -285,7 +285,7 @@ fn transpose_matches_cpu_on_odd_sizes() {
         }
         for sw in [
             Swizzle::Off,
-            Swizzle::default(),
+            Swizzle::Tiles { n: 16 },
             Swizzle::Tiles { n: 2 },
             Swizzle::Tiles { n: 3 },
         ] {
@@ -316,7 +316,7 @@ fn transpose_f32_twice_is_the_identity() {
     ctx.transpose(
         &Grid2D::new(&a, w, h).unwrap(),
         &mut Grid2DMut::new(&mut t, h, w).unwrap(),
-        Swizzle::default(),
+        Swizzle::Tiles { n: 16 },
     )
     .unwrap();
     ctx.transpose(
@@ -348,7 +348,11 @@ fn color_filter_matches_cpu_on_odd_sizes() {
                 scale.push(row.iter().zip(px).map(|(a, b)| (a * b).abs()).sum());
             }
         }
-        for sw in [Swizzle::Off, Swizzle::default(), Swizzle::Tiles { n: 3 }] {
+        for sw in [
+            Swizzle::Off,
+            Swizzle::Tiles { n: 16 },
+            Swizzle::Tiles { n: 3 },
+        ] {
             let mut out = poisoned::<f32>(ctx, host.len());
             ctx.color_filter(&img, w, h, m, &mut out, sw).unwrap();
             // 4 products and 3 sums, each rounding within half an ulp of the sum of
@@ -559,7 +563,7 @@ fn blur_vertical_matches_cpu() {
                     scale[at] = mag / (2 * radius + 1) as f32;
                 }
             }
-            for sw in [Swizzle::Off, Swizzle::default()] {
+            for sw in [Swizzle::Off, Swizzle::Tiles { n: 16 }] {
                 let mut out = poisoned::<f32>(ctx, want.len());
                 ctx.blur_vertical(
                     &Grid2D::with_pitch(&input, w, h, sp).unwrap(),
@@ -672,8 +676,12 @@ fn map2d_compiles_once_per_body_and_swizzled_grid() {
     assert_eq!(run(10, 10, Swizzle::Off), 1);
     assert_eq!(run(7, 9, Swizzle::Off), 0);
     // Swizzled: the grid and tile width are constants of the pipeline.
-    assert_eq!(run(7, 9, Swizzle::default()), 1);
-    assert_eq!(run(7, 9, Swizzle::default()), 0, "same grid and n: reused");
+    assert_eq!(run(7, 9, Swizzle::Tiles { n: 16 }), 1);
+    assert_eq!(
+        run(7, 9, Swizzle::Tiles { n: 16 }),
+        0,
+        "same grid and n: reused"
+    );
     assert_eq!(run(1, 100, Swizzle::Tiles { n: 5 }), 1, "another grid");
     assert_eq!(b.to_vec().unwrap()[..100], [0.125f32; 100]);
 }

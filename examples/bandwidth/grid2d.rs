@@ -21,7 +21,7 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
     let host: Vec<f32> = (0..px).map(|i| (i % 1021) as f32 / 1021.0).collect();
     let a = ctx.upload(&host)?;
     let mut out = ctx.zeros::<f32>(px)?;
-    let swizzles = [("off", Swizzle::Off), ("on n=16", Swizzle::default())];
+    let swizzles = [("off", Swizzle::Off), ("on n=16", Swizzle::Tiles { n: 16 })];
     for (name, sw) in swizzles {
         b.row(
             &format!("transpose f32 {side}x{side} swizzle {name}"),

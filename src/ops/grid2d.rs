@@ -85,15 +85,16 @@ const TILE: u32 = 32;
 /// blurs at the other size, and radius 64 at both, gained nothing), are neutral on
 /// transpose, and cost 3-8% on kernels that stream or reuse little (colour filter 3-5%,
 /// a 5-tap blur 4-8%, radius 8 at 4096 x 4096 7%): the visiting order itself costs
-/// them, not the remapping's arithmetic, which the pipeline's constants fold away. Use
-/// [`Swizzle::Off`] unless the kernel gathers widely, and measure. A swizzled kernel
-/// is compiled per grid size and `n` (see the [module docs](self)).
+/// them, not the remapping's arithmetic, which the pipeline's constants fold away. So
+/// the default is [`Swizzle::Off`]: opt in with `Swizzle::Tiles { n: 16 }` where a
+/// kernel gathers widely, and measure. A swizzled kernel is compiled per grid size and
+/// `n` (see the [module docs](self)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Swizzle {
     /// Workgroups cover the grid in launch order (row-major).
     Off,
     /// Vertical tiles `n` workgroups wide ([`swizzle`]); `n` must be at least 1 and is
-    /// clamped to the dispatch width. NVIDIA's choice, and the default, is 16.
+    /// clamped to the dispatch width. NVIDIA's choice is 16.
     Tiles {
         /// Tile width in workgroups.
         n: u32,
@@ -101,9 +102,10 @@ pub enum Swizzle {
 }
 
 impl Default for Swizzle {
-    /// `Tiles { n: 16 }`.
+    /// [`Swizzle::Off`]: on the H100 only kernels that gather widely gain from tiles,
+    /// and kernels that stream lose 3-9% (docs/PERFORMANCE.md).
     fn default() -> Self {
-        Swizzle::Tiles { n: 16 }
+        Swizzle::Off
     }
 }
 
@@ -383,7 +385,7 @@ impl Ctx {
     ///     &Grid2D::new(&a, 3, 2)?,
     ///     &mut Grid2DMut::new(&mut b, 3, 2)?,
     ///     "load(x + 1, y) * 10.0",
-    ///     Swizzle::default(),
+    ///     Swizzle::Off,
     /// )?;
     /// assert_eq!(b.to_vec()?, vec![20.0, 30.0, 30.0, 50.0, 60.0, 60.0]);
     /// # Ok::<(), gpuprim::Error>(())
@@ -504,7 +506,7 @@ impl Ctx {
     /// let img = ctx.upload(&[1.0f32, 0.5, 0.25, 1.0, 0.0, 1.0, 0.0, 1.0])?;  // 2 x 1 pixels
     /// let mut out = ctx.zeros::<f32>(8)?;
     /// let swap_rb = [[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
-    /// ctx.color_filter(&img, 2, 1, swap_rb, &mut out, Swizzle::default())?;
+    /// ctx.color_filter(&img, 2, 1, swap_rb, &mut out, Swizzle::Off)?;
     /// assert_eq!(out.to_vec()?, vec![0.25, 0.5, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
@@ -582,7 +584,7 @@ impl Ctx {
     /// let ctx = gpuprim::Ctx::new()?;
     /// let a = ctx.upload(&[3.0f32, 6.0, 9.0])?;                  // 1 wide, 3 high
     /// let mut b = ctx.zeros::<f32>(3)?;
-    /// ctx.blur_vertical(&Grid2D::new(&a, 1, 3)?, &mut Grid2DMut::new(&mut b, 1, 3)?, 1, Swizzle::default())?;
+    /// ctx.blur_vertical(&Grid2D::new(&a, 1, 3)?, &mut Grid2DMut::new(&mut b, 1, 3)?, 1, Swizzle::Tiles { n: 16 })?;
     /// assert_eq!(b.to_vec()?, vec![4.0, 6.0, 8.0]);               // (3+3+6)/3, (3+6+9)/3, (6+9+9)/3
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
