@@ -273,7 +273,6 @@ impl<T: GpuElement> ReadBack<T> {
     /// Blocks until the GPU is done and returns the elements.
     pub(crate) fn wait(self) -> Result<Vec<T>> {
         if let Some((_, state)) = &self.staging {
-            let device = &self.ctx.inner.device;
             // Poll without blocking for a short while first (see `Ctx::spin_poll`).
             if !state.done() && !self.ctx.spin_poll(|_| state.done())? {
                 self.ctx.wait_idle()?;
@@ -282,9 +281,11 @@ impl<T: GpuElement> ReadBack<T> {
             // be the one running our map callback: wait for it to land.
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
             while !state.wait_done(std::time::Duration::from_millis(1)) {
-                device
-                    .poll(wgpu::PollType::Poll)
-                    .map_err(|e| self.ctx.poll_error(e))?;
+                // `poll_now`: a wgpu-core assertion that a concurrent submit can trip is
+                // caught and the poll retried, as in `Ctx::wait_idle`.
+                if let Some(Err(e)) = self.ctx.poll_now() {
+                    return Err(self.ctx.poll_error(e));
+                }
                 if std::time::Instant::now() > deadline {
                     break; // finish() reports the missing read-back
                 }
