@@ -25,7 +25,8 @@
 //! workgroup of up to 1024) with those marks too, submitted in several ways (one
 //! command buffer; a command buffer per call in one submission; a submission per call;
 //! the library's batches of 1, 16 and 3 calls), next to `ctx.reduce_into` with batch
-//! limits 16 (the default), 1 and 64: what the marks and the submissions add per call.
+//! limits 16 (the default), 1, 4, 8, 32 and 64: what the marks and the submissions add
+//! per call. `reduce_lab 28 submission` runs only that section.
 //!
 //! Every kernel's result is checked: its partials are poisoned with NaN before a call,
 //! summed on the host (f64) and compared with the f64 sum of the input (relative error
@@ -607,6 +608,7 @@ fn run() -> DemoResult<()> {
         "row", "round ms", "TB/s", "pass ms"
     );
 
+    let only_submission = std::env::args().nth(2).as_deref() == Some("submission");
     let lib_ms = lab.library(&lab.ctx, &x)?;
     let got = f64::from(lab.ctx.reduce(&x)?);
     let mut failed = Vec::new();
@@ -723,6 +725,9 @@ fn run() -> DemoResult<()> {
             ..lib_shape
         },
     ));
+    if only_submission {
+        rows.clear();
+    }
     for (name, mut shape) in rows {
         shape.groups = cap(shape.groups);
         let k = lab.plain(shape, &x)?;
@@ -768,7 +773,7 @@ fn run() -> DemoResult<()> {
         "library ctx.reduce_into (default batch limit)",
         lab.library(&lab.ctx, &x)?
     );
-    for limit in [1, 64] {
+    for limit in [1, 4, 8, 32, 64] {
         let c = Ctx::builder().batch_limit(limit).build()?;
         let cx = c.upload(&x.to_vec()?)?;
         let ms = lab.library(&c, &cx)?;

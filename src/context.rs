@@ -40,7 +40,7 @@ pub(crate) struct Inner {
     /// Set by the device-lost callback.
     lost: Arc<Mutex<Option<String>>>,
     /// Recorded work not yet submitted, in call order (see [`Ctx::flush`]).
-    pub(crate) pending: Mutex<Vec<wgpu::CommandBuffer>>,
+    pub(crate) pending: Mutex<crate::dispatch::Held>,
     /// Calls whose work one submission may gather ([`CtxBuilder::batch_limit`]).
     pub(crate) batch_limit: usize,
     /// An error from a submission that no call could return (made by [`Ctx::queue`] or
@@ -52,7 +52,11 @@ impl Drop for Inner {
     fn drop(&mut self) {
         // Work still held is submitted, so that writes into buffers the caller shares
         // with its own wgpu code happen.
-        let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|p| p.into_inner()));
+        let pending = self
+            .pending
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         if !pending.is_empty() {
             self.queue.submit(pending);
         }
@@ -212,9 +216,11 @@ impl CtxBuilder {
     /// submitted at once; calls made while it is busy are held and submitted together,
     /// because each submission costs the GPU about 10 us of idle time between the work
     /// of two submissions (H100; docs/PERFORMANCE.md). Held work is submitted when
-    /// `n` calls have gathered, when anything waits for or reads from the GPU, on
-    /// [`Ctx::flush`], and before each use of [`Ctx::queue`] or [`Ctx::device`].
-    /// `batch_limit(1)` submits every call on its own.
+    /// `n` calls have gathered, by the first call after the oldest held one has waited
+    /// 100 us (so that large calls reach the GPU before it runs out of work), when
+    /// anything waits for or reads from the GPU, on [`Ctx::flush`], and before each use
+    /// of [`Ctx::queue`] or [`Ctx::device`]. `batch_limit(1)` submits every call on its
+    /// own.
     pub fn batch_limit(mut self, n: usize) -> Self {
         self.batch_limit = n;
         self
@@ -359,7 +365,7 @@ impl CtxBuilder {
                 cache: PipelineCache::default(),
                 pool: Default::default(),
                 lost,
-                pending: Mutex::new(Vec::new()),
+                pending: Mutex::default(),
                 batch_limit: self.batch_limit,
                 deferred: Mutex::new(None),
             }),

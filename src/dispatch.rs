@@ -110,12 +110,37 @@ pub(crate) fn submit_steps<'a>(
     ctx.enqueue(op, commands)
 }
 
+/// Longest a call's work is held before the next call submits it, even when the GPU is
+/// still busy and the batch is not full. Without it, a batch of large calls (0.36 ms
+/// each on the GPU, 10-20 us each to record) reached the GPU only after it had run out
+/// of work; on the H100 a 100 us cap took 20 back-to-back 2^28 f32 sums from 0.3641-
+/// 0.3648 to 0.3605-0.3606 ms per call (50 us: 0.3651-0.3656, more submissions; 200 us:
+/// 0.3588-0.3600; `examples/reduce_lab.rs`).
+pub(crate) const HOLD_MAX: std::time::Duration = std::time::Duration::from_micros(100);
+
+/// Work recorded and not yet submitted, in call order, and when the oldest of it was
+/// held.
+#[derive(Default)]
+pub(crate) struct Held {
+    buffers: Vec<wgpu::CommandBuffer>,
+    since: Option<std::time::Instant>,
+}
+
+impl Held {
+    /// Everything held, which is then empty.
+    pub(crate) fn take(&mut self) -> Vec<wgpu::CommandBuffer> {
+        self.since = None;
+        std::mem::take(&mut self.buffers)
+    }
+}
+
 /// Submission. Each `queue.submit` costs the GPU idle time between the work of two
 /// submissions (about 10 us on an H100), so work recorded while the GPU is busy is held
 /// and submitted together with the calls after it; work recorded while it is idle goes
-/// at once. The held command buffers keep call order, and a pooled scratch buffer goes
-/// back to the pool once the command buffer that uses it is queued here: whatever takes
-/// it next is recorded, and so runs, after it.
+/// at once, and work held for [`HOLD_MAX`] goes with the next call. The held command
+/// buffers keep call order, and a pooled scratch buffer goes back to the pool once the
+/// command buffer that uses it is queued here: whatever takes it next is recorded, and
+/// so runs, after it.
 impl Ctx {
     /// Finishes `enc` (its errors are `op`'s) and queues it (see [`Ctx::enqueue`]).
     pub(crate) fn submit(&self, op: &'static str, enc: wgpu::CommandEncoder) -> Result<()> {
@@ -123,23 +148,26 @@ impl Ctx {
         self.enqueue(op, commands)
     }
 
-    /// Queues finished `commands`: submitted with the held ones when the GPU is idle or
-    /// the batch is full, else held. Only valid command buffers come here (finished
-    /// inside a capture that reported no error), so a submission never fails for a call
-    /// that already returned.
+    /// Queues finished `commands`: submitted with the held ones when the GPU is idle,
+    /// the batch is full or the oldest held work has waited [`HOLD_MAX`], else held.
+    /// Only valid command buffers come here (finished inside a capture that reported no
+    /// error), so a submission never fails for a call that already returned.
     pub(crate) fn enqueue(&self, op: &'static str, commands: wgpu::CommandBuffer) -> Result<()> {
         let mut pending = self.lock_pending();
-        pending.push(commands);
-        if pending.len() >= self.inner.batch_limit || self.queue_idle() {
+        pending.buffers.push(commands);
+        let waited = pending.since.is_some_and(|t| t.elapsed() >= HOLD_MAX);
+        if pending.buffers.len() >= self.inner.batch_limit || waited || self.queue_idle() {
             self.submit_held(op, &mut pending)?;
+        } else if pending.since.is_none() {
+            pending.since = Some(std::time::Instant::now());
         }
         Ok(())
     }
 
     /// Submits every held command buffer, with errors captured as `op`'s. The caller holds
     /// the lock, so no other thread's work gets between them and the queue.
-    fn submit_held(&self, op: &'static str, pending: &mut Vec<wgpu::CommandBuffer>) -> Result<()> {
-        let batch = std::mem::take(pending);
+    fn submit_held(&self, op: &'static str, pending: &mut Held) -> Result<()> {
+        let batch = pending.take();
         self.capture(op, || {
             self.inner.queue.submit(batch);
         })
@@ -149,8 +177,8 @@ impl Ctx {
     /// For work the host waits for next (a read-back).
     pub(crate) fn submit_now(&self, enc: wgpu::CommandEncoder) {
         let mut pending = self.lock_pending();
-        pending.push(enc.finish());
-        self.inner.queue.submit(std::mem::take(&mut *pending));
+        pending.buffers.push(enc.finish());
+        self.inner.queue.submit(pending.take());
     }
 
     /// Submits the work that calls made while the GPU was busy left held for batching
@@ -168,7 +196,7 @@ impl Ctx {
     /// ```
     pub fn flush(&self) -> Result<()> {
         let mut pending = self.lock_pending();
-        if pending.is_empty() {
+        if pending.buffers.is_empty() {
             return self.check_alive();
         }
         self.submit_held("Ctx::flush", &mut pending)
@@ -176,7 +204,7 @@ impl Ctx {
 
     /// How many calls' work is held for batching right now (not yet submitted).
     pub fn held_calls(&self) -> usize {
-        self.lock_pending().len()
+        self.lock_pending().buffers.len()
     }
 
     /// [`Ctx::flush`] for accessors that cannot return an error: the next call returns it.
@@ -188,7 +216,7 @@ impl Ctx {
         }
     }
 
-    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Vec<wgpu::CommandBuffer>> {
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Held> {
         self.inner.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 

@@ -15,14 +15,16 @@ fn batching_ctx() -> Ctx {
         .unwrap_or_else(|e| panic!("no GPU context for the tests: {e}"))
 }
 
-/// Work that keeps the GPU busy for a while (milliseconds on the software adapter), so
-/// the calls after it find the GPU busy and are held.
+/// Work that keeps the GPU busy for a while (milliseconds on the software adapter),
+/// all of it submitted, so the calls after it find the GPU busy and are held (for up
+/// to 100 us each, the longest gpuprim holds work).
 fn busy(ctx: &Ctx) -> GpuVec<f32> {
     let big = ctx.upload(&random_vec::<f32>(1 << 22, 9)).unwrap();
     let mut out = ctx.zeros::<f32>(1 << 22).unwrap();
     for _ in 0..4 {
         ctx.map_into(&big, "sqrt(x) * 2.0 + 1.0", &mut out).unwrap();
     }
+    ctx.flush().unwrap();
     out
 }
 
@@ -135,4 +137,42 @@ fn flush_submits_held_calls() {
     assert_eq!(ctx.held_calls(), 0);
     ctx.synchronize().unwrap();
     assert_eq!(b.to_vec().unwrap(), vec![2.0, 4.0, 6.0]);
+}
+
+#[test]
+fn held_work_waits_at_most_100_us() {
+    let ctx = &batching_ctx();
+    let _busy = busy(ctx);
+    let a = ctx.upload(&random_vec::<u32>(1000, 13)).unwrap();
+    let mut b = poisoned::<u32>(ctx, 1000);
+    let mut c = poisoned::<u32>(ctx, 1000);
+    ctx.map_into(&a, "x + 1u", &mut b).unwrap();
+    assert_eq!(
+        ctx.held_calls(),
+        1,
+        "the GPU is busy: the first call is held"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1));
+    // The held call has waited more than 100 us: this call submits both.
+    ctx.map_into(&b, "x * 3u", &mut c).unwrap();
+    assert_eq!(
+        ctx.held_calls(),
+        0,
+        "work held for 1 ms goes with the next call"
+    );
+    // The GPU is still busy (this call is held), so the submission above was the age
+    // rule's, not the idle rule's.
+    ctx.map_into(&c, "x ^ 5u", &mut b).unwrap();
+    assert_eq!(
+        ctx.held_calls(),
+        1,
+        "the GPU went idle; the test proves nothing"
+    );
+    let want: Vec<u32> = a
+        .to_vec()
+        .unwrap()
+        .iter()
+        .map(|x| (x.wrapping_add(1).wrapping_mul(3)) ^ 5)
+        .collect();
+    assert_all_eq(&b.to_vec().unwrap(), &want, "calls across the age rule");
 }
