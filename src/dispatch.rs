@@ -137,10 +137,10 @@ impl Held {
 /// Submission. Each `queue.submit` costs the GPU idle time between the work of two
 /// submissions (about 10 us on an H100), so work recorded while the GPU is busy is held
 /// and submitted together with the calls after it; work recorded while it is idle goes
-/// at once, and work held for [`HOLD_MAX`] goes with the next call. The held command
-/// buffers keep call order, and a pooled scratch buffer goes back to the pool once the
-/// command buffer that uses it is queued here: whatever takes it next is recorded, and
-/// so runs, after it.
+/// at once, and work held for 100 us goes with the next call. The held command buffers
+/// keep call order, and a pooled scratch buffer goes back to the pool once the command
+/// buffer that uses it is queued here: whatever takes it next is recorded, and so runs,
+/// after it.
 impl Ctx {
     /// Finishes `enc` (its errors are `op`'s) and queues it (see [`Ctx::enqueue`]).
     pub(crate) fn submit(&self, op: &'static str, enc: wgpu::CommandEncoder) -> Result<()> {
