@@ -35,7 +35,7 @@
 //! | [`ops::scan`] | [`Ctx::scan`], [`Ctx::scan_exclusive`], [`Ctx::scan_with`] ([`Scan`], [`ScanOp`], [`ScanAlgorithm`]), [`Ctx::compact`], [`Ctx::compact_indices`], `_into` forms |
 //! | [`ops::atomic`] | [`Ctx::atomic_sum`] ([`AtomicStrategy`]), [`Ctx::histogram`], [`Ctx::histogram_range`] |
 //! | [`ops::random`] | [`Ctx::fill_random`], [`Ctx::fill_uniform`], [`Ctx::fill_normal`] ([`Rng`]), per-element [`Xorshift128State`], CPU twins |
-//! | [`ops::grid2d`] | [`Ctx::map2d`] over [`Grid2D`] views with [`Swizzle`], [`Ctx::transpose`], [`Ctx::color_filter`], [`Ctx::blur_vertical`], [`swizzle`] |
+//! | [`ops::grid2d`] | [`Ctx::map2d`] over [`Grid2D`] views with [`Swizzle`], [`Ctx::transpose`], [`Ctx::color_filter`], [`Ctx::blur_vertical`], [`swizzle`], [`swizzle_bands`] |
 //!
 //! # Crate layout
 //!
@@ -86,7 +86,9 @@ pub use context::{Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FE
 pub use element::{GpuElement, ScalarKind};
 pub use error::{Error, Result};
 pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
-pub use ops::grid2d::{Grid2D, Grid2DMut, MAX_BLUR_RADIUS, SWIZZLE_WGSL, Swizzle, swizzle};
+pub use ops::grid2d::{
+    Grid2D, Grid2DMut, MAX_BLUR_RADIUS, SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands,
+};
 pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::Reduce;
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use gpuprim::wgpu;
-use gpuprim::{Ctx, Error, Grid2D, Grid2DMut, SWIZZLE_WGSL, Swizzle, swizzle};
+use gpuprim::{Ctx, Error, Grid2D, Grid2DMut, SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands};
 use proptest::prelude::*;
 
 const NS: [u32; 5] = [1, 2, 8, 16, 32];
@@ -78,6 +78,63 @@ proptest! {
         n in proptest::sample::select(NS.to_vec()),
     ) {
         check_bijection(w, h, n);
+    }
+}
+
+/// Band sizes for the band-order tests: one row, partial rows, several rows, more than
+/// the grid.
+const BAND_SIZES: [u32; 6] = [1, 2, 7, 64, 1024, 1 << 20];
+
+/// Checks that `swizzle_bands` maps the `w` x `h` grid onto itself one to one, walking
+/// each band of whole rows column by column.
+fn check_band_bijection(w: u32, h: u32, workgroups: u32) {
+    let rows = (workgroups / w).clamp(1, h);
+    let mut seen = vec![false; (w * h) as usize];
+    for y in 0..h {
+        for x in 0..w {
+            let (sx, sy) = swizzle_bands((x, y), (w, h), workgroups);
+            assert!(
+                sx < w && sy < h,
+                "{w}x{h} bands of {workgroups}: ({x},{y}) -> ({sx},{sy}) out of grid"
+            );
+            let i = (sy * w + sx) as usize;
+            assert!(
+                !seen[i],
+                "{w}x{h} bands of {workgroups}: ({sx},{sy}) reached twice"
+            );
+            seen[i] = true;
+            // Independently: launch index f is band f / (rows * w), and within the band
+            // (height hb) column (f % (rows * w)) / hb, row (f % (rows * w)) % hb.
+            let f = y * w + x;
+            let band = f / (rows * w);
+            let hb = (h - band * rows).min(rows);
+            let local = f % (rows * w);
+            assert_eq!((sx, sy), (local / hb, band * rows + local % hb));
+        }
+    }
+}
+
+#[test]
+fn swizzle_bands_is_a_bijection_on_every_grid_up_to_60x60() {
+    for w in 1..=60 {
+        for h in 1..=60 {
+            for b in BAND_SIZES {
+                check_band_bijection(w, h, b);
+            }
+        }
+    }
+    assert_eq!(swizzle_bands((3, 4), (0, 0), 16), (3, 4), "an empty grid");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn swizzle_bands_is_a_bijection_up_to_200x200(
+        w in 1u32..=200,
+        h in 1u32..=200,
+        b in proptest::sample::select(BAND_SIZES.to_vec()),
+    ) {
+        check_band_bijection(w, h, b);
     }
 }
 
@@ -158,12 +215,15 @@ fn wgsl_swizzle_equals_the_rust_twin() {
 }
 
 const ODD_SIZES: [(u32, u32); 5] = [(1, 1), (17, 5), (33, 257), (100, 3), (257, 129)];
-const SWIZZLES: [Swizzle; 5] = [
+const SWIZZLES: [Swizzle; 8] = [
     Swizzle::Off,
     Swizzle::Tiles { n: 16 },
     Swizzle::Tiles { n: 1 },
     Swizzle::Tiles { n: 3 },
     Swizzle::Tiles { n: 64 },
+    Swizzle::Bands { workgroups: 1 },
+    Swizzle::Bands { workgroups: 7 },
+    Swizzle::Bands { workgroups: 1024 },
 ];
 
 #[test]
@@ -288,6 +348,7 @@ fn transpose_matches_cpu_on_odd_sizes() {
             Swizzle::Tiles { n: 16 },
             Swizzle::Tiles { n: 2 },
             Swizzle::Tiles { n: 3 },
+            Swizzle::Bands { workgroups: 5 },
         ] {
             let mut out = poisoned::<u32>(ctx, (dp * w) as usize);
             ctx.transpose(
@@ -352,6 +413,7 @@ fn color_filter_matches_cpu_on_odd_sizes() {
             Swizzle::Off,
             Swizzle::Tiles { n: 16 },
             Swizzle::Tiles { n: 3 },
+            Swizzle::Bands { workgroups: 5 },
         ] {
             let mut out = poisoned::<f32>(ctx, host.len());
             ctx.color_filter(&img, w, h, m, &mut out, sw).unwrap();
@@ -428,6 +490,11 @@ fn kernel_errors_by_variant_and_message() {
         ctx.color_filter(&a, 4, 4, [[0.0; 4]; 4], &mut c, zero),
         "color_filter",
     );
+    // A band of no workgroups.
+    let no_band = Swizzle::Bands { workgroups: 0 };
+    let m = invalid(ctx.map2d(&src, &mut dst, "load(x, y)", no_band), "map2d");
+    assert!(m.contains("workgroups: 0"), "{m}");
+    invalid(ctx.transpose(&src, &mut dst, no_band), "transpose");
 
     // transpose into the wrong shape.
     let mut dst = Grid2DMut::new(&mut b, 4, 16).unwrap();
@@ -623,7 +690,7 @@ fn check_transpose<T: TestElement>(ctx: &Ctx, w: u32, h: u32) {
     ctx.transpose(
         &Grid2D::new(&input, w, h).unwrap(),
         &mut Grid2DMut::new(&mut out, h, w).unwrap(),
-        Swizzle::Tiles { n: 3 },
+        Swizzle::Bands { workgroups: 5 },
     )
     .unwrap();
     let mut want = Vec::with_capacity(host.len());

@@ -1,5 +1,6 @@
-//! Rows for the 2D kernels, swizzle off and on, on square f32 images (4096 x 4096 and
-//! 8192 x 8192 on a GPU, 1024 x 1024 on the software adapter; independent of `n`).
+//! Rows for the 2D kernels in three workgroup orders (linear, NVIDIA's tiles 16 groups
+//! wide, bands of 1024 workgroups), on square f32 images (4096 x 4096 and 8192 x 8192 on
+//! a GPU, 1024 x 1024 on the software adapter; independent of `n`).
 //! Bytes count the image read once and written once.
 
 use gpuprim::{Grid2D, Grid2DMut, Result, Swizzle};
@@ -21,7 +22,11 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
     let host: Vec<f32> = (0..px).map(|i| (i % 1021) as f32 / 1021.0).collect();
     let a = ctx.upload(&host)?;
     let mut out = ctx.zeros::<f32>(px)?;
-    let swizzles = [("off", Swizzle::Off), ("on n=16", Swizzle::Tiles { n: 16 })];
+    let swizzles = [
+        ("off", Swizzle::Off),
+        ("on n=16", Swizzle::Tiles { n: 16 }),
+        ("bands 1024", Swizzle::Bands { workgroups: 1024 }),
+    ];
     for (name, sw) in swizzles {
         b.row(
             &format!("transpose f32 {side}x{side} swizzle {name}"),
