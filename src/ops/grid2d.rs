@@ -106,7 +106,7 @@ pub enum Swizzle {
     /// run together, as with tiles, while rows are still swept whole. On the H100,
     /// `workgroups: 1024` (about one wave of resident workgroups) ran the radius-32 blur
     /// at 4096 x 4096 1.19-1.20x faster than linear order (tiles: 1.22x) and the
-    /// streaming kernels within 2% of it (tiles: 5-9% slower); the radius-8 blur at
+    /// streaming kernels within 2% of it (tiles: 3-9% slower); the radius-8 blur at
     /// 4096 x 4096 was 4% slower in one of two processes (docs/PERFORMANCE.md).
     Bands {
         /// Workgroups per band, at least 1 (rounded down to whole rows, at least one).
