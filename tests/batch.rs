@@ -28,6 +28,14 @@ fn busy(ctx: &Ctx) -> GpuVec<f32> {
     out
 }
 
+/// Runs `calls` once and waits: the tests below compile their pipelines this way before
+/// `busy`, because a compile (tens of ms on the software adapter) between a `busy` and
+/// the call that should find the GPU busy would let the GPU finish and go idle.
+fn warm(ctx: &Ctx, mut calls: impl FnMut() -> gpuprim::Result<()>) {
+    calls().unwrap();
+    ctx.synchronize().unwrap();
+}
+
 /// A chain of dependent calls (each reads what the one before wrote), made while the
 /// GPU is busy, against the same chain on the CPU.
 fn chain(ctx: &Ctx) -> usize {
@@ -86,10 +94,15 @@ fn own_submissions_run_after_held_calls() {
     let ctx = &batching_ctx();
     // Handles taken before the gpuprim call and used after it.
     let (device, queue) = (ctx.device(), ctx.queue());
-    let _busy = busy(ctx);
     let host = random_vec::<u32>(1000, 11);
     let a = ctx.upload(&host).unwrap();
     let mut b = poisoned::<u32>(ctx, 1000);
+    // Compile both maps first (see `warm`).
+    warm(ctx, || {
+        ctx.map_into(&a, "x + 7u", &mut b)?;
+        ctx.map_into(&a, "x + 9u", &mut b)
+    });
+    let _busy = busy(ctx);
     ctx.map_into(&a, "x + 7u", &mut b).unwrap();
     assert!(
         ctx.held_calls() > 0,
@@ -126,8 +139,9 @@ fn own_submissions_run_after_held_calls() {
 #[test]
 fn flush_submits_held_calls() {
     let ctx = &batching_ctx();
-    let _busy = busy(ctx);
     let a = ctx.upload(&[1.0f32, 2.0, 3.0]).unwrap();
+    warm(ctx, || ctx.map(&a, "x * 2.0").map(drop));
+    let _busy = busy(ctx);
     let b = ctx.map(&a, "x * 2.0").unwrap();
     assert!(
         ctx.held_calls() > 0,
@@ -142,10 +156,16 @@ fn flush_submits_held_calls() {
 #[test]
 fn held_work_waits_at_most_100_us() {
     let ctx = &batching_ctx();
-    let _busy = busy(ctx);
     let a = ctx.upload(&random_vec::<u32>(1000, 13)).unwrap();
     let mut b = poisoned::<u32>(ctx, 1000);
     let mut c = poisoned::<u32>(ctx, 1000);
+    warm(ctx, || {
+        ctx.map_into(&a, "x + 1u", &mut b)?;
+        ctx.map_into(&b, "x * 3u", &mut c)?;
+        ctx.map_into(&c, "x ^ 5u", &mut b)
+    });
+    // Twice the usual work, for a margin over a host thread that gets descheduled.
+    let _busy = (busy(ctx), busy(ctx));
     ctx.map_into(&a, "x + 1u", &mut b).unwrap();
     assert_eq!(
         ctx.held_calls(),
