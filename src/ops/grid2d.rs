@@ -1036,30 +1036,78 @@ mod tests {
         }
     }
 
+    /// Grids of workgroups the GPU probes below run: single, partial tiles and bands,
+    /// wide and tall.
+    const PROBE_GRIDS: [(u32, u32); 7] = [
+        (1, 1),
+        (5, 2),
+        (17, 3),
+        (33, 7),
+        (40, 40),
+        (100, 3),
+        (3, 100),
+    ];
+
+    /// Compiles `wgsl` (entry `main`; binding 0 is `out`, binding 1 `uniform` if given),
+    /// dispatches `grid` workgroups and returns `out`'s words.
+    fn probe(
+        ctx: &crate::Ctx,
+        wgsl: &str,
+        cells: usize,
+        uniform: Option<&wgpu::Buffer>,
+        grid: [u32; 3],
+    ) -> Vec<u32> {
+        let device = ctx.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("swizzle probe"),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("swizzle probe"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let out = ctx.zeros::<u32>(cells).unwrap();
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: out.buffer().as_entire_binding(),
+        }];
+        if let Some(u) = uniform {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 1,
+                resource: u.as_entire_binding(),
+            });
+        }
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        }
+        ctx.queue().submit([enc.finish()]);
+        out.to_vec().unwrap()
+    }
+
     /// The band order's WGSL (`bands_wgsl`, the grid as constants) on the GPU: every
     /// group of each grid, one invocation each, packed `x | y << 16`, against
     /// [`swizzle_bands`].
     #[test]
     fn bands_on_the_gpu_equal_swizzle_bands() {
         let ctx = crate::Ctx::new().expect("a GPU context (lavapipe will do)");
-        let device = ctx.device();
-        for (w, h) in [
-            (1, 1),
-            (5, 2),
-            (17, 3),
-            (33, 7),
-            (40, 40),
-            (100, 3),
-            (3, 100),
-            (256, 255),
-        ] {
+        for (w, h) in PROBE_GRIDS.into_iter().chain([(256, 255)]) {
             for workgroups in [1, 2, 7, 64, 1024] {
                 let (_, remap) = bands_wgsl((w, h), workgroups);
-                let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("bands probe"),
-                    source: wgpu::ShaderSource::Wgsl(
-                        format!(
-                            "{remap}
+                let wgsl = format!(
+                    "{remap}
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) l: u32) {{
@@ -1070,37 +1118,9 @@ fn main(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) l:
     let s = remap(vec2<u32>(i % {w}u, i / {w}u), vec2<u32>({w}u, {h}u));
     out[i] = s.x | (s.y << 16u);
 }}"
-                        )
-                        .into(),
-                    ),
-                });
-                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some("bands probe"),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some("main"),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
+                );
                 let cells = (w * h) as usize;
-                let out = ctx.zeros::<u32>(cells).unwrap();
-                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: None,
-                    layout: &pipeline.get_bind_group_layout(0),
-                    entries: &[wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: out.buffer().as_entire_binding(),
-                    }],
-                });
-                let mut enc = device.create_command_encoder(&Default::default());
-                {
-                    let mut pass = enc.begin_compute_pass(&Default::default());
-                    pass.set_pipeline(&pipeline);
-                    pass.set_bind_group(0, &bind, &[]);
-                    pass.dispatch_workgroups(cells.div_ceil(256) as u32, 1, 1);
-                }
-                ctx.queue().submit([enc.finish()]);
-                let got = out.to_vec().unwrap();
+                let got = probe(&ctx, &wgsl, cells, None, [cells.div_ceil(256) as u32, 1, 1]);
                 for (i, &v) in got.iter().enumerate() {
                     let i = i as u32;
                     let (x, y) = (i % w, i / w);
@@ -1121,12 +1141,8 @@ fn main(@builtin(workgroup_id) g: vec3<u32>, @builtin(local_invocation_index) l:
     fn swizzle_tiles_on_the_gpu_equals_swizzle() {
         use wgpu::util::DeviceExt;
         let ctx = crate::Ctx::new().expect("a GPU context (lavapipe will do)");
-        let device = ctx.device();
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("swizzle_tiles probe"),
-            source: wgpu::ShaderSource::Wgsl(
-                format!(
-                    "{SWIZZLE_WGSL}
+        let wgsl = format!(
+            "{SWIZZLE_WGSL}
 struct Probe {{ w: u32, h: u32, pad0: u32, pad1: u32, s: SwizzleParams }}
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<uniform> p: Probe;
@@ -1140,28 +1156,9 @@ fn main(@builtin(workgroup_id) g: vec3<u32>, @builtin(num_workgroups) gs: vec3<u
     let s = swizzle_tiles(vec2<u32>(i % p.w, i / p.w), vec2<u32>(p.w, p.h), p.s);
     out[i] = s.x | (s.y << 16u);
 }}"
-                )
-                .into(),
-            ),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("swizzle_tiles probe"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        );
         let mut cases = vec![];
-        for groups in [
-            (1, 1),
-            (5, 2),
-            (17, 3),
-            (33, 7),
-            (40, 40),
-            (100, 3),
-            (3, 100),
-        ] {
+        for groups in PROBE_GRIDS {
             for n in [1, 2, 3, 8, 16, 32, 100] {
                 cases.push((groups, n, false));
                 cases.push((groups, n, true));
@@ -1178,38 +1175,18 @@ fn main(@builtin(workgroup_id) g: vec3<u32>, @builtin(num_workgroups) gs: vec3<u
             }
             let mut words = vec![w, h, 0, 0];
             words.extend(s);
-            let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: None,
-                contents: bytemuck::cast_slice(&words),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+            let uniform = ctx
+                .device()
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytemuck::cast_slice(&words),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
             let cells = (w * h) as usize;
-            let out = ctx.zeros::<u32>(cells).unwrap();
-            let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: out.buffer().as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: uniform.as_entire_binding(),
-                    },
-                ],
-            });
             let wgs = cells.div_ceil(256) as u32;
             let rows = wgs.div_ceil(65535);
-            let mut enc = device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(0, &bind, &[]);
-                pass.dispatch_workgroups(wgs.div_ceil(rows), rows, 1);
-            }
-            ctx.queue().submit([enc.finish()]);
-            let got = out.to_vec().unwrap();
+            let grid = [wgs.div_ceil(rows), rows, 1];
+            let got = probe(&ctx, &wgsl, cells, Some(&uniform), grid);
             got.par_iter().enumerate().for_each(|(i, &v)| {
                 let i = i as u32;
                 let (x, y) = (i % w, i / w);
