@@ -281,6 +281,17 @@ fn lcm(a: u64, b: u64) -> u64 {
     a / gcd(a, b) * b
 }
 
+/// The largest power of two up to `wanted` invocations that a workgroup of the device may
+/// have (for kernels whose trees halve or double the workgroup).
+pub(crate) fn pow2_workgroup_size(ctx: &Ctx, wanted: u32) -> u32 {
+    let l = &ctx.info().limits;
+    let max = wanted
+        .min(l.max_compute_invocations_per_workgroup)
+        .min(l.max_compute_workgroup_size_x)
+        .max(1);
+    1 << max.ilog2()
+}
+
 /// Invocations per workgroup for element-wise kernels: 256, or the device's maximum if lower.
 pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
     let l = &ctx.info().limits;

@@ -9,7 +9,7 @@
 use crate::context::Ctx;
 use crate::context::check_len;
 use crate::dispatch::{
-    Step, chunks, elementwise_workgroup_size, submit_steps, units_per_binding, workgroup_grid,
+    Step, chunks, pow2_workgroup_size, submit_steps, units_per_binding, workgroup_grid,
 };
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
@@ -509,8 +509,7 @@ fn check_range(op: &'static str, lo: f32, hi: f32) -> Result<()> {
 /// Invocations per workgroup: a power of two (the tree reduction halves it), 256 or the
 /// largest the device allows below that.
 fn workgroup_size(ctx: &Ctx) -> u32 {
-    let wg = elementwise_workgroup_size(ctx).max(1);
-    1 << wg.ilog2()
+    pow2_workgroup_size(ctx, 256)
 }
 
 /// `groups` workgroups folded into the device's grid; at most max_per_dim^3 (the

@@ -9,7 +9,9 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
-use crate::dispatch::{Step, chunks, encode_steps, units_per_binding, workgroup_grid};
+use crate::dispatch::{
+    Step, chunks, encode_steps, pow2_workgroup_size, units_per_binding, workgroup_grid,
+};
 use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
 use crate::pipeline::{PipelineKey, render};
@@ -252,7 +254,7 @@ impl Ctx {
         }
         self.check_owned(op, &owners)?;
         let spec = Spec::new(self, reduce)?;
-        let wg = reduce_workgroup_size(self);
+        let wg = pow2_workgroup_size(self, 256);
         let key = PipelineKey {
             op: if y.is_some() { "dot" } else { "reduce" },
             element: T::WGSL,
@@ -369,25 +371,11 @@ fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEn
     wgpu::BindGroupEntry { binding, resource }
 }
 
-/// Threads per workgroup: 256, or the largest power of two the device allows.
-fn reduce_workgroup_size(ctx: &Ctx) -> u32 {
-    largest_workgroup(ctx, 256)
-}
-
-/// The largest power of two up to `wanted` that a workgroup of the device may have.
-fn largest_workgroup(ctx: &Ctx, wanted: u32) -> u32 {
-    let l = &ctx.info().limits;
-    let max = wanted
-        .min(l.max_compute_invocations_per_workgroup)
-        .min(l.max_compute_workgroup_size_x);
-    1 << (31 - max.leading_zeros())
-}
-
 /// Threads of the finishing pass, which combines the partials: as many as the device
 /// allows, up to 1024. The pass is one workgroup and its time is latency, so fewer
 /// partials per invocation is faster.
 fn finish_workgroup_size(ctx: &Ctx, wg: u32) -> u32 {
-    largest_workgroup(ctx, 1024).max(wg)
+    pow2_workgroup_size(ctx, 1024).max(wg)
 }
 
 /// Workgroups in the first pass. On a GPU, many short-lived workgroups (16 partials per

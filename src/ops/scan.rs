@@ -15,8 +15,8 @@
 
 use crate::context::{Ctx, check_len};
 use crate::dispatch::{
-    Chunk, Step, chunks, encode_steps, record_steps, storage_alignment, submit_steps,
-    units_per_window, units_within, workgroup_grid,
+    Chunk, Step, chunks, encode_steps, pow2_workgroup_size, record_steps, storage_alignment,
+    submit_steps, units_per_window, units_within, workgroup_grid,
 };
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
@@ -951,15 +951,6 @@ fn groups_cap(ctx: &Ctx) -> u32 {
     }
 }
 
-/// Threads per workgroup: `cap`, or the largest power of two the device allows.
-fn scan_workgroup_size(ctx: &Ctx, cap: u32) -> u32 {
-    let l = &ctx.info().limits;
-    let max = cap
-        .min(l.max_compute_invocations_per_workgroup)
-        .min(l.max_compute_workgroup_size_x);
-    1 << (31 - max.leading_zeros())
-}
-
 /// The WGSL of one scan or compaction, and what identifies it. The three renders of
 /// `wgsl/scan.wgsl` are kept as their substitutions and rendered only when a pipeline
 /// is not cached yet.
@@ -1123,7 +1114,7 @@ impl Program {
         out: &str,
         io: &str,
     ) -> Program {
-        let wg = scan_workgroup_size(ctx, 256);
+        let wg = pow2_workgroup_size(ctx, 256);
         let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
             && size_of::<A>() == 4
             && ctx.info().subgroup_max_size <= wg
@@ -1189,7 +1180,7 @@ impl Program {
         // adapter (1024 partials a tile, so the tests reach its multi-tile loop).
         let spine_shape = match ctx.info().device_type {
             wgpu::DeviceType::Cpu => (wg, 1),
-            _ => (scan_workgroup_size(ctx, 1024).max(wg), 8),
+            _ => (pow2_workgroup_size(ctx, 1024).max(wg), 8),
         };
         let spine_io = "fn load(u: u32) -> vec4<A> {\n\
                         \x20   var r = vec4<A>(identity());\n\
