@@ -32,30 +32,49 @@ fn nvidia_reference(group: (u32, u32), dim: (u32, u32), n: u32) -> (u32, u32) {
     (s % dim.0, s / dim.0)
 }
 
-/// Checks that `swizzle` maps the `w` x `h` grid onto itself one to one.
-fn check_bijection(w: u32, h: u32, n: u32) {
+/// Checks that `order` (`what` in messages) maps the `w` x `h` grid onto itself one to
+/// one, and that each group lands where `reference` says.
+fn check_grid_order(
+    (w, h): (u32, u32),
+    what: &str,
+    order: impl Fn((u32, u32)) -> (u32, u32),
+    reference: impl Fn((u32, u32)) -> (u32, u32),
+) {
     let mut seen = vec![false; (w * h) as usize];
     for y in 0..h {
         for x in 0..w {
-            let (sx, sy) = swizzle((x, y), (w, h), n);
+            let (sx, sy) = order((x, y));
             assert!(
                 sx < w && sy < h,
-                "{w}x{h} n={n}: ({x},{y}) -> ({sx},{sy}) out of grid"
+                "{w}x{h} {what}: ({x},{y}) -> ({sx},{sy}) out of grid"
             );
             let i = (sy * w + sx) as usize;
-            assert!(!seen[i], "{w}x{h} n={n}: ({sx},{sy}) reached twice");
+            assert!(!seen[i], "{w}x{h} {what}: ({sx},{sy}) reached twice");
             seen[i] = true;
-            if n <= w {
-                assert_eq!(
-                    (sx, sy),
-                    nvidia_reference((x, y), (w, h), n),
-                    "{w}x{h} n={n} group ({x},{y}) differs from NVIDIA's code"
-                );
-            } else {
-                assert_eq!((sx, sy), (x, y), "n > width is the identity");
-            }
+            assert_eq!(
+                (sx, sy),
+                reference((x, y)),
+                "{w}x{h} {what}: group ({x},{y}) differs from the reference"
+            );
         }
     }
+}
+
+/// Checks that `swizzle` maps the `w` x `h` grid onto itself one to one, as NVIDIA's code
+/// does (the identity when n > width).
+fn check_bijection(w: u32, h: u32, n: u32) {
+    check_grid_order(
+        (w, h),
+        &format!("n={n}"),
+        |g| swizzle(g, (w, h), n),
+        |g| {
+            if n <= w {
+                nvidia_reference(g, (w, h), n)
+            } else {
+                g
+            }
+        },
+    );
 }
 
 #[test]
@@ -89,29 +108,21 @@ const BAND_SIZES: [u32; 6] = [1, 2, 7, 64, 1024, 1 << 20];
 /// each band of whole rows column by column.
 fn check_band_bijection(w: u32, h: u32, workgroups: u32) {
     let rows = (workgroups / w).clamp(1, h);
-    let mut seen = vec![false; (w * h) as usize];
-    for y in 0..h {
-        for x in 0..w {
-            let (sx, sy) = swizzle_bands((x, y), (w, h), workgroups);
-            assert!(
-                sx < w && sy < h,
-                "{w}x{h} bands of {workgroups}: ({x},{y}) -> ({sx},{sy}) out of grid"
-            );
-            let i = (sy * w + sx) as usize;
-            assert!(
-                !seen[i],
-                "{w}x{h} bands of {workgroups}: ({sx},{sy}) reached twice"
-            );
-            seen[i] = true;
-            // Independently: launch index f is band f / (rows * w), and within the band
-            // (height hb) column (f % (rows * w)) / hb, row (f % (rows * w)) % hb.
-            let f = y * w + x;
-            let band = f / (rows * w);
-            let hb = (h - band * rows).min(rows);
-            let local = f % (rows * w);
-            assert_eq!((sx, sy), (local / hb, band * rows + local % hb));
-        }
-    }
+    // Independently: launch index f is band f / (rows * w), and within the band (height
+    // hb) column (f % (rows * w)) / hb, row (f % (rows * w)) % hb.
+    let reference = |(x, y): (u32, u32)| {
+        let f = y * w + x;
+        let band = f / (rows * w);
+        let hb = (h - band * rows).min(rows);
+        let local = f % (rows * w);
+        (local / hb, band * rows + local % hb)
+    };
+    check_grid_order(
+        (w, h),
+        &format!("bands of {workgroups}"),
+        |g| swizzle_bands(g, (w, h), workgroups),
+        reference,
+    );
 }
 
 #[test]
