@@ -164,35 +164,39 @@ fn held_work_waits_at_most_100_us() {
         ctx.map_into(&b, "x * 3u", &mut c)?;
         ctx.map_into(&c, "x ^ 5u", &mut b)
     });
-    // Twice the usual work, for a margin over a host thread that gets descheduled.
-    let _busy = (busy(ctx), busy(ctx));
-    ctx.map_into(&a, "x + 1u", &mut b).unwrap();
-    assert_eq!(
-        ctx.held_calls(),
-        1,
-        "the GPU is busy: the first call is held"
-    );
-    std::thread::sleep(std::time::Duration::from_millis(1));
-    // The held call has waited more than 100 us: this call submits both.
-    ctx.map_into(&b, "x * 3u", &mut c).unwrap();
-    assert_eq!(
-        ctx.held_calls(),
-        0,
-        "work held for 1 ms goes with the next call"
-    );
-    // The GPU is still busy (this call is held), so the submission above was the age
-    // rule's, not the idle rule's.
-    ctx.map_into(&c, "x ^ 5u", &mut b).unwrap();
-    assert_eq!(
-        ctx.held_calls(),
-        1,
-        "the GPU went idle; the test proves nothing"
-    );
     let want: Vec<u32> = a
         .to_vec()
         .unwrap()
         .iter()
         .map(|x| (x.wrapping_add(1).wrapping_mul(3)) ^ 5)
         .collect();
-    assert_all_eq(&b.to_vec().unwrap(), &want, "calls across the age rule");
+    // The age rule shows only while the GPU stays busy through three calls. A host
+    // thread descheduled for longer than the busy work (tens of ms) makes an attempt
+    // inconclusive, so up to five attempts; every attempt checks what it can.
+    let mut shown = false;
+    for _ in 0..5 {
+        let _busy = (busy(ctx), busy(ctx));
+        ctx.map_into(&a, "x + 1u", &mut b).unwrap();
+        let first_held = ctx.held_calls() == 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        // Held for 1 ms (or the GPU went idle): this call submits both either way.
+        ctx.map_into(&b, "x * 3u", &mut c).unwrap();
+        assert_eq!(
+            ctx.held_calls(),
+            0,
+            "work held for 1 ms goes with the next call"
+        );
+        // Still held here means the GPU was busy throughout, so the submission above
+        // was the age rule's, not the idle rule's.
+        ctx.map_into(&c, "x ^ 5u", &mut b).unwrap();
+        shown = first_held && ctx.held_calls() == 1;
+        assert_all_eq(&b.to_vec().unwrap(), &want, "calls across the age rule");
+        if shown {
+            break;
+        }
+    }
+    assert!(
+        shown,
+        "the GPU went idle in every attempt; the test proves nothing"
+    );
 }
