@@ -1129,7 +1129,9 @@ impl Program {
             wgpu::DeviceType::Cpu => (if size_of::<A>() > 4 { 2 } else { 4 }, wg, 4),
             _ => (2, wg, 8),
         };
-        let workgroup_scan = if subgroups {
+        // The workgroup scan, and what fills its placeholder (the subgroup variant's
+        // inclusive scan); rendered with the rest of the template only on a compile.
+        let (workgroup_scan, subgroup_inclusive) = if subgroups {
             let body = match operator.builtin {
                 Some(f) => format!("    return {f}(x);"),
                 None => "    var v = x;\n\
@@ -1142,9 +1144,9 @@ impl Program {
                          \x20   return v;"
                     .to_string(),
             };
-            render(SUBGROUP_WGSL, &[("SUBGROUP_INCLUSIVE", body)])
+            (SUBGROUP_WGSL, Some(body))
         } else {
-            TREE_WGSL.to_string()
+            (TREE_WGSL, None)
         };
         let functions = format!(
             "fn identity() -> A {{ return {}; }}\nfn combine(a: A, b: A) -> A {{ return {}; }}\n",
@@ -1165,15 +1167,6 @@ impl Program {
         } else {
             LOOK_BACK_WGSL
         };
-        // One render, in order: the look-back brings `{{STASH}}` in (a render of
-        // LOOK_BACK alone trips the unfilled-placeholder check of debug builds).
-        let chained_wgsl = render(
-            CHAINED_WGSL,
-            &[
-                ("LOOK_BACK", look_back.to_string()),
-                ("STASH", STASH.to_string()),
-            ],
-        );
         // The spine scans the partials as one or more tiles of their own: a workgroup as
         // wide as the device allows and 8 units per invocation on a GPU (32768 partials
         // in one tile; its time is latency), the pass's shape with 1 unit on a CPU
@@ -1198,8 +1191,11 @@ impl Program {
                         \x20       }\n\
                         \x20   }\n\
                         }\n";
+        // Substitutions are made in order, so a placeholder that a value brings in (the
+        // workgroup scan's `{{SUBGROUP_INCLUSIVE}}`, the single pass's `{{LOOK_BACK}}`,
+        // the look-back's `{{STASH}}`) is filled by an entry after it.
         let vars = |(wg, v): (u32, u32), exclusive: bool, io: &str, chained: bool| -> Vars {
-            vec![
+            let mut vars = vec![
                 ("ENABLE", T::ENABLE.to_string()),
                 ("T", T::WGSL.to_string()),
                 ("A", A::WGSL.to_string()),
@@ -1211,16 +1207,19 @@ impl Program {
                 ("OUT", out.to_string()),
                 ("OP", functions.clone()),
                 ("IO", io.to_string()),
-                ("WORKGROUP_SCAN", workgroup_scan.clone()),
-                (
-                    "CHAINED",
-                    if chained {
-                        chained_wgsl.clone()
-                    } else {
-                        String::new()
-                    },
-                ),
-            ]
+                ("WORKGROUP_SCAN", workgroup_scan.to_string()),
+            ];
+            if let Some(body) = &subgroup_inclusive {
+                vars.push(("SUBGROUP_INCLUSIVE", body.clone()));
+            }
+            if chained {
+                vars.push(("CHAINED", CHAINED_WGSL.to_string()));
+                vars.push(("LOOK_BACK", look_back.to_string()));
+                vars.push(("STASH", STASH.to_string()));
+            } else {
+                vars.push(("CHAINED", String::new()));
+            }
+            vars
         };
         Program {
             key: PipelineKey {
