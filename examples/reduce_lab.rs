@@ -487,14 +487,24 @@ impl Lab {
             .sum())
     }
 
-    /// (round ms per call, pass ms) medians.
-    fn time(&self, k: &Plain) -> DemoResult<(f64, Option<f64>)> {
+    /// Runs `round` and waits, over and over for 600 ms (10 on a CPU adapter: the GPU's
+    /// clocks come up); returns how many rounds to time (11, or 3).
+    fn warm_up(&self, ctx: &Ctx, mut round: impl FnMut() -> DemoResult<()>) -> DemoResult<usize> {
         let (warm_ms, rounds) = if self.cpu { (10, 3) } else { (600, 11) };
         let warm = Instant::now();
         while warm.elapsed().as_millis() < warm_ms {
-            self.ctx.queue().submit([self.round(k, REPS, false)]);
-            self.ctx.synchronize()?;
+            round()?;
+            ctx.synchronize()?;
         }
+        Ok(rounds)
+    }
+
+    /// (round ms per call, pass ms) medians.
+    fn time(&self, k: &Plain) -> DemoResult<(f64, Option<f64>)> {
+        let rounds = self.warm_up(&self.ctx, || {
+            self.ctx.queue().submit([self.round(k, REPS, false)]);
+            Ok(())
+        })?;
         let period = f64::from(self.ctx.queue().get_timestamp_period());
         let mut round_ms = Vec::new();
         let mut pass_ms = Vec::new();
@@ -521,12 +531,7 @@ impl Lab {
     /// bandwidth example times a row: the GpuTimer's marks, each an empty pass in a
     /// submission of its own, before and after the round.
     fn time_marked(&self, ctx: &Ctx, mut round: impl FnMut() -> DemoResult<()>) -> DemoResult<f64> {
-        let (warm_ms, rounds) = if self.cpu { (10, 3) } else { (600, 11) };
-        let warm = Instant::now();
-        while warm.elapsed().as_millis() < warm_ms {
-            round()?;
-            ctx.synchronize()?;
-        }
+        let rounds = self.warm_up(ctx, &mut round)?;
         let timer = GpuTimer::new(ctx);
         let mut ms = Vec::new();
         for _ in 0..rounds {
