@@ -37,8 +37,11 @@ const PARAMS_WORDS: usize = 12;
 /// Probes of a predecessor's status before a workgroup reduces that tile itself.
 const SPIN: u32 = 64;
 /// Predecessors whose published values the single pass's look-back keeps in workgroup
-/// memory (4 bytes each).
-const STASH: u32 = 1024;
+/// memory (4 bytes each); a walk further back loads them again. On the H100 at 2^28
+/// f32 walks often reach past 64 tiles: a stash of 16 or 64 made the single pass 35%
+/// slower, 256 was as fast as 1024 and compaction 1.5% faster (docs/PERFORMANCE.md,
+/// run Z).
+const STASH: u32 = 256;
 
 /// The operator of a scan.
 ///
