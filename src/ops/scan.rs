@@ -1045,6 +1045,7 @@ impl Program {
             exclusive,
             "vec4<T>",
             io,
+            8,
         ))
     }
 
@@ -1100,12 +1101,14 @@ impl Program {
             true,
             out,
             &io,
+            6,
         );
         program.counts = true;
         Ok(program)
     }
 
-    /// Renders the template for input elements `T` scanned as `A`.
+    /// Renders the template for input elements `T` scanned as `A`; the single pass takes
+    /// `gpu_units` vec4 units per invocation on a GPU.
     #[allow(clippy::too_many_arguments)]
     fn build<T: GpuElement, A: GpuElement>(
         ctx: &Ctx,
@@ -1116,6 +1119,7 @@ impl Program {
         exclusive: bool,
         out: &str,
         io: &str,
+        gpu_units: u32,
     ) -> Program {
         let wg = pow2_workgroup_size(ctx, 256);
         let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
@@ -1124,13 +1128,15 @@ impl Program {
             && ctx.info().subgroup_min_size >= 1;
         // Workgroup size and vec4 units per invocation, from the H100 at 2^28 f32
         // (docs/PERFORMANCE.md). Reduce-then-scan: 2 units (1.155 ms; 1 unit and 4 units
-        // within 1%). The single pass: 256 x 8 units, tiles of 8192 elements (0.96 ms;
-        // 512 x 4 and 1024 x 4 the same, 1024 x 8 1.03 ms, 256 x 16 1.89 ms). A CPU
+        // within 1%). The single pass: 256 x 8 units for scans, tiles of 8192 elements
+        // (0.95 ms; 512 x 4 and 1024 x 4 the same, 256 x 6 1% slower, 1024 x 8 1.03 ms,
+        // 256 x 12 1.84 ms, 256 x 16 1.89 ms, 128 x 8 2.25 ms), 256 x 6 for compaction
+        // (whose store reads the input again: 1.108 ms against 1.149 with 8 units). A CPU
         // adapter runs few invocations at once: 256 x 4 (2 for 64-bit types) keeps tiles
         // small there.
         let (v, wg_chained, v_chained) = match ctx.info().device_type {
             wgpu::DeviceType::Cpu => (if size_of::<A>() > 4 { 2 } else { 4 }, wg, 4),
-            _ => (2, wg, 8),
+            _ => (2, wg, gpu_units),
         };
         // The workgroup scan, and what fills its placeholder (the subgroup variant's
         // inclusive scan); rendered with the rest of the template only on a compile.
