@@ -14,7 +14,8 @@
 //   tiles), `spine` (one workgroup scans the partials), `downsweep` (each workgroup
 //   rescans its range starting from its offset). Three passes, no inter-workgroup waits.
 // - single pass (`chained`), after Merrill & Garland's decoupled look-back: each tile
-//   takes the next tile number from a counter, publishes its aggregate, then walks back
+//   (numbered by workgroup id, or by a counter in start order: scan_chained.wgsl)
+//   publishes its aggregate, then walks back
 //   over its predecessors' published aggregates until it meets an inclusive prefix, and
 //   publishes its own. WGSL promises no forward progress between workgroups, so a
 //   workgroup that has waited SPIN probes for a predecessor reduces that tile's input

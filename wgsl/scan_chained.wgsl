@@ -2,6 +2,11 @@
 // published values travel as u32 words.
 
 var<workgroup> tile_shared: u32;
+// Tile t is workgroup t (BY_ID), or the t-th workgroup to start (a counter per window).
+// Either is correct: a predecessor that has not started is stood in for after SPIN
+// probes. By id saves the counter's round trip before the loads; the counter keeps the
+// one-at-a-time look-back from waiting on workgroups that start late.
+const BY_ID: bool = {{BY_ID}};
 var<workgroup> kind_shared: u32;
 var<workgroup> value_shared: A;
 
@@ -34,10 +39,13 @@ fn probe(tile: u32, kind: u32) -> bool {
 
 @compute @workgroup_size(WG)
 fn chained(ids: Ids) {
-    if ids.lane == 0u {
-        tile_shared = atomicAdd(&status[params.window], 1u);
+    var t = linear_group(ids);
+    if !BY_ID {
+        if ids.lane == 0u {
+            tile_shared = atomicAdd(&status[params.window], 1u);
+        }
+        t = workgroupUniformLoad(&tile_shared);
     }
-    let t = workgroupUniformLoad(&tile_shared);
     if t >= params.tiles {
         return;
     }
