@@ -342,8 +342,8 @@ impl CtxBuilder {
             features,
             max_binding_bytes,
             max_workgroups_per_dimension,
-            // The single pass on discrete GPUs with subgroups (H100, 2^28 f32: 0.96 ms
-            // against 1.155 ms for reduce-then-scan; docs/PERFORMANCE.md); elsewhere
+            // The single pass on discrete GPUs with subgroups (H100, 2^28 f32: 0.93 ms
+            // against 1.12 ms for reduce-then-scan; docs/PERFORMANCE.md); elsewhere
             // reduce-then-scan, which is faster on a CPU adapter and without subgroups
             // (the single pass's look-back then walks one tile at a time).
             scan_algorithm: match self.scan_algorithm {
