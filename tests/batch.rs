@@ -34,9 +34,10 @@ fn busy(ctx: &Ctx) -> GpuVec<f32> {
 }
 
 /// Makes the GPU busy (`busy`), then makes `call`, until the call's work is held: up to
-/// five attempts, since a host thread descheduled for longer than the busy work finds
-/// the GPU idle and its call submitted at once (seen on the H100 in one process of
-/// three). Returns the busy work, to be kept alive while the test goes on.
+/// five attempts, since the call sometimes finds the GPU idle and is submitted at once
+/// (on the H100, one process of three, with 3 ms of busy work; the cause was not found,
+/// a descheduled host thread would do it). Returns the busy work, to be kept alive while
+/// the test goes on.
 fn held_after_busy(ctx: &Ctx, mut call: impl FnMut()) -> GpuVec<f32> {
     for _ in 0..5 {
         let busy_work = busy(ctx);

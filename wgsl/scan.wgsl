@@ -15,12 +15,12 @@
 //   rescans its range starting from its offset). Three passes, no inter-workgroup waits.
 // - single pass (`chained`), after Merrill & Garland's decoupled look-back: each tile
 //   (numbered by workgroup id, or by a counter in start order: scan_chained.wgsl)
-//   publishes its aggregate, then walks back
-//   over its predecessors' published aggregates until it meets an inclusive prefix, and
-//   publishes its own. WGSL promises no forward progress between workgroups, so a
-//   workgroup that has waited SPIN probes for a predecessor reduces that tile's input
-//   itself and publishes the aggregate for it (the fallback of GPUPrefixSums' CSDLDF):
-//   waiting never depends on another workgroup being scheduled.
+//   publishes its aggregate, then walks back over its predecessors' published
+//   aggregates until it meets an inclusive prefix, and publishes its own. WGSL
+//   promises no forward progress between workgroups, so a workgroup that has waited
+//   SPIN probes for a predecessor reduces that tile's input itself and publishes the
+//   aggregate for it (the fallback of GPUPrefixSums' CSDLDF): waiting never depends on
+//   another workgroup being scheduled.
 //
 // Published values are (v, v ^ KEY) pairs of 32-bit words in a buffer cleared before
 // every run; a pair whose two words agree is complete, whatever order the two atomic

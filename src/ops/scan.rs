@@ -1225,10 +1225,11 @@ impl Program {
                 vars.push(("CHAINED", CHAINED_WGSL.to_string()));
                 vars.push(("LOOK_BACK", look_back.to_string()));
                 vars.push(("STASH", STASH.to_string()));
-                // Tiles numbered by workgroup id with the subgroup look-back (no counter's
-                // round trip before the loads: H100, 2^28, run AI: f32 1.8%, u32 3.6%,
-                // compaction 1.5% faster), by a counter in the order workgroups start
-                // with the one-at-a-time look-back (by id it was 1.9x slower there).
+                // Tiles are numbered by workgroup id with the subgroup look-back (no
+                // counter's round trip before the loads; H100, 2^28, run AI: f32 1.8%,
+                // u32 3.6%, compaction 1.5% faster), and by a counter, in the order
+                // workgroups start, with the one-at-a-time look-back (by id it was 1.9x
+                // slower there).
                 vars.push(("BY_ID", subgroups.to_string()));
             } else {
                 vars.push(("CHAINED", String::new()));
