@@ -141,6 +141,19 @@ fn store_tile(t: u32, ids: Ids, before: A) {
     }
 }
 
+// Scans tiles t0, ..., t1 - 1 in order, each after the combination of everything before
+// it (`first`: what comes before tile t0); returns the combination through tile t1 - 1.
+fn scan_tiles(t0: u32, t1: u32, first: A, ids: Ids) -> A {
+    var carry = first;
+    for (var t = t0; t < t1; t++) {
+        let before = tile_scan(t, ids);
+        let total = wg_total(ids);
+        store_tile(t, ids, combine(carry, before));
+        carry = combine(carry, total);
+    }
+    return carry;
+}
+
 // ---- reduce-then-scan ----
 
 @compute @workgroup_size(WG)
@@ -189,15 +202,9 @@ fn upsweep(ids: Ids) {
 fn spine(ids: Ids) {
     let count = params.groups;
     let tiles = (count + 4u * TILE_UNITS - 1u) / (4u * TILE_UNITS);
-    var carry = identity();
-    for (var t = 0u; t < tiles; t++) {
-        let before = tile_scan(t, ids);
-        let total = wg_total(ids);
-        store_tile(t, ids, combine(carry, before));
-        carry = combine(carry, total);
-    }
+    let total = scan_tiles(0u, tiles, identity(), ids);
     if ids.lane == 0u {
-        offsets[count] = carry;
+        offsets[count] = total;
     }
 }
 
@@ -209,13 +216,7 @@ fn downsweep(ids: Ids) {
     }
     let t0 = group * params.tiles_per_group;
     let t1 = min(t0 + params.tiles_per_group, params.tiles);
-    var carry = offsets[params.base + group];
-    for (var t = t0; t < t1; t++) {
-        let before = tile_scan(t, ids);
-        let total = wg_total(ids);
-        store_tile(t, ids, combine(carry, before));
-        carry = combine(carry, total);
-    }
+    _ = scan_tiles(t0, t1, offsets[params.base + group], ids);
 }
 
 // The single-pass scan (32-bit types) follows here when enabled.
