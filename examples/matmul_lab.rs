@@ -16,8 +16,8 @@
 //! of it. Orders: linear; tiles n = 4, 8, 16, 32 (`swizzle_group`, gpuprim's public
 //! WGSL); "n=16 computed, unused" (the swizzle's arithmetic with the linear order, to
 //! tell the order's effect from the compiler's response to the extra code); row bands of
-//! `1024 / groups per row` rows (what `Swizzle::Bands { workgroups: 1024 }` makes) and of
-//! 8 rows, each band walked column by column.
+//! `1024 / groups per row` rows (`swizzle_bands_group`, the order of `Swizzle::Bands {
+//! workgroups: 1024 }`) and of 8 rows, each band walked column by column.
 //!
 //! Each kernel is checked before timing: C poisoned with NaN, 4096 elements
 //! (random positions) against an f64 dot product, within K * 2^-22 * sum |a||b|
@@ -52,16 +52,6 @@ const HEAD: &str = r#"
 const N: u32 = {{N}}u;
 
 {{SWIZZLE}}
-
-fn band_group(group: vec2<u32>, groups: vec2<u32>, b_in: u32) -> vec2<u32> {
-    let bh = clamp(b_in, 1u, max(groups.y, 1u));
-    let flat = group.y * groups.x + group.x;
-    let per_band = bh * groups.x;
-    let band = flat / per_band;
-    let local = flat % per_band;
-    let band_h = select(groups.y % bh, bh, band < groups.y / bh);
-    return vec2<u32>(local / band_h, band * bh + local % band_h);
-}
 
 fn order(group: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {
     {{ORDER}}
@@ -216,7 +206,7 @@ fn run() -> DemoResult<()> {
             2.0 * f64::from(n).powi(3) / 1e9
         );
         println!(
-            "{:<8} {:<22} {:>10} {:>9} {:>10}",
+            "{:<8} {:<26} {:>10} {:>9} {:>10}",
             "kernel", "order", "ms", "TFLOP/s", "vs linear"
         );
         for (kname, body, tile) in [
@@ -228,7 +218,7 @@ fn run() -> DemoResult<()> {
                 continue;
             }
             let groups = [n / tile, n / tile, 1];
-            let band_rows = |wgs: u32| (wgs / groups[0]).max(1);
+            let band_rows = |wgs: u32| (wgs / groups[0]).clamp(1, groups[1]);
             let mut orders: Vec<(String, String)> = vec![("linear".into(), "return group;".into())];
             for t in [4, 8, 16, 32] {
                 orders.push((
@@ -242,13 +232,15 @@ fn run() -> DemoResult<()> {
                 "let s = swizzle_group(group, groups, 16u);\n    return select(group, s, s.x == 0xffffffffu);"
                     .into(),
             ));
-            // Row bands: Swizzle::Bands { workgroups: 1024 } (1024 / groups per row rows),
-            // and 8 rows.
-            for rows in [band_rows(1024), 8] {
-                let name = format!("bands {rows} rows");
-                if !orders.iter().any(|(o, _)| *o == name) {
-                    orders.push((name, format!("return band_group(group, groups, {rows}u);")));
-                }
+            // Row bands (`swizzle_bands_group`, the order of Swizzle::Bands): 1024
+            // workgroups, and 8 rows where that is not the same.
+            let bands = |wgs: u32| format!("return swizzle_bands_group(group, groups, {wgs}u);");
+            orders.push((
+                format!("bands 1024 wgs ({} rows)", band_rows(1024)),
+                bands(1024),
+            ));
+            if band_rows(1024) != 8 {
+                orders.push(("bands 8 rows".into(), bands(8 * groups[0])));
             }
             let mut linear = f64::NAN;
             for (oname, line) in orders {
@@ -291,7 +283,7 @@ fn run() -> DemoResult<()> {
                 }
                 let tflops = 2.0 * f64::from(n).powi(3) / (ms * 1e-3) / 1e12;
                 println!(
-                    "{kname:<8} {oname:<22} {ms:>10.4} {tflops:>9.2} {:>9.3}x",
+                    "{kname:<8} {oname:<26} {ms:>10.4} {tflops:>9.2} {:>9.3}x",
                     linear / ms
                 );
             }

@@ -163,14 +163,14 @@ fn swizzle_walks_tiles_column_block_by_column_block() {
 }
 
 /// Runs SWIZZLE_WGSL on the GPU: one workgroup per grid cell writes its swizzled
-/// coordinates at its launch-order index.
-fn gpu_swizzle(ctx: &Ctx, groups: (u32, u32), n: u32) -> Vec<(u32, u32)> {
+/// coordinates (`call`, a WGSL call of `g.xy` and `gs.xy`) at its launch-order index.
+fn gpu_swizzle(ctx: &Ctx, groups: (u32, u32), call: &str) -> Vec<(u32, u32)> {
     let src = format!(
         "{SWIZZLE_WGSL}
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @compute @workgroup_size(1)
 fn main(@builtin(workgroup_id) g: vec3<u32>, @builtin(num_workgroups) gs: vec3<u32>) {{
-    let s = swizzle_group(g.xy, gs.xy, {n}u);
+    let s = {call};
     let flat = g.y * gs.x + g.x;
     out[2u * flat] = s.x;
     out[2u * flat + 1u] = s.y;
@@ -216,11 +216,27 @@ fn wgsl_swizzle_equals_the_rust_twin() {
     let ctx = ctx();
     for groups in [(1, 1), (5, 2), (17, 3), (33, 7), (40, 40), (100, 3)] {
         for n in [1, 2, 3, 8, 16, 32, 100] {
-            let gpu = gpu_swizzle(ctx, groups, n);
+            let gpu = gpu_swizzle(ctx, groups, &format!("swizzle_group(g.xy, gs.xy, {n}u)"));
             let cpu: Vec<_> = (0..groups.1)
                 .flat_map(|y| (0..groups.0).map(move |x| swizzle((x, y), groups, n)))
                 .collect();
             assert_eq!(gpu, cpu, "groups {groups:?}, n = {n}");
+        }
+    }
+}
+
+#[test]
+fn wgsl_bands_equal_the_rust_twin() {
+    let ctx = ctx();
+    for groups in [(1, 1), (5, 2), (17, 3), (33, 7), (40, 40), (3, 100)] {
+        // Bands of 1 row, of several rows with a shorter last band, and of the whole grid.
+        for workgroups in [1, 5, 17, 40, 99, 120, 1024, 100_000] {
+            let call = format!("swizzle_bands_group(g.xy, gs.xy, {workgroups}u)");
+            let gpu = gpu_swizzle(ctx, groups, &call);
+            let cpu: Vec<_> = (0..groups.1)
+                .flat_map(|y| (0..groups.0).map(move |x| swizzle_bands((x, y), groups, workgroups)))
+                .collect();
+            assert_eq!(gpu, cpu, "groups {groups:?}, workgroups = {workgroups}");
         }
     }
 }

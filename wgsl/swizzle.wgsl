@@ -17,6 +17,23 @@ fn swizzle_group(group: vec2<u32>, groups: vec2<u32>, n_in: u32) -> vec2<u32> {
     return vec2<u32>(tile * n + local % tile_w, local / tile_w);
 }
 
+// The band order (gpuprim::Swizzle::Bands; gpuprim::swizzle_bands is the Rust twin): the
+// grid is cut into bands of rows = clamp(workgroups / groups.x, 1, groups.y) whole rows
+// (the last band may be shorter), each walked column by column, top to bottom. A
+// bijection on the grid; three u32 divisions per invocation, as swizzle_group.
+fn swizzle_bands_group(group: vec2<u32>, groups: vec2<u32>, workgroups: u32) -> vec2<u32> {
+    if groups.x == 0u || groups.y == 0u {
+        return group;
+    }
+    let rows = clamp(workgroups / groups.x, 1u, groups.y);
+    let flat = group.y * groups.x + group.x;
+    let per_band = rows * groups.x;
+    let band = flat / per_band;
+    let local = flat % per_band;
+    let band_h = select(max(groups.y % rows, 1u), rows, band < groups.y / rows);
+    return vec2<u32>(local / band_h, band * rows + local % band_h);
+}
+
 // swizzle_tiles is the same mapping without a division: the divisors are constants of
 // the dispatch, so the host computes them and their f32 reciprocals once (gpuprim's
 // kernels get these from swizzle_params in src/ops/grid2d.rs, written into the kernel's

@@ -54,6 +54,8 @@ pub const MAX_BLUR_RADIUS: u32 = 1024;
 /// The WGSL function `swizzle_group(group: vec2<u32>, groups: vec2<u32>, n: u32) ->
 /// vec2<u32>`, the twin of [`swizzle`], for kernels of your own: call it with
 /// `workgroup_id.xy` and `num_workgroups.xy` and use the result as the workgroup's tile.
+/// `swizzle_bands_group(group, groups, workgroups: u32) -> vec2<u32>` is the band order
+/// of [`Swizzle::Bands`], the twin of [`swizzle_bands`].
 ///
 /// The text also defines `swizzle_tiles`, the same mapping without divisions, which
 /// gpuprim's own kernels call with constants computed on the host per dispatch and
@@ -194,7 +196,7 @@ pub fn swizzle(group: (u32, u32), groups: (u32, u32), n: u32) -> (u32, u32) {
 /// is cut into bands of `rows = clamp(workgroups / width, 1, height)` whole rows (the last
 /// band may be shorter), and each band is walked column by column, top to bottom. A
 /// bijection on the grid; the 2D kernels' WGSL computes the same with the grid as
-/// constants.
+/// constants, and [`SWIZZLE_WGSL`]'s `swizzle_bands_group` for kernels of your own.
 ///
 /// ```
 /// use gpuprim::swizzle_bands;
