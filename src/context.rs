@@ -46,6 +46,10 @@ pub(crate) struct Inner {
     /// An error from a submission that no call could return (made by [`Ctx::queue`] or
     /// [`Ctx::device`]); the next call returns it.
     pub(crate) deferred: Mutex<Option<Error>>,
+    /// The orders [`Swizzle::Auto`](crate::Swizzle::Auto) chose, per kernel and dispatch.
+    pub(crate) swizzles: Mutex<
+        std::collections::HashMap<crate::ops::grid2d::ChoiceKey, crate::ops::grid2d::SwizzleChoice>,
+    >,
 }
 
 impl Drop for Inner {
@@ -368,6 +372,7 @@ impl CtxBuilder {
                 pending: Mutex::default(),
                 batch_limit: self.batch_limit,
                 deferred: Mutex::new(None),
+                swizzles: Mutex::default(),
             }),
         })
     }

@@ -87,7 +87,8 @@ pub use element::{GpuElement, ScalarKind};
 pub use error::{Error, Result};
 pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
 pub use ops::grid2d::{
-    Grid2D, Grid2DMut, MAX_BLUR_RADIUS, SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands,
+    AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, Grid2D, Grid2DMut, MAX_BLUR_RADIUS,
+    SWIZZLE_WGSL, Swizzle, SwizzleChoice, swizzle, swizzle_bands,
 };
 pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::Reduce;

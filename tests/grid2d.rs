@@ -6,7 +6,10 @@ mod common;
 
 use common::*;
 use gpuprim::wgpu;
-use gpuprim::{Ctx, Error, Grid2D, Grid2DMut, SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands};
+use gpuprim::{
+    AUTO_CANDIDATES, AUTO_MARGIN, Ctx, Error, Grid2D, Grid2DMut, SWIZZLE_WGSL, Swizzle, swizzle,
+    swizzle_bands,
+};
 use proptest::prelude::*;
 
 const NS: [u32; 5] = [1, 2, 8, 16, 32];
@@ -242,7 +245,7 @@ fn wgsl_bands_equal_the_rust_twin() {
 }
 
 const ODD_SIZES: [(u32, u32); 5] = [(1, 1), (17, 5), (33, 257), (100, 3), (257, 129)];
-const SWIZZLES: [Swizzle; 8] = [
+const SWIZZLES: [Swizzle; 9] = [
     Swizzle::Off,
     Swizzle::Tiles { n: 16 },
     Swizzle::Tiles { n: 1 },
@@ -251,6 +254,7 @@ const SWIZZLES: [Swizzle; 8] = [
     Swizzle::Bands { workgroups: 1 },
     Swizzle::Bands { workgroups: 7 },
     Swizzle::Bands { workgroups: 1024 },
+    Swizzle::Auto,
 ];
 
 #[test]
@@ -376,6 +380,7 @@ fn transpose_matches_cpu_on_odd_sizes() {
             Swizzle::Tiles { n: 2 },
             Swizzle::Tiles { n: 3 },
             Swizzle::Bands { workgroups: 5 },
+            Swizzle::Auto,
         ] {
             let mut out = poisoned::<u32>(ctx, (dp * w) as usize);
             ctx.transpose(
@@ -441,6 +446,7 @@ fn color_filter_matches_cpu_on_odd_sizes() {
             Swizzle::Tiles { n: 16 },
             Swizzle::Tiles { n: 3 },
             Swizzle::Bands { workgroups: 5 },
+            Swizzle::Auto,
         ] {
             let mut out = poisoned::<f32>(ctx, host.len());
             ctx.color_filter(&img, w, h, m, &mut out, sw).unwrap();
@@ -657,7 +663,7 @@ fn blur_vertical_matches_cpu() {
                     scale[at] = mag / (2 * radius + 1) as f32;
                 }
             }
-            for sw in [Swizzle::Off, Swizzle::Tiles { n: 16 }] {
+            for sw in [Swizzle::Off, Swizzle::Tiles { n: 16 }, Swizzle::Auto] {
                 let mut out = poisoned::<f32>(ctx, want.len());
                 ctx.blur_vertical(
                     &Grid2D::with_pitch(&input, w, h, sp).unwrap(),
@@ -778,4 +784,108 @@ fn map2d_compiles_once_per_body_and_swizzled_grid() {
     );
     assert_eq!(run(1, 100, Swizzle::Tiles { n: 5 }), 1, "another grid");
     assert_eq!(b.to_vec().unwrap()[..100], [0.125f32; 100]);
+}
+
+/// Each 2D kernel with `sw` on a 200 x 150 grid (every dispatch at least
+/// AUTO_MIN_WORKGROUPS), outputs poisoned first: map2d, transpose, colour filter, blur.
+fn all_kernels(ctx: &Ctx, host: &[f32], sw: Swizzle) -> Vec<Vec<f32>> {
+    let (w, h) = (200, 150);
+    let px = (w * h) as usize;
+    let input = ctx.upload(&host[..px]).unwrap();
+    let src = Grid2D::new(&input, w, h).unwrap();
+    let mut outs = Vec::new();
+    let mut out = poisoned::<f32>(ctx, px);
+    let body = "load(x, y - 3) * 0.25 + load(x + 1, y) * 0.5";
+    ctx.map2d(&src, &mut Grid2DMut::new(&mut out, w, h).unwrap(), body, sw)
+        .unwrap();
+    outs.push(out.to_vec().unwrap());
+    let mut out = poisoned::<f32>(ctx, px);
+    ctx.transpose(&src, &mut Grid2DMut::new(&mut out, h, w).unwrap(), sw)
+        .unwrap();
+    outs.push(out.to_vec().unwrap());
+    let rgba = ctx.upload(&host[..4 * px]).unwrap();
+    let mut out = poisoned::<f32>(ctx, 4 * px);
+    let m = [
+        [0.5, 0.25, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ];
+    ctx.color_filter(&rgba, w, h, m, &mut out, sw).unwrap();
+    outs.push(out.to_vec().unwrap());
+    let mut out = poisoned::<f32>(ctx, px);
+    ctx.blur_vertical(&src, &mut Grid2DMut::new(&mut out, w, h).unwrap(), 5, sw)
+        .unwrap();
+    outs.push(out.to_vec().unwrap());
+    outs
+}
+
+#[test]
+fn auto_measures_once_per_kernel_and_grid_and_computes_what_linear_order_does() {
+    // A context of its own: its choices and compiles are this test's only.
+    let ctx = Ctx::new().unwrap();
+    let host = random_vec::<f32>(4 * 200 * 150, 77);
+    let linear = all_kernels(&ctx, &host, Swizzle::Off);
+    assert!(ctx.swizzle_choices().is_empty(), "Off measures nothing");
+    let auto = all_kernels(&ctx, &host, Swizzle::Auto);
+    for (k, (a, l)) in auto.iter().zip(&linear).enumerate() {
+        // Same arithmetic per element in every order: the same bits (NaN poison included,
+        // which no kernel may leave).
+        assert!(
+            l.iter().all(|v| !v.is_nan()),
+            "kernel {k}: an element left unwritten"
+        );
+        assert_eq!(
+            a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            l.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "kernel {k}: Auto's output differs from linear order's"
+        );
+    }
+    let choices = ctx.swizzle_choices();
+    let ops: Vec<_> = choices.iter().map(|c| c.op).collect();
+    assert_eq!(ops, ["blur_vertical", "color_filter", "map2d", "transpose"]);
+    // 16 x 16 workgroups (8 x 8 where 256 invocations are not allowed), map2d's 4 rows
+    // each, the transpose's 32 x 32 tiles.
+    let side = if ctx.info().limits.max_compute_invocations_per_workgroup >= 256 {
+        16
+    } else {
+        8
+    };
+    let groups: Vec<_> = choices.iter().map(|c| c.groups).collect();
+    let per = |gw: u32, gh: u32| (200u32.div_ceil(gw), 150u32.div_ceil(gh));
+    let want = [
+        per(side, side),
+        per(side, side),
+        per(side, 4 * side),
+        per(32, 32),
+    ];
+    assert_eq!(groups, want);
+    for c in &choices {
+        let orders: Vec<_> = c.ms.iter().map(|m| m.0).collect();
+        assert_eq!(orders, AUTO_CANDIDATES, "{c:?}");
+        assert!(c.ms.iter().all(|m| m.1.is_finite() && m.1 > 0.0), "{c:?}");
+        assert!(AUTO_CANDIDATES.contains(&c.chosen), "{c:?}");
+        let linear_ms = c.ms[0].1;
+        let chosen_ms = c.ms.iter().find(|m| m.0 == c.chosen).unwrap().1;
+        // Another order only when it measured AUTO_MARGIN faster, and the fastest then.
+        if c.chosen != Swizzle::Off {
+            assert!(chosen_ms <= linear_ms * (1.0 - AUTO_MARGIN), "{c:?}");
+            assert!(c.ms.iter().all(|m| m.1 >= chosen_ms), "{c:?}");
+        }
+    }
+    // Later calls reuse the choice: nothing measured or compiled again.
+    let compiled = ctx.pipelines_compiled();
+    assert_eq!(all_kernels(&ctx, &host, Swizzle::Auto), linear);
+    assert_eq!(ctx.pipelines_compiled(), compiled);
+    assert_eq!(ctx.swizzle_choices(), choices);
+    // A dispatch below AUTO_MIN_WORKGROUPS runs linear, unmeasured.
+    let small = ctx.upload(&host[..100]).unwrap();
+    let mut out = poisoned::<f32>(&ctx, 100);
+    let (src, mut dst) = (
+        Grid2D::new(&small, 10, 10).unwrap(),
+        Grid2DMut::new(&mut out, 10, 10).unwrap(),
+    );
+    ctx.blur_vertical(&src, &mut dst, 2, Swizzle::Auto).unwrap();
+    assert_eq!(ctx.swizzle_choices().len(), choices.len());
+    assert!(out.to_vec().unwrap().iter().all(|v| !v.is_nan()));
 }

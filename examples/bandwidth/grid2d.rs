@@ -1,5 +1,6 @@
-//! Rows for the 2D kernels in three workgroup orders (linear, NVIDIA's tiles 16 groups
-//! wide, bands of 1024 workgroups), on square f32 images (4096 x 4096 and 8192 x 8192 on
+//! Rows for the 2D kernels in four workgroup orders (linear, NVIDIA's tiles 16 groups
+//! wide, bands of 1024 workgroups, and `Swizzle::Auto`, which measures those three on its
+//! first call, during the row's warm-up, and keeps one), on square f32 images (4096 x 4096 and 8192 x 8192 on
 //! a GPU, 1024 x 1024 on the software adapter; independent of `n`).
 //! Bytes count the image read once and written once.
 
@@ -26,6 +27,7 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
         ("off", Swizzle::Off),
         ("on n=16", Swizzle::Tiles { n: 16 }),
         ("bands 1024", Swizzle::Bands { workgroups: 1024 }),
+        ("auto", Swizzle::Auto),
     ];
     for (name, sw) in swizzles {
         b.row(
@@ -93,6 +95,20 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
             32 * px,
             || ctx.color_filter(&rgba, side, side, sepia, &mut rgba_out, sw),
         )?;
+    }
+    println!(
+        "  Swizzle::Auto's choices so far (ms per call measured: off / tiles 16 / bands 1024):"
+    );
+    for c in ctx.swizzle_choices() {
+        let ms: Vec<String> = c.ms.iter().map(|(_, ms)| format!("{ms:.4}")).collect();
+        println!(
+            "    {} {}x{} groups: {:?} ({})",
+            c.op,
+            c.groups.0,
+            c.groups.1,
+            c.chosen,
+            ms.join(" / ")
+        );
     }
     Ok(())
 }

@@ -19,6 +19,12 @@
 //! new image size (or `n`) compiles a pipeline, later ones reuse it. Unswizzled kernels
 //! have one pipeline for every size.
 //!
+//! Which order is fastest depends on the kernel, the grid and the GPU: on an H100 tiles
+//! made a wide vertical blur 1.22x faster and streaming kernels 3-9% slower, and bands
+//! lost 9% on a matrix multiply that tiles sped up 1.66x (docs/PERFORMANCE.md). Hence
+//! [`Swizzle::Auto`], which measures the candidates on a kernel's first call at a grid
+//! size and keeps linear order unless another was at least [`AUTO_MARGIN`] faster.
+//!
 //! # Limits of the 2D kernels
 //!
 //! - Width and height must be at least 1 (an empty grid is an error, not a no-op).
@@ -90,7 +96,8 @@ const TILE: u32 = 32;
 /// them, not the remapping's arithmetic, which the pipeline's constants fold away. So
 /// the default is [`Swizzle::Off`]: opt in with `Swizzle::Tiles { n: 16 }` where a
 /// kernel gathers widely, or with [`Swizzle::Bands`], which keeps rows whole and costs
-/// streaming kernels far less, and measure. A swizzled kernel is compiled per grid size and
+/// streaming kernels far less, and measure; or let [`Swizzle::Auto`] measure on the first
+/// call and keep linear order unless another is clearly faster. A swizzled kernel is compiled per grid size and
 /// `n` (see the [module docs](self)).
 ///
 /// Tiles pay off most where linear order's workgroups in flight read more than the L2
@@ -120,7 +127,54 @@ pub enum Swizzle {
         /// Workgroups per band, at least 1 (rounded down to whole rows, at least one).
         workgroups: u32,
     },
+    /// Measured: the first call of a kernel (its op, element type and WGSL body) at a
+    /// grid size and shape runs it in each of [`AUTO_CANDIDATES`] (linear, tiles of 16,
+    /// bands of 1024), times them, and keeps the fastest for later calls of this `Ctx`.
+    /// An order other than [`Swizzle::Off`] is kept only when it was at least
+    /// [`AUTO_MARGIN`] faster than linear order, so measurement noise does not trade
+    /// linear order for a slightly slower one. Dispatches of fewer than
+    /// [`AUTO_MIN_WORKGROUPS`] workgroups run linear without measuring.
+    ///
+    /// That first call waits for the GPU (it synchronizes, as [`Ctx::synchronize`]) and
+    /// costs about 3 rounds x 3 orders x 2 ms of GPU time, or 3 calls per order and round
+    /// where one call takes longer; the results are the same in every order (each element
+    /// is computed the same way), so the measuring calls' output is the call's output.
+    /// Later calls record without waiting. [`Ctx::swizzle_choices`] lists what was chosen
+    /// and measured.
+    Auto,
 }
+
+/// The orders [`Swizzle::Auto`] measures, linear order first.
+pub const AUTO_CANDIDATES: [Swizzle; 3] = [
+    Swizzle::Off,
+    Swizzle::Tiles { n: 16 },
+    Swizzle::Bands { workgroups: 1024 },
+];
+
+/// How much faster than linear order (a fraction of linear's time) another order must
+/// measure for [`Swizzle::Auto`] to choose it.
+pub const AUTO_MARGIN: f64 = 0.03;
+
+/// Dispatches smaller than this many workgroups run in linear order under
+/// [`Swizzle::Auto`], unmeasured.
+pub const AUTO_MIN_WORKGROUPS: u64 = 32;
+
+/// What [`Swizzle::Auto`] chose for one kernel and grid ([`Ctx::swizzle_choices`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwizzleChoice {
+    /// The operation, e.g. `"map2d"`.
+    pub op: &'static str,
+    /// The dispatch, in workgroups (width, height).
+    pub groups: (u32, u32),
+    /// The order later calls use.
+    pub chosen: Swizzle,
+    /// Each candidate of [`AUTO_CANDIDATES`] with its measured milliseconds per call (the
+    /// best of three rounds, host clock around submission and completion).
+    pub ms: Vec<(Swizzle, f64)>,
+}
+
+/// The key of a [`SwizzleChoice`]: op, element type, user code, dispatch, shape words.
+pub(crate) type ChoiceKey = (&'static str, &'static str, String, (u32, u32), Vec<u32>);
 
 impl Default for Swizzle {
     /// [`Swizzle::Off`]: on the H100 only kernels that gather widely gain from tiles,
@@ -261,7 +315,8 @@ fn swizzle_params(groups: (u32, u32), n: u32) -> [u32; 8] {
 /// workgroups with tile width `n` (0: off, the identity).
 fn remap_wgsl(groups: (u32, u32), order: Swizzle) -> (String, String) {
     let n = match order {
-        Swizzle::Off => {
+        // Auto is resolved to one of its candidates before a kernel is built.
+        Swizzle::Off | Swizzle::Auto => {
             let identity =
                 "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {\n    return g;\n}\n";
             return (String::new(), identity.to_string());
@@ -458,7 +513,8 @@ impl Ctx {
     ///
     /// One thread per output element in 16 x 16 workgroups (8 x 8 on a device with fewer
     /// than 256 invocations per workgroup), their IDs remapped by `swizzle`. The work is
-    /// recorded without waiting.
+    /// recorded without waiting (but for the first [`Swizzle::Auto`] call of a body and
+    /// grid, which measures).
     ///
     /// # Errors
     /// [`Error::Compile`] if the body is not valid WGSL of the element type,
@@ -502,21 +558,24 @@ impl Ctx {
         )?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let kernel = self.kernel2d(
-            op,
-            (T::WGSL, side * side, body),
-            (groups, order),
-            MAP2D_WGSL,
-            &[
-                ("LIB", RANDOM_WGSL),
-                ("ENABLE", T::ENABLE),
-                ("T", T::WGSL),
-                ("WG", &side.to_string()),
-                ("ROWS", &MAP2D_ROWS.to_string()),
-                ("EXPR", body),
-            ],
-        )?;
-        run_grids(self, op, &kernel, groups, (src, dst), 0)
+        let shape = params_words(src.shape, dst.shape, 0).to_vec();
+        self.ordered((op, T::WGSL, body), (groups, shape), order, |order| {
+            let kernel = self.kernel2d(
+                op,
+                (T::WGSL, side * side, body),
+                (groups, order),
+                MAP2D_WGSL,
+                &[
+                    ("LIB", RANDOM_WGSL),
+                    ("ENABLE", T::ENABLE),
+                    ("T", T::WGSL),
+                    ("WG", &side.to_string()),
+                    ("ROWS", &MAP2D_ROWS.to_string()),
+                    ("EXPR", body),
+                ],
+            )?;
+            run_grids(self, op, &kernel, groups, (src, dst), 0)
+        })
     }
 
     /// Writes the transpose of `src` into `dst`: `dst(y, x) = src(x, y)`, so `dst` must be
@@ -566,14 +625,17 @@ impl Ctx {
         let groups = self.groups2d(op, s.width, s.height, (TILE, TILE))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let kernel = self.kernel2d(
-            op,
-            (T::WGSL, TILE * 8, ""),
-            (groups, order),
-            TRANSPOSE_WGSL,
-            &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
-        )?;
-        run_grids(self, op, &kernel, groups, (src, dst), 0)
+        let shape = params_words(s, d, 0).to_vec();
+        self.ordered((op, T::WGSL, ""), (groups, shape), order, |order| {
+            let kernel = self.kernel2d(
+                op,
+                (T::WGSL, TILE * 8, ""),
+                (groups, order),
+                TRANSPOSE_WGSL,
+                &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
+            )?;
+            run_grids(self, op, &kernel, groups, (src, dst), 0)
+        })
     }
 
     /// Applies a 4 x 4 colour matrix to every pixel of an RGBA `f32` image: `out =
@@ -633,13 +695,6 @@ impl Ctx {
         let groups = self.groups2d(op, width, height, (side, side))?;
         self.check_binding(op, "rgba", rgba)?;
         self.check_binding(op, "out", out)?;
-        let kernel = self.kernel2d(
-            op,
-            ("f32", side * side, ""),
-            (groups, order),
-            COLOR_WGSL,
-            &[("WG", &side.to_string())],
-        )?;
         // Params: width, height, 2 pad words, the matrix rows.
         let mut words = [0u32; 20];
         words[..2].copy_from_slice(&[width, height]);
@@ -648,15 +703,26 @@ impl Ctx {
                 words[4 + 4 * r + c] = v.to_bits();
             }
         }
-        run2d(
-            self,
-            op,
-            &kernel,
-            groups,
-            rgba.binding(),
-            out.binding(),
-            bytemuck::cast_slice(&words),
-        )
+        // The matrix does not change how fast an order runs: Auto measures per shape.
+        let shape = vec![width, height];
+        self.ordered((op, "f32", ""), (groups, shape), order, |order| {
+            let kernel = self.kernel2d(
+                op,
+                ("f32", side * side, ""),
+                (groups, order),
+                COLOR_WGSL,
+                &[("WG", &side.to_string())],
+            )?;
+            run2d(
+                self,
+                op,
+                &kernel,
+                groups,
+                rgba.binding(),
+                out.binding(),
+                bytemuck::cast_slice(&words),
+            )
+        })
     }
 
     /// A vertical box blur of radius `radius` over an `f32` grid: `dst(x, y)` is the mean
@@ -710,14 +776,17 @@ impl Ctx {
         let groups = self.groups2d(op, d.width, d.height, (side, side))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let kernel = self.kernel2d(
-            op,
-            ("f32", side * side, ""),
-            (groups, order),
-            BLUR_WGSL,
-            &[("WG", &side.to_string())],
-        )?;
-        run_grids(self, op, &kernel, groups, (src, dst), radius)
+        let shape = params_words(s, d, radius).to_vec();
+        self.ordered((op, "f32", ""), (groups, shape), order, |order| {
+            let kernel = self.kernel2d(
+                op,
+                ("f32", side * side, ""),
+                (groups, order),
+                BLUR_WGSL,
+                &[("WG", &side.to_string())],
+            )?;
+            run_grids(self, op, &kernel, groups, (src, dst), radius)
+        })
     }
 
     /// The pipeline of a 2D kernel: `template` rendered with the shared prelude
@@ -755,6 +824,122 @@ impl Ctx {
             all.extend_from_slice(vars);
             render(template, &all)
         })
+    }
+
+    /// Runs a 2D kernel once in `order` (`run(order)` builds and records it), resolving
+    /// [`Swizzle::Auto`] first: the choice made earlier for this kernel (`op`, element
+    /// type, user code) and dispatch (`groups`, `shape`: the words that size the work), or
+    /// one measured now (see [`Swizzle::Auto`]).
+    fn ordered(
+        &self,
+        (op, element, code): (&'static str, &'static str, &str),
+        (groups, shape): ((u32, u32), Vec<u32>),
+        order: Swizzle,
+        run: impl Fn(Swizzle) -> Result<()>,
+    ) -> Result<()> {
+        if order != Swizzle::Auto {
+            return run(order);
+        }
+        if u64::from(groups.0) * u64::from(groups.1) < AUTO_MIN_WORKGROUPS {
+            return run(Swizzle::Off);
+        }
+        let key: ChoiceKey = (op, element, code.to_string(), groups, shape);
+        let known = self
+            .inner
+            .swizzles
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .map(|c| c.chosen);
+        if let Some(chosen) = known {
+            return run(chosen);
+        }
+        let ms = self.measure_orders(&run)?;
+        let linear = ms[0].1;
+        let (best, best_ms) = ms
+            .iter()
+            .copied()
+            .fold((Swizzle::Off, linear), |b, c| if c.1 < b.1 { c } else { b });
+        let chosen = if best_ms <= linear * (1.0 - AUTO_MARGIN) {
+            best
+        } else {
+            Swizzle::Off
+        };
+        self.inner
+            .swizzles
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                key,
+                SwizzleChoice {
+                    op,
+                    groups,
+                    chosen,
+                    ms,
+                },
+            );
+        Ok(())
+    }
+
+    /// Milliseconds per call of `run` in each of [`AUTO_CANDIDATES`]: each run once
+    /// (pipelines compiled, caches warm), then three rounds that time every candidate in
+    /// turn over the same number of calls (about 2 ms of the linear order's time, at least
+    /// 3 calls), host clock from the first submission to the GPU's completion; the best
+    /// round of each.
+    fn measure_orders(&self, run: &impl Fn(Swizzle) -> Result<()>) -> Result<Vec<(Swizzle, f64)>> {
+        use std::time::Instant;
+        const ROUNDS: usize = 3;
+        const ROUND_MS: f64 = 2.0;
+        for order in AUTO_CANDIDATES {
+            run(order)?;
+        }
+        self.synchronize()?;
+        let t = Instant::now();
+        run(Swizzle::Off)?;
+        self.synchronize()?;
+        let one = t.elapsed().as_secs_f64() * 1e3;
+        let calls = ((ROUND_MS / one.max(1e-3)) as usize).clamp(3, 64);
+        let mut best = [f64::INFINITY; AUTO_CANDIDATES.len()];
+        for _ in 0..ROUNDS {
+            for (i, order) in AUTO_CANDIDATES.into_iter().enumerate() {
+                let t = Instant::now();
+                for _ in 0..calls {
+                    run(order)?;
+                }
+                self.synchronize()?;
+                best[i] = best[i].min(t.elapsed().as_secs_f64() * 1e3 / calls as f64);
+            }
+        }
+        Ok(AUTO_CANDIDATES.into_iter().zip(best).collect())
+    }
+
+    /// What [`Swizzle::Auto`] has chosen so far on this `Ctx`, one entry per kernel and
+    /// dispatch it measured, with the times it measured.
+    ///
+    /// # Examples
+    /// ```
+    /// use gpuprim::{Grid2D, Grid2DMut, Swizzle};
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&vec![1.0f32; 256 * 256])?;
+    /// let mut b = ctx.zeros::<f32>(256 * 256)?;
+    /// let (src, mut dst) = (Grid2D::new(&a, 256, 256)?, Grid2DMut::new(&mut b, 256, 256)?);
+    /// ctx.blur_vertical(&src, &mut dst, 4, Swizzle::Auto)?;  // measures, then keeps one
+    /// let choices = ctx.swizzle_choices();
+    /// assert_eq!(choices.len(), 1);
+    /// assert_eq!(choices[0].op, "blur_vertical");
+    /// assert_eq!(choices[0].ms.len(), 3);
+    /// assert_eq!(b.to_vec()?, vec![1.0; 256 * 256]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn swizzle_choices(&self) -> Vec<SwizzleChoice> {
+        let map = self
+            .inner
+            .swizzles
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let mut v: Vec<SwizzleChoice> = map.values().cloned().collect();
+        v.sort_by(|a, b| (a.op, a.groups).cmp(&(b.op, b.groups)));
+        v
     }
 
     /// Side of the square 2D workgroups: 16, or 8 where 256 invocations are not allowed.
