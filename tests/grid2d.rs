@@ -860,6 +860,16 @@ fn auto_measures_once_per_kernel_and_grid_and_computes_what_linear_order_does() 
         per(32, 32),
     ];
     assert_eq!(groups, want);
+    assert_eq!(
+        choices[2].code,
+        "load(x, y - 3) * 0.25 + load(x + 1, y) * 0.5"
+    );
+    assert_eq!(
+        choices[0].shape,
+        [200, 150, 200, 200, 150, 200, 5, 0],
+        "the blur's radius"
+    );
+    assert_eq!(choices[1].shape, [200, 150]);
     for c in &choices {
         let orders: Vec<_> = c.ms.iter().map(|m| m.0).collect();
         assert_eq!(orders, AUTO_CANDIDATES, "{c:?}");

@@ -1,8 +1,9 @@
 //! Rows for the 2D kernels in four workgroup orders (linear, NVIDIA's tiles 16 groups
 //! wide, bands of 1024 workgroups, and `Swizzle::Auto`, which measures those three on its
-//! first call, during the row's warm-up, and keeps one), on square f32 images (4096 x 4096 and 8192 x 8192 on
-//! a GPU, 1024 x 1024 on the software adapter; independent of `n`).
-//! Bytes count the image read once and written once.
+//! first call, during the row's warm-up, and keeps one), then linear order again as a
+//! control (the first row's pipeline: how far two rows of one kernel differ). Square f32
+//! images, 4096 x 4096 and 8192 x 8192 on a GPU, 1024 x 1024 on the software adapter
+//! (independent of `n`). Bytes count the image read once and written once.
 
 use gpuprim::{Grid2D, Grid2DMut, Result, Swizzle};
 
@@ -28,6 +29,8 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
         ("on n=16", Swizzle::Tiles { n: 16 }),
         ("bands 1024", Swizzle::Bands { workgroups: 1024 }),
         ("auto", Swizzle::Auto),
+        // The first row's kernel again: how far two rows of one pipeline differ.
+        ("off again", Swizzle::Off),
     ];
     for (name, sw) in swizzles {
         b.row(
@@ -101,8 +104,13 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
     );
     for c in ctx.swizzle_choices() {
         let ms: Vec<String> = c.ms.iter().map(|(_, ms)| format!("{ms:.4}")).collect();
+        let what = match c.op {
+            "blur_vertical" => format!(" r={}", c.shape[6]),
+            "map2d" => format!(" {:.24}", c.code),
+            _ => String::new(),
+        };
         println!(
-            "    {} {}x{} groups: {:?} ({})",
+            "    {}{what} {}x{} groups: {:?} ({})",
             c.op,
             c.groups.0,
             c.groups.1,

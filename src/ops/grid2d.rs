@@ -136,7 +136,7 @@ pub enum Swizzle {
     /// [`AUTO_MIN_WORKGROUPS`] workgroups run linear without measuring.
     ///
     /// That first call waits for the GPU (it synchronizes, as [`Ctx::synchronize`]) and
-    /// costs about 3 rounds x 3 orders x 2 ms of GPU time, or 3 calls per order and round
+    /// costs about 5 rounds x 3 orders x 4 ms of GPU time, or 3 calls per order and round
     /// where one call takes longer; the results are the same in every order (each element
     /// is computed the same way), so the measuring calls' output is the call's output.
     /// Later calls record without waiting. [`Ctx::swizzle_choices`] lists what was chosen
@@ -164,12 +164,18 @@ pub const AUTO_MIN_WORKGROUPS: u64 = 32;
 pub struct SwizzleChoice {
     /// The operation, e.g. `"map2d"`.
     pub op: &'static str,
+    /// The WGSL body of a [`Ctx::map2d`] (empty for the other kernels).
+    pub code: String,
     /// The dispatch, in workgroups (width, height).
     pub groups: (u32, u32),
+    /// The words that size the work, as the kernel's uniform holds them: source width,
+    /// height and pitch, destination width, height and pitch, the kernel's own word (the
+    /// blur's radius) and 0; width and height for the colour filter.
+    pub shape: Vec<u32>,
     /// The order later calls use.
     pub chosen: Swizzle,
     /// Each candidate of [`AUTO_CANDIDATES`] with its measured milliseconds per call (the
-    /// best of three rounds, host clock around submission and completion).
+    /// best of five rounds, host clock around submission and completion).
     pub ms: Vec<(Swizzle, f64)>,
 }
 
@@ -843,7 +849,7 @@ impl Ctx {
         if u64::from(groups.0) * u64::from(groups.1) < AUTO_MIN_WORKGROUPS {
             return run(Swizzle::Off);
         }
-        let key: ChoiceKey = (op, element, code.to_string(), groups, shape);
+        let key: ChoiceKey = (op, element, code.to_string(), groups, shape.clone());
         let known = self
             .inner
             .swizzles
@@ -873,7 +879,9 @@ impl Ctx {
                 key,
                 SwizzleChoice {
                     op,
+                    code: code.to_string(),
                     groups,
+                    shape,
                     chosen,
                     ms,
                 },
@@ -882,14 +890,14 @@ impl Ctx {
     }
 
     /// Milliseconds per call of `run` in each of [`AUTO_CANDIDATES`]: each run once
-    /// (pipelines compiled, caches warm), then three rounds that time every candidate in
-    /// turn over the same number of calls (about 2 ms of the linear order's time, at least
+    /// (pipelines compiled, caches warm), then five rounds that time every candidate in
+    /// turn over the same number of calls (about 4 ms of the linear order's time, at least
     /// 3 calls), host clock from the first submission to the GPU's completion; the best
     /// round of each.
     fn measure_orders(&self, run: &impl Fn(Swizzle) -> Result<()>) -> Result<Vec<(Swizzle, f64)>> {
         use std::time::Instant;
-        const ROUNDS: usize = 3;
-        const ROUND_MS: f64 = 2.0;
+        const ROUNDS: usize = 5;
+        const ROUND_MS: f64 = 4.0;
         for order in AUTO_CANDIDATES {
             run(order)?;
         }
@@ -914,7 +922,8 @@ impl Ctx {
     }
 
     /// What [`Swizzle::Auto`] has chosen so far on this `Ctx`, one entry per kernel and
-    /// dispatch it measured, with the times it measured.
+    /// dispatch it measured, with the times it measured; sorted by op, dispatch, body and
+    /// shape.
     ///
     /// # Examples
     /// ```
@@ -938,7 +947,9 @@ impl Ctx {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let mut v: Vec<SwizzleChoice> = map.values().cloned().collect();
-        v.sort_by(|a, b| (a.op, a.groups).cmp(&(b.op, b.groups)));
+        v.sort_by(|a, b| {
+            (a.op, a.groups, &a.code, &a.shape).cmp(&(b.op, b.groups, &b.code, &b.shape))
+        });
         v
     }
 
