@@ -120,3 +120,64 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
     }
     Ok(())
 }
+
+/// `Swizzle::Auto` against linear order, timed alternately (off, auto, off, auto, ...:
+/// three rows each, so drift over time falls on both), per kernel and size, with the
+/// order Auto chose. The 2D rows above time each order once, one after another, and
+/// their "off again" row shows how far that alone moves a short kernel.
+pub fn auto_rows(b: &mut Bench) -> Result<()> {
+    let sides: &[u32] = if b.software { &[1024] } else { &[4096, 8192] };
+    let ctx = b.ctx;
+    println!("-- Swizzle::Auto against linear order, alternating rows (median of three each)");
+    for &side in sides {
+        let px = (side * side) as usize;
+        let host: Vec<f32> = (0..px).map(|i| (i % 1021) as f32 / 1021.0).collect();
+        let a = ctx.upload(&host)?;
+        let mut out = ctx.zeros::<f32>(px)?;
+        let blur = "(load(x, y - 2) + load(x, y - 1) + load(x, y) + load(x, y + 1) + load(x, y + 2)) * 0.2";
+        for kernel in [
+            "transpose",
+            "map2d 5-tap",
+            "blur_vertical r=8",
+            "blur_vertical r=32",
+        ] {
+            let mut call = |sw: Swizzle| -> Result<()> {
+                let src = Grid2D::new(&a, side, side)?;
+                let mut dst = Grid2DMut::new(&mut out, side, side)?;
+                match kernel {
+                    "transpose" => ctx.transpose(&src, &mut dst, sw),
+                    "map2d 5-tap" => ctx.map2d(&src, &mut dst, blur, sw),
+                    "blur_vertical r=8" => ctx.blur_vertical(&src, &mut dst, 8, sw),
+                    _ => ctx.blur_vertical(&src, &mut dst, 32, sw),
+                }
+            };
+            call(Swizzle::Auto)?; // measures and chooses, outside the timings
+            let (mut off, mut auto) = (Vec::new(), Vec::new());
+            for _ in 0..3 {
+                off.push(b.time_on(ctx, || call(Swizzle::Off))?);
+                auto.push(b.time_on(ctx, || call(Swizzle::Auto))?);
+            }
+            let median = |mut v: Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let (off, auto) = (median(off), median(auto));
+            let chosen = ctx
+                .swizzle_choices()
+                .into_iter()
+                .find(|c| {
+                    kernel.starts_with(c.op)
+                        && c.shape[0] == side
+                        && (c.op != "blur_vertical"
+                            || kernel.ends_with(&format!("r={}", c.shape[6])))
+                        && (c.op != "map2d" || c.code == blur)
+                })
+                .map_or_else(|| "?".into(), |c| format!("{:?}", c.chosen));
+            println!(
+                "{kernel} {side}x{side}: off {off:.4} ms, auto {auto:.4} ms, {:.3}x (chose {chosen})",
+                off / auto
+            );
+        }
+    }
+    Ok(())
+}

@@ -2,8 +2,8 @@
 //! to a copy kernel, plus the host round trip of a blocking `reduce`.
 //!
 //! `cargo run --release --example bandwidth -- [log2 n] [section ...]` (default 28 on a
-//! GPU, 22 on the software adapter; sections: reduce, scan, atomic, random, grid2d,
-//! latency, all by default; the element-wise rows always run). Bytes count each input read once and each output written
+//! GPU, 22 on the software adapter; sections: reduce, scan, atomic, random, grid2d, auto
+//! (`Swizzle::Auto` against linear order), latency, all by default; the element-wise rows always run). Bytes count each input read once and each output written
 //! once. Times are medians over rounds of back-to-back calls ended by one wait.
 //! `BATCH_LIMIT=1` in the environment times every call in a submission of its own
 //! (`CtxBuilder::batch_limit`; the default lets calls made while the GPU is busy share one).
@@ -25,7 +25,7 @@ fn main() -> Result<()> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(if software { 22 } else { 28 });
-    // Sections to run (all by default): reduce, scan, atomic, random, grid2d, latency.
+    // Sections to run (all by default): reduce, scan, atomic, random, grid2d, auto, latency.
     let sections: Vec<String> = std::env::args().skip(2).collect();
     let n = 1usize << log2;
     println!("adapter: {}", ctx.info());
@@ -66,6 +66,9 @@ fn main() -> Result<()> {
     }
     if run("grid2d") {
         grid2d::rows(&mut b)?;
+    }
+    if run("auto") {
+        grid2d::auto_rows(&mut b)?;
     }
     if run("latency") {
         reduce::latency(&mut b)?;

@@ -136,7 +136,7 @@ pub enum Swizzle {
     /// [`AUTO_MIN_WORKGROUPS`] workgroups run linear without measuring.
     ///
     /// That first call waits for the GPU (it synchronizes, as [`Ctx::synchronize`]) and
-    /// costs about 5 rounds x 3 orders x 4 ms of GPU time, or 3 calls per order and round
+    /// costs about 5 rounds x 3 orders x 8 ms of GPU time, or 3 calls per order and round
     /// where one call takes longer; the results are the same in every order (each element
     /// is computed the same way), so the measuring calls' output is the call's output.
     /// Later calls record without waiting. [`Ctx::swizzle_choices`] lists what was chosen
@@ -891,13 +891,13 @@ impl Ctx {
 
     /// Milliseconds per call of `run` in each of [`AUTO_CANDIDATES`]: each run once
     /// (pipelines compiled, caches warm), then five rounds that time every candidate in
-    /// turn over the same number of calls (about 4 ms of the linear order's time, at least
+    /// turn over the same number of calls (about 8 ms of the linear order's time, at least
     /// 3 calls), host clock from the first submission to the GPU's completion; the best
     /// round of each.
     fn measure_orders(&self, run: &impl Fn(Swizzle) -> Result<()>) -> Result<Vec<(Swizzle, f64)>> {
         use std::time::Instant;
         const ROUNDS: usize = 5;
-        const ROUND_MS: f64 = 4.0;
+        const ROUND_MS: f64 = 8.0;
         for order in AUTO_CANDIDATES {
             run(order)?;
         }
@@ -906,7 +906,7 @@ impl Ctx {
         run(Swizzle::Off)?;
         self.synchronize()?;
         let one = t.elapsed().as_secs_f64() * 1e3;
-        let calls = ((ROUND_MS / one.max(1e-3)) as usize).clamp(3, 64);
+        let calls = ((ROUND_MS / one.max(1e-3)) as usize).clamp(3, 256);
         let mut best = [f64::INFINITY; AUTO_CANDIDATES.len()];
         for _ in 0..ROUNDS {
             for (i, order) in AUTO_CANDIDATES.into_iter().enumerate() {
