@@ -1,5 +1,7 @@
 //! Throughput of the 2D kernels (bytes read + written per second) over square f32 images,
-//! swizzle off and on: transpose, a map2d vertical blur, and color_filter.
+//! in each workgroup order (linear, tiles of 16, bands of 1024, `Swizzle::Auto`, whose
+//! measuring first call falls in criterion's warm-up): transpose, a map2d vertical blur,
+//! the radius-32 `blur_vertical` and color_filter.
 //!
 //! `cargo bench --bench grid2d`. Each iteration submits the kernel and waits for the GPU,
 //! so the time includes one submit + wait; see `examples/bandwidth` for GPU-only figures.
@@ -13,8 +15,19 @@ const BLUR: &str = "load(x, y) * 0.5 + load(x, y - 1) * 0.25 + load(x, y + 1) * 
 
 fn bench(c: &mut Criterion) {
     let ctx = Ctx::new().expect("a GPU context");
-    let swizzles = [("off", Swizzle::Off), ("n16", Swizzle::Tiles { n: 16 })];
-    for (kernel, bytes_per_px) in [("transpose", 8u64), ("map2d_blur", 8), ("color_filter", 32)] {
+    let swizzles = [
+        ("off", Swizzle::Off),
+        ("n16", Swizzle::Tiles { n: 16 }),
+        ("bands1024", Swizzle::Bands { workgroups: 1024 }),
+        ("auto", Swizzle::Auto),
+    ];
+    let kernels = [
+        ("transpose", 8u64),
+        ("map2d_blur", 8),
+        ("blur_vertical_r32", 8),
+        ("color_filter", 32),
+    ];
+    for (kernel, bytes_per_px) in kernels {
         let mut group = c.benchmark_group(format!("grid2d_{kernel}"));
         for side in common::sides2d(&ctx) {
             let px = (side * side) as usize;
@@ -36,6 +49,12 @@ fn bench(c: &mut Criterion) {
                                 &Grid2D::new(&a, side, side).unwrap(),
                                 &mut Grid2DMut::new(&mut out, side, side).unwrap(),
                                 BLUR,
+                                sw,
+                            ),
+                            "blur_vertical_r32" => ctx.blur_vertical(
+                                &Grid2D::new(&a, side, side).unwrap(),
+                                &mut Grid2DMut::new(&mut out, side, side).unwrap(),
+                                32,
                                 sw,
                             ),
                             _ => ctx.color_filter(&a, side, side, IDENTITY, &mut out, sw),
