@@ -898,4 +898,16 @@ fn auto_measures_once_per_kernel_and_grid_and_computes_what_linear_order_does() 
     ctx.blur_vertical(&src, &mut dst, 2, Swizzle::Auto).unwrap();
     assert_eq!(ctx.swizzle_choices().len(), choices.len());
     assert!(out.to_vec().unwrap().iter().all(|v| !v.is_nan()));
+    // A body that does not compile is the same error under Auto, and nothing is chosen.
+    let big = ctx.upload(&host[..200 * 150]).unwrap();
+    let mut out = poisoned::<f32>(&ctx, 200 * 150);
+    let (src, mut dst) = (
+        Grid2D::new(&big, 200, 150).unwrap(),
+        Grid2DMut::new(&mut out, 200, 150).unwrap(),
+    );
+    match ctx.map2d(&src, &mut dst, "load(x) + 1.0", Swizzle::Auto) {
+        Err(Error::Compile { op: "map2d", .. }) => {}
+        other => panic!("expected Compile, got {other:?}"),
+    }
+    assert_eq!(ctx.swizzle_choices().len(), choices.len());
 }

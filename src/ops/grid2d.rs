@@ -140,7 +140,10 @@ pub enum Swizzle {
     /// where one call takes longer; the results are the same in every order (each element
     /// is computed the same way), so the measuring calls' output is the call's output.
     /// Later calls record without waiting. [`Ctx::swizzle_choices`] lists what was chosen
-    /// and measured.
+    /// and measured. The clock times the whole GPU: work that other threads submit
+    /// meanwhile counts against the order being timed, so make the first call when the
+    /// GPU is otherwise quiet. A body that does not compile is the same error as with
+    /// [`Swizzle::Off`], and nothing is chosen.
     ///
     /// On the H100 (docs/PERFORMANCE.md, run AT) it chose tiles for the radius-32 blur
     /// at 4096 x 4096, 1.22x faster than linear order, and for a column gather, and kept
