@@ -48,7 +48,10 @@ pub(crate) struct Inner {
     pub(crate) deferred: Mutex<Option<Error>>,
     /// The orders [`Swizzle::Auto`](crate::Swizzle::Auto) chose, per kernel and dispatch.
     pub(crate) swizzles: Mutex<
-        std::collections::HashMap<crate::ops::grid2d::ChoiceKey, crate::ops::grid2d::SwizzleChoice>,
+        std::collections::HashMap<
+            crate::ops::grid2d::ChoiceKey,
+            Vec<crate::ops::grid2d::SwizzleChoice>,
+        >,
     >,
 }
 

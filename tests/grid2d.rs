@@ -7,8 +7,8 @@ mod common;
 use common::*;
 use gpuprim::wgpu;
 use gpuprim::{
-    AUTO_CANDIDATES, AUTO_MARGIN, Ctx, Error, Grid2D, Grid2DMut, SWIZZLE_WGSL, Swizzle, swizzle,
-    swizzle_bands,
+    AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, Ctx, Error, Grid2D, Grid2DMut, SWIZZLE_WGSL,
+    Swizzle, swizzle, swizzle_bands,
 };
 use proptest::prelude::*;
 
@@ -860,6 +860,11 @@ fn auto_measures_once_per_kernel_and_grid_and_computes_what_linear_order_does() 
         per(32, 32),
     ];
     assert_eq!(groups, want);
+    for g in want {
+        // Else this test would not measure: make the grid larger.
+        assert!(g.0 * g.1 >= AUTO_MIN_WORKGROUPS, "{g:?}");
+    }
+    assert!(choices.iter().all(|c| c.element == "f32"));
     assert_eq!(
         choices[2].code,
         "load(x, y - 3) * 0.25 + load(x + 1, y) * 0.5"
@@ -869,7 +874,7 @@ fn auto_measures_once_per_kernel_and_grid_and_computes_what_linear_order_does() 
         [200, 150, 200, 200, 150, 200, 5, 0],
         "the blur's radius"
     );
-    assert_eq!(choices[1].shape, [200, 150]);
+    assert_eq!(choices[1].shape, [200, 150, 0, 0, 0, 0, 0, 0]);
     for c in &choices {
         let orders: Vec<_> = c.ms.iter().map(|m| m.0).collect();
         assert_eq!(orders, AUTO_CANDIDATES, "{c:?}");
@@ -877,10 +882,16 @@ fn auto_measures_once_per_kernel_and_grid_and_computes_what_linear_order_does() 
         assert!(AUTO_CANDIDATES.contains(&c.chosen), "{c:?}");
         let linear_ms = c.ms[0].1;
         let chosen_ms = c.ms.iter().find(|m| m.0 == c.chosen).unwrap().1;
-        // Another order only when it measured AUTO_MARGIN faster, and the fastest then.
+        // Another order only when it measured AUTO_MARGIN faster, and the fastest then;
+        // linear order when none did.
         if c.chosen != Swizzle::Off {
             assert!(chosen_ms <= linear_ms * (1.0 - AUTO_MARGIN), "{c:?}");
             assert!(c.ms.iter().all(|m| m.1 >= chosen_ms), "{c:?}");
+        } else {
+            assert!(
+                c.ms.iter().all(|m| m.1 > linear_ms * (1.0 - AUTO_MARGIN)),
+                "{c:?}"
+            );
         }
     }
     // Later calls reuse the choice: nothing measured or compiled again.
@@ -898,6 +909,38 @@ fn auto_measures_once_per_kernel_and_grid_and_computes_what_linear_order_does() 
     ctx.blur_vertical(&src, &mut dst, 2, Swizzle::Auto).unwrap();
     assert_eq!(ctx.swizzle_choices().len(), choices.len());
     assert!(out.to_vec().unwrap().iter().all(|v| !v.is_nan()));
+    // Another body, radius or element type on the same grid is another choice.
+    let (w, h) = (200, 150);
+    let input = ctx.upload(&host[..w * h]).unwrap();
+    let src = Grid2D::new(&input, w as u32, h as u32).unwrap();
+    let mut out = poisoned::<f32>(&ctx, w * h);
+    let mut dst = Grid2DMut::new(&mut out, w as u32, h as u32).unwrap();
+    ctx.map2d(&src, &mut dst, "load(x, y) * 2.0", Swizzle::Auto)
+        .unwrap();
+    ctx.blur_vertical(&src, &mut dst, 6, Swizzle::Auto).unwrap();
+    let ints = ctx.upload(&random_vec::<u32>(w * h, 5)).unwrap();
+    let mut int_out = poisoned::<u32>(&ctx, w * h);
+    ctx.transpose(
+        &Grid2D::new(&ints, w as u32, h as u32).unwrap(),
+        &mut Grid2DMut::new(&mut int_out, h as u32, w as u32).unwrap(),
+        Swizzle::Auto,
+    )
+    .unwrap();
+    let more = ctx.swizzle_choices();
+    assert_eq!(more.len(), choices.len() + 3);
+    assert!(
+        more.iter()
+            .any(|c| c.op == "map2d" && c.code == "load(x, y) * 2.0")
+    );
+    assert!(
+        more.iter()
+            .any(|c| c.op == "blur_vertical" && c.shape[6] == 6)
+    );
+    assert!(
+        more.iter()
+            .any(|c| c.op == "transpose" && c.element == "u32")
+    );
+    let choices = more;
     // A body that does not compile is the same error under Auto, and nothing is chosen.
     let big = ctx.upload(&host[..200 * 150]).unwrap();
     let mut out = poisoned::<f32>(&ctx, 200 * 150);

@@ -20,7 +20,7 @@ fn swizzle_group(group: vec2<u32>, groups: vec2<u32>, n_in: u32) -> vec2<u32> {
 // The band order (gpuprim::Swizzle::Bands; gpuprim::swizzle_bands is the Rust twin): the
 // grid is cut into bands of rows = clamp(workgroups / groups.x, 1, groups.y) whole rows
 // (the last band may be shorter), each walked column by column, top to bottom. A
-// bijection on the grid; three u32 divisions per invocation, as swizzle_group.
+// bijection on the grid; four u32 divisions per invocation.
 fn swizzle_bands_group(group: vec2<u32>, groups: vec2<u32>, workgroups: u32) -> vec2<u32> {
     if groups.x == 0u || groups.y == 0u {
         return group;

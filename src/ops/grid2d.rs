@@ -106,6 +106,7 @@ const TILE: u32 = 32;
 /// faster with [`SWIZZLE_WGSL`]'s `swizzle_group` at `n` = 16 or 32, and 10% slower at
 /// 2048 x 2048, where B fits the L2; bands cost it 9% (`examples/matmul_lab.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Swizzle {
     /// Workgroups cover the grid in launch order (row-major).
     Off,
@@ -142,8 +143,11 @@ pub enum Swizzle {
     /// Later calls record without waiting. [`Ctx::swizzle_choices`] lists what was chosen
     /// and measured. The clock times the whole GPU: work that other threads submit
     /// meanwhile counts against the order being timed, so make the first call when the
-    /// GPU is otherwise quiet. A body that does not compile is the same error as with
-    /// [`Swizzle::Off`], and nothing is chosen.
+    /// GPU is otherwise quiet (two threads making the same first call both measure, and
+    /// the later choice is kept). A body that does not compile is the same error as with
+    /// [`Swizzle::Off`], and nothing is chosen. Choices, and the swizzled pipelines
+    /// compiled to measure them, stay for the `Ctx`'s life: one set per kernel and grid
+    /// size, so a program that blurs images of ever new sizes should not ask for `Auto`.
     ///
     /// On the H100 (docs/PERFORMANCE.md, run AT) it chose tiles for the radius-32 blur
     /// at 4096 x 4096, 1.22x faster than linear order, and for a column gather, and kept
@@ -165,21 +169,25 @@ pub const AUTO_MARGIN: f64 = 0.03;
 
 /// Dispatches smaller than this many workgroups run in linear order under
 /// [`Swizzle::Auto`], unmeasured.
-pub const AUTO_MIN_WORKGROUPS: u64 = 32;
+pub const AUTO_MIN_WORKGROUPS: u32 = 32;
 
 /// What [`Swizzle::Auto`] chose for one kernel and grid ([`Ctx::swizzle_choices`]).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SwizzleChoice {
     /// The operation, e.g. `"map2d"`.
     pub op: &'static str,
+    /// The element type, as WGSL names it (`"f32"`, `"u32"`, ...).
+    pub element: &'static str,
     /// The WGSL body of a [`Ctx::map2d`] (empty for the other kernels).
     pub code: String,
     /// The dispatch, in workgroups (width, height).
     pub groups: (u32, u32),
-    /// The words that size the work, as the kernel's uniform holds them: source width,
-    /// height and pitch, destination width, height and pitch, the kernel's own word (the
-    /// blur's radius) and 0; width and height for the colour filter.
-    pub shape: Vec<u32>,
+    /// The words that size the work, as the kernel's uniform holds them (for telling
+    /// choices apart; the layout may change between versions): source width, height and
+    /// pitch, destination width, height and pitch, the kernel's own word (the blur's
+    /// radius) and 0; the colour filter's width and height, then zeros.
+    pub shape: [u32; 8],
     /// The order later calls use.
     pub chosen: Swizzle,
     /// Each candidate of [`AUTO_CANDIDATES`] with its measured milliseconds per call (the
@@ -187,8 +195,26 @@ pub struct SwizzleChoice {
     pub ms: Vec<(Swizzle, f64)>,
 }
 
-/// The key of a [`SwizzleChoice`]: op, element type, user code, dispatch, shape words.
-pub(crate) type ChoiceKey = (&'static str, &'static str, String, (u32, u32), Vec<u32>);
+/// Where [`Swizzle::Auto`]'s choices are kept: by op, element type, dispatch and shape
+/// words, then by body (looked up without building a key).
+pub(crate) type ChoiceKey = (&'static str, &'static str, (u32, u32), [u32; 8]);
+
+/// [`Swizzle::Auto`]'s rule: the fastest of `ms` (linear order first) if it measured at
+/// least [`AUTO_MARGIN`] faster than linear order, else [`Swizzle::Off`].
+fn pick(ms: &[(Swizzle, f64)]) -> Swizzle {
+    let Some(&(_, linear)) = ms.first() else {
+        return Swizzle::Off;
+    };
+    let (best, best_ms) = ms
+        .iter()
+        .copied()
+        .fold((Swizzle::Off, linear), |b, c| if c.1 < b.1 { c } else { b });
+    if best_ms <= linear * (1.0 - AUTO_MARGIN) {
+        best
+    } else {
+        Swizzle::Off
+    }
+}
 
 impl Default for Swizzle {
     /// [`Swizzle::Off`]: on the H100 only kernels that gather widely gain from tiles,
@@ -536,6 +562,8 @@ impl Ctx {
     /// [`Error::InvalidArgument`] for `Swizzle::Tiles { n: 0 }`, a grid needing more
     /// workgroups per dimension than the device allows, or a vector larger than one
     /// storage binding; [`Error::ContextMismatch`] for vectors of another `Ctx`.
+    /// The first [`Swizzle::Auto`] call at a grid size waits for the GPU, so it can also
+    /// return what [`Ctx::synchronize`] returns (a lost device, an earlier call's error).
     ///
     /// # Examples
     /// ```
@@ -573,7 +601,7 @@ impl Ctx {
         )?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let shape = params_words(src.shape, dst.shape, 0).to_vec();
+        let shape = params_words(src.shape, dst.shape, 0);
         self.ordered((op, T::WGSL, body), (groups, shape), order, |order| {
             let kernel = self.kernel2d(
                 op,
@@ -606,6 +634,8 @@ impl Ctx {
     /// [`Error::InvalidArgument`] if `dst`'s shape is not `src`'s transposed (the message
     /// names both), for `Swizzle::Tiles { n: 0 }`, too many workgroups per dimension or a
     /// vector larger than one storage binding; [`Error::ContextMismatch`].
+    /// The first [`Swizzle::Auto`] call at a grid size waits for the GPU, so it can also
+    /// return what [`Ctx::synchronize`] returns (a lost device, an earlier call's error).
     ///
     /// # Examples
     /// ```
@@ -640,7 +670,7 @@ impl Ctx {
         let groups = self.groups2d(op, s.width, s.height, (TILE, TILE))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let shape = params_words(s, d, 0).to_vec();
+        let shape = params_words(s, d, 0);
         self.ordered((op, T::WGSL, ""), (groups, shape), order, |order| {
             let kernel = self.kernel2d(
                 op,
@@ -667,6 +697,8 @@ impl Ctx {
     /// too many workgroups per dimension, or a vector larger than one storage binding;
     /// [`Error::LengthMismatch`] if `rgba` is not `4 * width * height` long or `out`
     /// differs from it; [`Error::ContextMismatch`].
+    /// The first [`Swizzle::Auto`] call at a grid size waits for the GPU, so it can also
+    /// return what [`Ctx::synchronize`] returns (a lost device, an earlier call's error).
     ///
     /// # Examples
     /// ```
@@ -719,7 +751,7 @@ impl Ctx {
             }
         }
         // The matrix does not change how fast an order runs: Auto measures per shape.
-        let shape = vec![width, height];
+        let shape = [width, height, 0, 0, 0, 0, 0, 0];
         self.ordered((op, "f32", ""), (groups, shape), order, |order| {
             let kernel = self.kernel2d(
                 op,
@@ -750,6 +782,8 @@ impl Ctx {
     /// [`Error::InvalidArgument`] if the shapes differ, `radius` exceeds
     /// [`MAX_BLUR_RADIUS`], for `Swizzle::Tiles { n: 0 }`, too many workgroups per
     /// dimension or a vector larger than one storage binding; [`Error::ContextMismatch`].
+    /// The first [`Swizzle::Auto`] call at a grid size waits for the GPU, so it can also
+    /// return what [`Ctx::synchronize`] returns (a lost device, an earlier call's error).
     ///
     /// # Examples
     /// ```
@@ -791,7 +825,7 @@ impl Ctx {
         let groups = self.groups2d(op, d.width, d.height, (side, side))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let shape = params_words(s, d, radius).to_vec();
+        let shape = params_words(s, d, radius);
         self.ordered((op, "f32", ""), (groups, shape), order, |order| {
             let kernel = self.kernel2d(
                 op,
@@ -848,53 +882,48 @@ impl Ctx {
     fn ordered(
         &self,
         (op, element, code): (&'static str, &'static str, &str),
-        (groups, shape): ((u32, u32), Vec<u32>),
+        (groups, shape): ((u32, u32), [u32; 8]),
         order: Swizzle,
         run: impl Fn(Swizzle) -> Result<()>,
     ) -> Result<()> {
         if order != Swizzle::Auto {
             return run(order);
         }
-        if u64::from(groups.0) * u64::from(groups.1) < AUTO_MIN_WORKGROUPS {
+        if u64::from(groups.0) * u64::from(groups.1) < u64::from(AUTO_MIN_WORKGROUPS) {
             return run(Swizzle::Off);
         }
-        let key: ChoiceKey = (op, element, code.to_string(), groups, shape.clone());
+        let key: ChoiceKey = (op, element, groups, shape);
         let known = self
             .inner
             .swizzles
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
+            .and_then(|v| v.iter().find(|c| c.code == code))
             .map(|c| c.chosen);
         if let Some(chosen) = known {
             return run(chosen);
         }
         let ms = self.measure_orders(&run)?;
-        let linear = ms[0].1;
-        let (best, best_ms) = ms
-            .iter()
-            .copied()
-            .fold((Swizzle::Off, linear), |b, c| if c.1 < b.1 { c } else { b });
-        let chosen = if best_ms <= linear * (1.0 - AUTO_MARGIN) {
-            best
-        } else {
-            Swizzle::Off
+        let chosen = pick(&ms);
+        let choice = SwizzleChoice {
+            op,
+            element,
+            code: code.to_string(),
+            groups,
+            shape,
+            chosen,
+            ms,
         };
-        self.inner
+        let mut map = self
+            .inner
             .swizzles
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(
-                key,
-                SwizzleChoice {
-                    op,
-                    code: code.to_string(),
-                    groups,
-                    shape,
-                    chosen,
-                    ms,
-                },
-            );
+            .unwrap_or_else(|p| p.into_inner());
+        let same = map.entry(key).or_default();
+        // Another thread may have measured the same kernel meanwhile: keep one entry.
+        same.retain(|c| c.code != code);
+        same.push(choice);
         Ok(())
     }
 
@@ -931,8 +960,8 @@ impl Ctx {
     }
 
     /// What [`Swizzle::Auto`] has chosen so far on this `Ctx`, one entry per kernel and
-    /// dispatch it measured, with the times it measured; sorted by op, dispatch, body and
-    /// shape.
+    /// dispatch it measured, with the times it measured; sorted by op, element type,
+    /// dispatch, body and shape.
     ///
     /// # Examples
     /// ```
@@ -955,9 +984,10 @@ impl Ctx {
             .swizzles
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        let mut v: Vec<SwizzleChoice> = map.values().cloned().collect();
+        let mut v: Vec<SwizzleChoice> = map.values().flatten().cloned().collect();
         v.sort_by(|a, b| {
-            (a.op, a.groups, &a.code, &a.shape).cmp(&(b.op, b.groups, &b.code, &b.shape))
+            let key = |c: &SwizzleChoice| (c.op, c.element, c.groups, c.code.clone(), c.shape);
+            key(a).cmp(&key(b))
         });
         v
     }
@@ -1091,6 +1121,27 @@ fn run2d(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn auto_picks_the_fastest_only_past_the_margin() {
+        use super::{AUTO_MARGIN, Swizzle, pick};
+        let (t, b) = (
+            Swizzle::Tiles { n: 16 },
+            Swizzle::Bands { workgroups: 1024 },
+        );
+        let m = |l: f64, x: f64, y: f64| [(Swizzle::Off, l), (t, x), (b, y)];
+        assert_eq!(pick(&m(1.0, 0.9, 0.95)), t);
+        assert_eq!(pick(&m(1.0, 0.95, 0.9)), b);
+        // Faster, but not by the margin: linear.
+        let near = 1.0 - AUTO_MARGIN / 2.0;
+        assert_eq!(pick(&m(1.0, near, 1.1)), Swizzle::Off);
+        // Exactly the margin is enough; slower or equal never is.
+        assert_eq!(pick(&m(1.0, 1.0 - AUTO_MARGIN, 1.0)), t);
+        assert_eq!(pick(&m(1.0, 1.0, 1.2)), Swizzle::Off);
+        // Ties between the others: the first listed.
+        assert_eq!(pick(&m(1.0, 0.5, 0.5)), t);
+        assert_eq!(pick(&[]), Swizzle::Off);
+    }
+
     use super::{
         SWIZZLE_F32_GROUPS, SWIZZLE_WGSL, bands_wgsl, swizzle, swizzle_bands, swizzle_params,
         swizzle_rcp,
