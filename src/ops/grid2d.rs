@@ -1142,6 +1142,44 @@ mod tests {
         assert_eq!(pick(&[]), Swizzle::Off);
     }
 
+    #[test]
+    fn auto_runs_the_order_it_chose() {
+        use super::{AUTO_CANDIDATES, Swizzle};
+        let ctx = crate::Ctx::new().expect("a GPU context (lavapipe will do)");
+        // A kernel that records the orders it is run in and does no GPU work.
+        let log = std::cell::RefCell::new(Vec::new());
+        let run = |order: Swizzle| {
+            log.borrow_mut().push(order);
+            Ok(())
+        };
+        let take = || std::mem::take(&mut *log.borrow_mut());
+        let (kernel, dispatch) = (("map2d", "f32", "body"), ((64, 64), [7u32; 8]));
+        ctx.ordered(kernel, dispatch, Swizzle::Auto, run).unwrap();
+        let measured = take();
+        for c in AUTO_CANDIDATES {
+            assert!(measured.contains(&c), "{c:?} not measured");
+        }
+        let chosen = ctx.swizzle_choices()[0].chosen;
+        ctx.ordered(kernel, dispatch, Swizzle::Auto, run).unwrap();
+        assert_eq!(take(), [chosen], "the choice, once, unmeasured");
+        // Whatever was chosen is what runs: set it to each candidate.
+        for c in AUTO_CANDIDATES {
+            let mut map = ctx.inner.swizzles.lock().unwrap();
+            map.get_mut(&("map2d", "f32", (64, 64), [7; 8])).unwrap()[0].chosen = c;
+            drop(map);
+            ctx.ordered(kernel, dispatch, Swizzle::Auto, run).unwrap();
+            assert_eq!(take(), [c]);
+        }
+        // Fixed orders run as given; a small dispatch runs linear, unmeasured.
+        let tiles = Swizzle::Tiles { n: 3 };
+        ctx.ordered(kernel, dispatch, tiles, run).unwrap();
+        assert_eq!(take(), [tiles]);
+        ctx.ordered(kernel, ((31, 1), [7; 8]), Swizzle::Auto, run)
+            .unwrap();
+        assert_eq!(take(), [Swizzle::Off]);
+        assert_eq!(ctx.swizzle_choices().len(), 1);
+    }
+
     use super::{
         SWIZZLE_F32_GROUPS, SWIZZLE_WGSL, bands_wgsl, swizzle, swizzle_bands, swizzle_params,
         swizzle_rcp,
