@@ -9,6 +9,10 @@ use gpuprim::{Grid2D, Grid2DMut, Result, Swizzle};
 
 use crate::timing::Bench;
 
+/// A vertical 5-tap box blur as a `map2d` body.
+const BLUR5: &str =
+    "(load(x, y - 2) + load(x, y - 1) + load(x, y) + load(x, y + 1) + load(x, y + 2)) * 0.2";
+
 pub fn rows(b: &mut Bench) -> Result<()> {
     let sides: &[u32] = if b.software { &[1024] } else { &[4096, 8192] };
     for &side in sides {
@@ -49,10 +53,8 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
     // pattern swizzling is for. And a gather along columns, map2d's naive transpose:
     // neighbouring invocations read elements a row apart, so how much of each fetched
     // line gets used depends on which workgroups run together.
-    let blur =
-        "(load(x, y - 2) + load(x, y - 1) + load(x, y) + load(x, y + 1) + load(x, y + 2)) * 0.2";
     let bodies = [
-        ("map2d vertical blur r=2", blur),
+        ("map2d vertical blur r=2", BLUR5),
         ("map2d column gather load(y, x)", "load(y, x)"),
     ];
     for (label, body) in bodies {
@@ -134,7 +136,6 @@ pub fn auto_rows(b: &mut Bench) -> Result<()> {
         let host: Vec<f32> = (0..px).map(|i| (i % 1021) as f32 / 1021.0).collect();
         let a = ctx.upload(&host)?;
         let mut out = ctx.zeros::<f32>(px)?;
-        let blur = "(load(x, y - 2) + load(x, y - 1) + load(x, y) + load(x, y + 1) + load(x, y + 2)) * 0.2";
         for kernel in [
             "transpose",
             "map2d 5-tap",
@@ -146,7 +147,7 @@ pub fn auto_rows(b: &mut Bench) -> Result<()> {
                 let mut dst = Grid2DMut::new(&mut out, side, side)?;
                 match kernel {
                     "transpose" => ctx.transpose(&src, &mut dst, sw),
-                    "map2d 5-tap" => ctx.map2d(&src, &mut dst, blur, sw),
+                    "map2d 5-tap" => ctx.map2d(&src, &mut dst, BLUR5, sw),
                     "blur_vertical r=8" => ctx.blur_vertical(&src, &mut dst, 8, sw),
                     _ => ctx.blur_vertical(&src, &mut dst, 32, sw),
                 }
@@ -170,7 +171,7 @@ pub fn auto_rows(b: &mut Bench) -> Result<()> {
                         && c.shape[0] == side
                         && (c.op != "blur_vertical"
                             || kernel.ends_with(&format!("r={}", c.shape[6])))
-                        && (c.op != "map2d" || c.code == blur)
+                        && (c.op != "map2d" || c.code == BLUR5)
                 })
                 .map_or_else(|| "?".into(), |c| format!("{:?}", c.chosen));
             println!(

@@ -601,8 +601,8 @@ impl Ctx {
         )?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let shape = params_words(src.shape, dst.shape, 0);
-        self.ordered((op, T::WGSL, body), (groups, shape), order, |order| {
+        let params = params_words(src.shape, dst.shape, 0);
+        self.ordered((op, T::WGSL, body), (groups, params), order, |order| {
             let kernel = self.kernel2d(
                 op,
                 (T::WGSL, side * side, body),
@@ -617,7 +617,7 @@ impl Ctx {
                     ("EXPR", body),
                 ],
             )?;
-            run_grids(self, op, &kernel, groups, (src, dst), 0)
+            run_grids(self, op, &kernel, groups, (src, dst), &params)
         })
     }
 
@@ -670,8 +670,8 @@ impl Ctx {
         let groups = self.groups2d(op, s.width, s.height, (TILE, TILE))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let shape = params_words(s, d, 0);
-        self.ordered((op, T::WGSL, ""), (groups, shape), order, |order| {
+        let params = params_words(s, d, 0);
+        self.ordered((op, T::WGSL, ""), (groups, params), order, |order| {
             let kernel = self.kernel2d(
                 op,
                 (T::WGSL, TILE * 8, ""),
@@ -679,7 +679,7 @@ impl Ctx {
                 TRANSPOSE_WGSL,
                 &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
             )?;
-            run_grids(self, op, &kernel, groups, (src, dst), 0)
+            run_grids(self, op, &kernel, groups, (src, dst), &params)
         })
     }
 
@@ -825,8 +825,8 @@ impl Ctx {
         let groups = self.groups2d(op, d.width, d.height, (side, side))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let shape = params_words(s, d, radius);
-        self.ordered((op, "f32", ""), (groups, shape), order, |order| {
+        let params = params_words(s, d, radius);
+        self.ordered((op, "f32", ""), (groups, params), order, |order| {
             let kernel = self.kernel2d(
                 op,
                 ("f32", side * side, ""),
@@ -834,7 +834,7 @@ impl Ctx {
                 BLUR_WGSL,
                 &[("WG", &side.to_string())],
             )?;
-            run_grids(self, op, &kernel, groups, (src, dst), radius)
+            run_grids(self, op, &kernel, groups, (src, dst), &params)
         })
     }
 
@@ -986,8 +986,8 @@ impl Ctx {
             .unwrap_or_else(|p| p.into_inner());
         let mut v: Vec<SwizzleChoice> = map.values().flatten().cloned().collect();
         v.sort_by(|a, b| {
-            let key = |c: &SwizzleChoice| (c.op, c.element, c.groups, c.code.clone(), c.shape);
-            key(a).cmp(&key(b))
+            (a.op, a.element, a.groups, &a.code, a.shape)
+                .cmp(&(b.op, b.element, b.groups, &b.code, b.shape))
         });
         v
     }
@@ -1065,16 +1065,15 @@ fn params_words(src: Shape, dst: Shape, extra: u32) -> [u32; 8] {
 }
 
 /// Runs a kernel of `wgsl/grid2d_params.wgsl`'s bindings over `groups`: `src` and `dst`
-/// bound whole, the uniform from their shapes and the kernel's word `extra`.
+/// bound whole, the uniform holding `params` (`params_words`).
 fn run_grids<T: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
     kernel: &Kernel,
     groups: (u32, u32),
     (src, dst): (&Grid2D<'_, T>, &Grid2DMut<'_, T>),
-    extra: u32,
+    params: &[u32; 8],
 ) -> Result<()> {
-    let params = params_words(src.shape, dst.shape, extra);
     run2d(
         ctx,
         op,
@@ -1082,7 +1081,7 @@ fn run_grids<T: GpuElement>(
         groups,
         src.vec.binding(),
         dst.vec.binding(),
-        bytemuck::cast_slice(&params),
+        bytemuck::cast_slice(params),
     )
 }
 
