@@ -634,9 +634,9 @@ pub(crate) fn check_len(
     } else {
         Err(Error::LengthMismatch {
             op,
-            left_name: left.0,
+            left_name: left.0.into(),
             left: left.1,
-            right_name: right.0,
+            right_name: right.0.into(),
             right: right.1,
         })
     }

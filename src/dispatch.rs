@@ -12,6 +12,8 @@
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::pipeline::Kernel;
+use crate::record::{Res, Work};
+use std::sync::Arc;
 
 /// One binding window: `units` elements of `unit_bytes` starting at `offset_units`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,61 +55,6 @@ pub(crate) fn units_within(ctx: &Ctx, unit_bytes: &[u64], max_bytes: u64) -> u64
 /// Bytes a storage binding's offset must be a multiple of.
 pub(crate) fn storage_alignment(ctx: &Ctx) -> u64 {
     u64::from(ctx.info().limits.min_storage_buffer_offset_alignment).max(1)
-}
-
-/// One dispatch of a recorded sequence: a kernel, its bindings and its grid.
-pub(crate) struct Step<'a> {
-    pub(crate) kernel: &'a Kernel,
-    pub(crate) entries: Vec<wgpu::BindGroupEntry<'a>>,
-    pub(crate) grid: [u32; 3],
-}
-
-/// Records `steps` into `enc` as the dispatches of one compute pass, in order (wgpu
-/// orders dispatches that write and read the same buffer).
-pub(crate) fn record_steps<'a>(
-    ctx: &Ctx,
-    op: &'static str,
-    enc: &mut wgpu::CommandEncoder,
-    steps: impl IntoIterator<Item = Step<'a>>,
-) {
-    let device = &ctx.inner.device;
-    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some(op),
-        timestamp_writes: None,
-    });
-    for step in steps {
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(op),
-            layout: &step.kernel.layout,
-            entries: &step.entries,
-        });
-        // wgpu drops a repeated `set_pipeline` of the same pipeline while recording.
-        pass.set_pipeline(&step.kernel.pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        let [x, y, z] = step.grid;
-        pass.dispatch_workgroups(x, y, z);
-    }
-}
-
-/// Records `steps` (see [`record_steps`]) into a new command encoder, with wgpu errors
-/// captured, and returns the encoder for the caller to add to and submit.
-pub(crate) fn encode_steps<'a>(
-    ctx: &Ctx,
-    op: &'static str,
-    steps: impl IntoIterator<Item = Step<'a>>,
-) -> Result<wgpu::CommandEncoder> {
-    with_steps(ctx, op, steps, |enc| enc)
-}
-
-/// Records `steps` (see [`record_steps`]) into a new command encoder and submits it,
-/// with wgpu errors captured.
-pub(crate) fn submit_steps<'a>(
-    ctx: &Ctx,
-    op: &'static str,
-    steps: impl IntoIterator<Item = Step<'a>>,
-) -> Result<()> {
-    let commands = with_steps(ctx, op, steps, |enc| enc.finish())?;
-    ctx.enqueue(op, commands)
 }
 
 /// Longest a call's work is held before the next call submits it, even when the GPU is
@@ -226,23 +173,6 @@ impl Ctx {
     }
 }
 
-/// Inside one [`Ctx::capture`]: a new encoder, `steps` recorded into it, then `then`.
-fn with_steps<'a, R>(
-    ctx: &Ctx,
-    op: &'static str,
-    steps: impl IntoIterator<Item = Step<'a>>,
-    then: impl FnOnce(wgpu::CommandEncoder) -> R,
-) -> Result<R> {
-    ctx.capture(op, || {
-        let mut enc = ctx
-            .inner
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(op) });
-        record_steps(ctx, op, &mut enc, steps);
-        then(enc)
-    })
-}
-
 /// Splits `units` into chunks of at most `per_chunk`.
 pub(crate) fn chunks(units: u64, per_chunk: u64) -> impl Iterator<Item = Chunk> {
     (0..units.div_ceil(per_chunk)).map(move |i| {
@@ -299,56 +229,25 @@ pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
         .min(l.max_compute_workgroup_size_x)
 }
 
-/// Records and submits an element-wise kernel over `units` vector units of `unit_bytes`:
-/// binding `i` is `buffers[i]`, windowed chunk by chunk. The kernel walks its window in a
-/// grid-stride loop, so each window gets at most `max_groups` workgroups.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_elementwise(
-    ctx: &Ctx,
-    op: &'static str,
-    kernel: &Kernel,
-    workgroup_size: u32,
-    max_groups: u64,
-    units: u64,
-    unit_bytes: u64,
-    buffers: &[&wgpu::Buffer],
-) -> Result<()> {
-    let buffers: Vec<_> = buffers.iter().map(|&b| (b, unit_bytes)).collect();
-    run_windows(
-        ctx,
-        op,
-        kernel,
-        workgroup_size,
-        max_groups,
-        units,
-        &buffers,
-        None,
-    )
-}
-
-/// Words of the per-chunk uniform that [`run_indexed`] binds: the chunk's first unit, then
-/// seven words of kernel parameters.
-pub(crate) const INDEXED_PARAM_WORDS: usize = 8;
-
-/// Like [`run_elementwise`], for kernels that need the *global* index of their units
-/// (random fills: element `i` of a chunk is element `offset + i` of the vector).
+/// Records and submits a kernel over `units` units that needs the *global* index of its
+/// units (random fills: element `i` of a chunk is element `offset + i` of the vector).
 ///
 /// - `buffers[i]` is `(buffer, unit_bytes)`: unit `u` of the dispatch is the `u`-th
 ///   `unit_bytes`-sized unit of every buffer, so buffers may have different unit sizes
 ///   (e.g. 4 output elements and their 4 x 4 words of generator state). Each chunk binds
 ///   the same range of units in every buffer, at offsets aligned for all of them.
-/// - Binding `buffers.len()` is a uniform of [`INDEXED_PARAM_WORDS`] `u32`: word 0 is the
-///   chunk's first unit (so the kernel's global unit is `word0 + local unit`), words
-///   1..8 are `params`.
+/// - Binding `buffers.len()` is the kernel's parameter block, `params(first)` for the
+///   chunk whose first unit is `first` (so the kernel's global unit is `first + local
+///   unit`).
 /// - One thread per unit; the kernel skips threads past `arrayLength` of its binding.
-pub(crate) fn run_indexed(
+pub(crate) fn run_indexed<P: bytemuck::Pod>(
     ctx: &Ctx,
     op: &'static str,
-    kernel: &Kernel,
+    kernel: &Arc<Kernel>,
     workgroup_size: u32,
     units: u64,
     buffers: &[(&wgpu::Buffer, u64)],
-    params: [u32; INDEXED_PARAM_WORDS - 1],
+    params: impl Fn(u32) -> P,
 ) -> Result<()> {
     if units > u64::from(u32::MAX) {
         return Err(Error::TooLarge {
@@ -357,94 +256,37 @@ pub(crate) fn run_indexed(
             limit: u64::from(u32::MAX),
         });
     }
-    run_windows(
-        ctx,
-        op,
-        kernel,
-        workgroup_size,
-        u64::MAX,
-        units,
-        buffers,
-        Some(params),
-    )
+    let mut work = Work::new(ctx, op);
+    record_windows(&mut work, kernel, workgroup_size, units, buffers, params)?;
+    work.submit()
 }
 
-/// The recording both dispatchers share: one dispatch per binding window, each binding
-/// its window of every buffer and, with `params`, its slot of a uniform holding the
-/// window's first unit and `params` (kept by content, so repeated calls upload nothing).
-/// A window of `u` units gets `min(ceil(u / units_per_group), max_groups)` workgroups.
-#[allow(clippy::too_many_arguments)]
-fn run_windows(
-    ctx: &Ctx,
-    op: &'static str,
-    kernel: &Kernel,
+/// Adds to `work` one dispatch per binding window over `units` units: each binds its
+/// window of every buffer (bindings `0..buffers.len()`) and the parameter block
+/// `params(first unit of the window)` after them. One thread per unit.
+fn record_windows<P: bytemuck::Pod>(
+    work: &mut Work<'_>,
+    kernel: &Arc<Kernel>,
     units_per_group: u32,
-    max_groups: u64,
     units: u64,
     buffers: &[(&wgpu::Buffer, u64)],
-    params: Option<[u32; INDEXED_PARAM_WORDS - 1]>,
+    params: impl Fn(u32) -> P,
 ) -> Result<()> {
-    if units == 0 {
-        return Ok(());
-    }
-    let info = ctx.info();
+    let ctx = work.ctx();
+    let max_per_dim = ctx.info().max_workgroups_per_dimension;
     let unit_sizes: Vec<u64> = buffers.iter().map(|&(_, ub)| ub).collect();
-    let grids = chunks(units, units_per_window(ctx, &unit_sizes))
-        .map(|c| {
-            let groups = c.units.div_ceil(u64::from(units_per_group)).min(max_groups);
-            Ok((
-                c,
-                workgroup_grid(groups, info.max_workgroups_per_dimension)?,
-            ))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let slot = u64::from(info.limits.min_uniform_buffer_offset_alignment)
-        .max((INDEXED_PARAM_WORDS * 4) as u64);
-    let uniform = match params {
-        Some(params) => {
-            let mut words = vec![0u32; (slot / 4) as usize * grids.len()];
-            for (k, (chunk, _)) in grids.iter().enumerate() {
-                let at = k * (slot / 4) as usize;
-                words[at] = chunk.offset_units as u32;
-                words[at + 1..at + INDEXED_PARAM_WORDS].copy_from_slice(&params);
-            }
-            Some(ctx.uniform_constant(bytemuck::cast_slice(&words))?)
+    for chunk in chunks(units, units_per_window(ctx, &unit_sizes)) {
+        let groups = chunk.units.div_ceil(u64::from(units_per_group));
+        let grid = workgroup_grid(groups, max_per_dim)?;
+        let block = work.params(&params(chunk.offset_units as u32));
+        let d = work.dispatch(kernel, grid);
+        for (i, &(buffer, unit_bytes)) in buffers.iter().enumerate() {
+            let (offset, size) = chunk.byte_range(unit_bytes);
+            d.bind(i as u32, Res::range(buffer, offset, size.get()));
         }
-        None => None,
-    };
-    let steps = grids.iter().enumerate().map(|(k, (chunk, grid))| {
-        let mut entries: Vec<_> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, &(b, ub))| {
-                let (offset, size) = chunk.byte_range(ub);
-                wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: b,
-                        offset,
-                        size: Some(size),
-                    }),
-                }
-            })
-            .collect();
-        if let Some(uniform) = &uniform {
-            entries.push(wgpu::BindGroupEntry {
-                binding: buffers.len() as u32,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: uniform,
-                    offset: k as u64 * slot,
-                    size: std::num::NonZeroU64::new((INDEXED_PARAM_WORDS * 4) as u64),
-                }),
-            });
-        }
-        Step {
-            kernel,
-            entries,
-            grid: *grid,
-        }
-    });
-    submit_steps(ctx, op, steps)
+        d.bind(buffers.len() as u32, block);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

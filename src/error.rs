@@ -35,11 +35,11 @@ pub enum Error {
         /// The call, e.g. "zip".
         op: &'static str,
         /// Name of the first vector in the call.
-        left_name: &'static str,
+        left_name: String,
         /// Its length.
         left: usize,
         /// Name of the second vector in the call.
-        right_name: &'static str,
+        right_name: String,
         /// Its length.
         right: usize,
     },

@@ -80,6 +80,7 @@ mod element;
 mod error;
 pub mod ops;
 mod pipeline;
+mod record;
 mod vec;
 
 pub use context::{Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES};
@@ -90,8 +91,9 @@ pub use ops::grid2d::{
     AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, Grid2D, Grid2DMut, MAX_BLUR_RADIUS,
     SWIZZLE_WGSL, Swizzle, SwizzleChoice, swizzle, swizzle_bands,
 };
+pub use ops::kernel::{Elementwise, KernelScalar};
 pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
-pub use ops::reduce::Reduce;
+pub use ops::reduce::{Reduce, TransformReduce};
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use pipeline::PipelineKey;
 pub use vec::GpuVec;

@@ -99,6 +99,73 @@ impl Ctx {
         entry: &'static str,
         source: impl FnOnce() -> String,
     ) -> Result<Arc<Kernel>> {
+        let trusted = loops_are_ours(&key.code);
+        self.cached(key, entry, |key| {
+            let wgsl = source();
+            self.compile(key, entry, &wgsl, trusted)
+        })
+    }
+
+    /// The kernel for `(key, entry)`, whose WGSL is `source(code)` with the user's
+    /// statements or expression `key.code` in functions named `gp_user_...`.
+    ///
+    /// Before compiling, the WGSL is parsed (naga, as wgpu does) and compared with
+    /// `source(reference)`, user code that is known to be plain (e.g. an empty body):
+    /// user code that declares functions, entry points or globals of its own (by closing
+    /// the function it was put in) is an [`Error::InvalidArgument`] for `op`. naga's loop
+    /// bounding stays on only if the user functions have a loop (see [`loops_are_ours`]).
+    pub(crate) fn kernel_checked(
+        &self,
+        key: PipelineKey,
+        entry: &'static str,
+        op: &'static str,
+        reference: &str,
+        source: impl Fn(&str) -> String,
+    ) -> Result<Arc<Kernel>> {
+        self.cached(key, entry, |key| {
+            let wgsl = source(&key.code);
+            let trusted = match naga::front::wgsl::parse_str(&wgsl) {
+                // Does not parse: compile anyway, for wgpu's annotated message.
+                Err(_) => false,
+                Ok(module) => {
+                    let shape = |m: &naga::Module| {
+                        (
+                            m.functions.len(),
+                            m.entry_points.len(),
+                            m.global_variables.len(),
+                        )
+                    };
+                    let plain = naga::front::wgsl::parse_str(&source(reference)).map_err(|e| {
+                        Error::Internal {
+                            op,
+                            message: format!("a kernel template does not parse: {e}"),
+                        }
+                    })?;
+                    if shape(&module) != shape(&plain) {
+                        return Err(Error::InvalidArgument {
+                            op,
+                            message: format!(
+                                "the user code {:?} is not only statements or an expression: it \
+                                 closes the function it is placed in and declares items of its \
+                                 own; pass the statements (or expression) alone",
+                                key.code
+                            ),
+                        });
+                    }
+                    !user_functions_loop(&module)
+                }
+            };
+            self.compile(key, entry, &wgsl, trusted)
+        })
+    }
+
+    /// The cached kernel for `(key, entry)`, or `compile`'s, which is then cached.
+    fn cached(
+        &self,
+        key: PipelineKey,
+        entry: &'static str,
+        compile: impl FnOnce(&PipelineKey) -> Result<Kernel>,
+    ) -> Result<Arc<Kernel>> {
         self.check_alive()?;
         let cache = &self.inner.cache;
         let mut map = cache.map.lock().unwrap_or_else(|p| p.into_inner());
@@ -106,21 +173,35 @@ impl Ctx {
         if let Some(k) = map.get(&key) {
             return Ok(Arc::clone(k));
         }
-        let wgsl = source();
+        let kernel = Arc::new(compile(&key.0)?);
+        cache.compiled.fetch_add(1, Ordering::Relaxed);
+        map.insert(key, Arc::clone(&kernel));
+        Ok(kernel)
+    }
+
+    /// Compiles `wgsl` inside a validation error scope; `trusted`: every loop is known
+    /// to end, so naga's loop bounding is left out (bounds checks stay).
+    fn compile(
+        &self,
+        key: &PipelineKey,
+        entry: &'static str,
+        wgsl: &str,
+        trusted: bool,
+    ) -> Result<Kernel> {
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let label = format!("gpuprim {} {} {}", key.0.op, key.0.element, entry);
+        let label = format!("gpuprim {} {} {}", key.op, key.element, entry);
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&label),
-            source: wgpu::ShaderSource::Wgsl(wgsl.as_str().into()),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
         };
-        let module = if loops_are_ours(&key.0.code) {
+        let module = if trusted {
             let checks = wgpu::ShaderRuntimeChecks {
                 force_loop_bounding: false,
                 ..wgpu::ShaderRuntimeChecks::checked()
             };
             // SAFETY: bounds checks stay on. Loop bounding may go: every loop in the
-            // kernel is a template's (see `loops_are_ours`), and each of those ends.
+            // kernel is a template's or known to end (see `loops_are_ours`).
             unsafe { device.create_shader_module_trusted(desc, checks) }
         } else {
             device.create_shader_module(desc)
@@ -135,17 +216,35 @@ impl Ctx {
         });
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Compile {
-                op: key.0.op,
-                code: key.0.code.clone(),
+                op: key.op,
+                code: key.code.clone(),
                 message: compile_message(&e),
             });
         }
         let layout = pipeline.get_bind_group_layout(0);
-        let kernel = Arc::new(Kernel { pipeline, layout });
-        cache.compiled.fetch_add(1, Ordering::Relaxed);
-        map.insert(key, Arc::clone(&kernel));
-        Ok(kernel)
+        Ok(Kernel { pipeline, layout })
     }
+}
+
+/// Whether a function of `module` whose name starts with `gp_user` has a loop (`for`,
+/// `while` and `loop` all become naga's `Loop`).
+fn user_functions_loop(module: &naga::Module) -> bool {
+    fn block_loops(block: &naga::Block) -> bool {
+        block.iter().any(|s| match s {
+            naga::Statement::Loop { .. } => true,
+            naga::Statement::Block(b) => block_loops(b),
+            naga::Statement::If { accept, reject, .. } => {
+                block_loops(accept) || block_loops(reject)
+            }
+            naga::Statement::Switch { cases, .. } => cases.iter().any(|c| block_loops(&c.body)),
+            _ => false,
+        })
+    }
+    module
+        .functions
+        .iter()
+        .filter(|(_, f)| f.name.as_deref().is_some_and(|n| n.starts_with("gp_user")))
+        .any(|(_, f)| block_loops(&f.body))
 }
 
 /// wgpu's validation text, with its error chain, minus the generic header.

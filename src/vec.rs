@@ -67,12 +67,8 @@ impl<T: GpuElement> GpuVec<T> {
     }
 
     /// The padded elements as one binding.
-    pub(crate) fn binding(&self) -> wgpu::BindingResource<'_> {
-        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: &self.buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(self.padded_bytes()),
-        })
+    pub(crate) fn whole_binding(&self) -> crate::record::Res {
+        crate::record::Res::range(&self.buffer, 0, self.padded_bytes())
     }
 
     /// Copies the vector to the host, blocking until the GPU is done.
@@ -112,9 +108,9 @@ impl<T: GpuElement> GpuVec<T> {
         if self.len != src.len {
             return Err(Error::LengthMismatch {
                 op,
-                left_name: "destination",
+                left_name: "destination".into(),
                 left: self.len,
-                right_name: "source",
+                right_name: "source".into(),
                 right: src.len,
             });
         }

@@ -462,9 +462,9 @@ fn error_bins() {
         err,
         Error::LengthMismatch {
             op: "histogram_into",
-            left_name: "counts",
+            left_name: "counts".into(),
             left: 10,
-            right_name: "bins",
+            right_name: "bins".into(),
             right: 11
         }
     );

@@ -34,9 +34,9 @@ fn length_mismatch() {
         err,
         Error::LengthMismatch {
             op: "zip",
-            left_name: "a",
+            left_name: "a".into(),
             left: 10,
-            right_name: "b",
+            right_name: "b".into(),
             right: 11
         }
     );

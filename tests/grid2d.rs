@@ -570,7 +570,7 @@ fn kernel_errors_by_variant_and_message() {
             ..
         }) => {
             assert_eq!(
-                (op, left_name, left, right),
+                (op, left_name.as_str(), left, right),
                 ("color_filter", "out", 60, 64)
             );
         }

@@ -469,9 +469,9 @@ fn errors_name_the_numbers() {
         err,
         Error::LengthMismatch {
             op: "fill_random_stateful",
-            left_name: "v",
+            left_name: "v".into(),
             left: 10,
-            right_name: "state",
+            right_name: "state".into(),
             right: 11
         }
     );

@@ -366,9 +366,9 @@ fn errors() {
         err,
         Error::LengthMismatch {
             op: "dot",
-            left_name: "a",
+            left_name: "a".into(),
             left: 10,
-            right_name: "b",
+            right_name: "b".into(),
             right: 12
         }
     );

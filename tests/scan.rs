@@ -1163,9 +1163,9 @@ fn errors() {
     let mut short = c.zeros::<f32>(9).unwrap();
     let mismatch = Error::LengthMismatch {
         op: "scan",
-        left_name: "out",
+        left_name: "out".into(),
         left: 9,
-        right_name: "v",
+        right_name: "v".into(),
         right: 10,
     };
     assert_eq!(c.scan_into(&v, &mut short).unwrap_err(), mismatch);

@@ -1,20 +1,24 @@
 // random: dst[i] = value(i) for every element i of the whole vector (stateless generators).
-// One thread per vec4; params.head.x is the chunk's first vec4, so i is global across
+// One thread per vec4; params.first_unit is the chunk's first vec4, so i is global across
 // binding windows. The padding of the last vec4 is written too, which nobody reads.
 {{LIB}}
 
 struct Params {
-    // x: chunk's first unit, y: seed, z, w: output parameters (f32 bits)
-    head: vec4<u32>,
-    // x, y: output parameters (f32 bits)
-    tail: vec4<u32>,
+    first_unit: u32,  // the binding window's first vec4 unit
+    seed: u32,        // the stateless generator's seed
+    offset: f32,      // uniform: lo; normal: mean
+    scale: f32,       // uniform: hi - lo; normal: standard deviation
+    hi: f32,          // uniform: hi; a value that rounds up to it becomes below_hi
+    below_hi: f32,    // uniform: the largest f32 below hi
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> dst: array<vec4<{{T}}>>;
 @group(0) @binding(1) var<uniform> params: Params;
 
 fn bits(i: u32) -> u32 {
-    return {{GEN}}(i, params.head.y);
+    return {{GEN}}(i, params.seed);
 }
 
 fn value(i: u32) -> {{T}} {
@@ -31,6 +35,6 @@ fn main(
     if t >= arrayLength(&dst) {
         return;
     }
-    let i = (params.head.x + t) * 4u;
+    let i = (params.first_unit + t) * 4u;
     dst[t] = vec4<{{T}}>(value(i), value(i + 1u), value(i + 2u), value(i + 3u));
 }

@@ -4,8 +4,14 @@
 {{LIB}}
 
 struct Params {
-    head: vec4<u32>,
-    tail: vec4<u32>,
+    first_unit: u32,  // the binding window's first vec4 unit
+    seed: u32,        // the stateless generator's seed
+    offset: f32,      // uniform: lo; normal: mean
+    scale: f32,       // uniform: hi - lo; normal: standard deviation
+    hi: f32,          // uniform: hi; a value that rounds up to it becomes below_hi
+    below_hi: f32,    // uniform: the largest f32 below hi
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> state: array<vec4<u32>>;
@@ -21,8 +27,8 @@ fn main(
     if t >= arrayLength(&state) {
         return;
     }
-    let e = params.head.x + t;
-    let k = pcg_hash(params.head.y ^ 0xa511e9b3u);
+    let e = params.first_unit + t;
+    let k = pcg_hash(params.seed ^ 0xa511e9b3u);
     let b = 4u * e;
     state[t] = vec4<u32>(pcg_hash(b ^ k), pcg_hash((b + 1u) ^ k), pcg_hash((b + 2u) ^ k), pcg_hash((b + 3u) ^ k));
 }

@@ -4,8 +4,14 @@
 {{LIB}}
 
 struct Params {
-    head: vec4<u32>,
-    tail: vec4<u32>,
+    first_unit: u32,  // the binding window's first vec4 unit
+    seed: u32,        // the stateless generator's seed
+    offset: f32,      // uniform: lo; normal: mean
+    scale: f32,       // uniform: hi - lo; normal: standard deviation
+    hi: f32,          // uniform: hi; a value that rounds up to it becomes below_hi
+    below_hi: f32,    // uniform: the largest f32 below hi
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> dst: array<vec4<{{T}}>>;
@@ -30,7 +36,7 @@ fn main(
     let t = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
     // The global unit index (chunk start + t) must not wrap; this also keeps `params`
     // in the kernel's interface for every output kind.
-    if t >= arrayLength(&dst) || params.head.x + t < t {
+    if t >= arrayLength(&dst) || params.first_unit + t < t {
         return;
     }
     var s0 = state[4u * t];

@@ -14,7 +14,7 @@
 alias T = {{T}};
 alias A = {{A}};
 
-struct Params {
+struct GpReduceParams {
     full_units: u32,  // whole vec4 units in this binding window (partials: count to combine)
     tail: u32,        // valid elements (0..3) in the unit after them
     groups: u32,      // workgroups that take part; surplus ones of a folded grid return
@@ -25,63 +25,61 @@ struct Params {
     _pad2: u32,
 }
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> partials: array<A>;
-@group(0) @binding(2) var<storage, read> x: array<vec4<T>>;
-@group(0) @binding(3) var<storage, read> y: array<vec4<T>>;
-@group(0) @binding(4) var<storage, read_write> result: array<T>;
+@group(0) @binding(0) var<uniform> gp_reduce: GpReduceParams;
+@group(0) @binding(1) var<storage, read_write> gp_partials: array<A>;
+@group(0) @binding(4) var<storage, read_write> gp_result: array<T>;
 
-// The operation: identity(), lift(T) -> A, combine(A, A) -> A, finish(A) -> T.
+// The operation: gp_identity(), gp_lift(T) -> A, gp_combine(A, A) -> A, gp_finish(A) -> T.
 {{OP}}
 
-// One vec4 unit of input (x[u] for a reduction, x[u] * y[u] for a dot product).
-fn unit(u: u32) -> vec4<T> {
-    return {{UNIT}};
-}
+// The input's bindings (x at 2 and y at 3 for reduce and dot; from 5 on for
+// Ctx::transform_reduce) and gp_unit(u) -> vec4<T>, one vec4 unit of it: x[u], x[u] * y[u],
+// or an expression of several vectors and scalars.
+{{INPUTS}}
 
-fn fold4(v: vec4<T>) -> A {
-    return combine(combine(lift(v.x), lift(v.y)), combine(lift(v.z), lift(v.w)));
+fn gp_fold4(v: vec4<T>) -> A {
+    return gp_combine(gp_combine(gp_lift(v.x), gp_lift(v.y)), gp_combine(gp_lift(v.z), gp_lift(v.w)));
 }
 
 // Sized for the larger workgroup: the finishing pass may have more invocations.
-var<workgroup> shared_acc: array<A, {{FINISH_WG}}>;
+var<workgroup> gp_shared_acc: array<A, {{FINISH_WG}}>;
 
 // workgroup_reduce(acc, ids, size) -> A: the total of a workgroup of `size`
 // invocations, valid in invocation 0.
 {{WORKGROUP_REDUCE}}
 
 @compute @workgroup_size({{WG}})
-fn partials_main(ids: Ids) {
+fn partials_main(ids: GpIds) {
     let group = ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
-    if group >= params.groups {
+    if group >= gp_reduce.groups {
         return;  // whole workgroup: control flow stays uniform for its barriers
     }
-    let stride = params.groups * {{WG}}u;
-    var acc = identity();
+    let stride = gp_reduce.groups * {{WG}}u;
+    var acc = gp_identity();
     var u = group * {{WG}}u + ids.lane;
     // Four independent loads per iteration keep more memory requests in flight.
-    for (; u + 3u * stride < params.full_units; u += 4u * stride) {
-        let v0 = unit(u);
-        let v1 = unit(u + stride);
-        let v2 = unit(u + 2u * stride);
-        let v3 = unit(u + 3u * stride);
-        acc = combine(acc, combine(combine(fold4(v0), fold4(v1)), combine(fold4(v2), fold4(v3))));
+    for (; u + 3u * stride < gp_reduce.full_units; u += 4u * stride) {
+        let v0 = gp_unit(u);
+        let v1 = gp_unit(u + stride);
+        let v2 = gp_unit(u + 2u * stride);
+        let v3 = gp_unit(u + 3u * stride);
+        acc = gp_combine(acc, gp_combine(gp_combine(gp_fold4(v0), gp_fold4(v1)), gp_combine(gp_fold4(v2), gp_fold4(v3))));
     }
-    for (; u < params.full_units; u += stride) {
-        acc = combine(acc, fold4(unit(u)));
+    for (; u < gp_reduce.full_units; u += stride) {
+        acc = gp_combine(acc, gp_fold4(gp_unit(u)));
     }
-    if group == 0u && ids.lane == 0u && params.tail != 0u {
-        let v = unit(params.full_units);
-        for (var k = 0u; k < params.tail; k++) {
-            acc = combine(acc, lift(v[k]));
+    if group == 0u && ids.lane == 0u && gp_reduce.tail != 0u {
+        let v = gp_unit(gp_reduce.full_units);
+        for (var k = 0u; k < gp_reduce.tail; k++) {
+            acc = gp_combine(acc, gp_lift(v[k]));
         }
     }
-    let total = workgroup_reduce(acc, ids, {{WG}}u);
+    let total = gp_workgroup_reduce(acc, ids, {{WG}}u);
     if ids.lane == 0u {
-        if params.direct != 0u {
-            result[0] = finish(total);
+        if gp_reduce.direct != 0u {
+            gp_result[0] = gp_finish(total);
         } else {
-            partials[params.base + group] = total;
+            gp_partials[gp_reduce.base + group] = total;
         }
     }
 }
@@ -89,13 +87,13 @@ fn partials_main(ids: Ids) {
 // One workgroup, as wide as the device allows (up to 1024): combining the partials is
 // a chain of dependent loads per invocation, so its time is latency.
 @compute @workgroup_size({{FINISH_WG}})
-fn finish_main(ids: Ids) {
-    var acc = identity();
-    for (var i = ids.lane; i < params.full_units; i += {{FINISH_WG}}u) {
-        acc = combine(acc, partials[i]);
+fn finish_main(ids: GpIds) {
+    var acc = gp_identity();
+    for (var i = ids.lane; i < gp_reduce.full_units; i += {{FINISH_WG}}u) {
+        acc = gp_combine(acc, gp_partials[i]);
     }
-    let total = workgroup_reduce(acc, ids, {{FINISH_WG}}u);
+    let total = gp_workgroup_reduce(acc, ids, {{FINISH_WG}}u);
     if ids.lane == 0u {
-        result[0] = finish(total);
+        gp_result[0] = gp_finish(total);
     }
 }

@@ -1,6 +1,6 @@
 // Workgroup reduction with subgroup operations: each subgroup reduces in registers,
 // then invocation 0 combines the subgroup totals in order. Works for any subgroup size.
-struct Ids {
+struct GpIds {
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
@@ -10,16 +10,16 @@ struct Ids {
 }
 
 // Any workgroup size (`size` is not needed here: the subgroups are counted).
-fn workgroup_reduce(acc: A, ids: Ids, size: u32) -> A {
+fn gp_workgroup_reduce(acc: A, ids: GpIds, size: u32) -> A {
     let s = {{SUBGROUP_OP}}(acc);
     if ids.subgroup_lane == 0u {
-        shared_acc[ids.subgroup] = s;
+        gp_shared_acc[ids.subgroup] = s;
     }
     workgroupBarrier();
-    var total = shared_acc[0];
+    var total = gp_shared_acc[0];
     if ids.lane == 0u {
         for (var i = 1u; i < ids.subgroups; i++) {
-            total = combine(total, shared_acc[i]);
+            total = gp_combine(total, gp_shared_acc[i]);
         }
     }
     return total;

@@ -8,13 +8,13 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
-use crate::dispatch::{
-    Step, chunks, pow2_workgroup_size, submit_steps, units_per_binding, workgroup_grid,
-};
+use crate::dispatch::{chunks, pow2_workgroup_size, units_per_binding, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::pipeline::{PipelineKey, render};
+use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
+use std::sync::Arc;
 
 const ATOMIC_WGSL: &str = include_str!("../../wgsl/atomic.wgsl");
 const HISTOGRAM_WGSL: &str = include_str!("../../wgsl/histogram.wgsl");
@@ -543,46 +543,22 @@ fn assemble(template: &str, sections: &[&str]) -> String {
 fn run_passes(
     ctx: &Ctx,
     op: &'static str,
-    kernel: &crate::pipeline::Kernel,
+    kernel: &Arc<crate::pipeline::Kernel>,
     src: &wgpu::Buffer,
     dst: &wgpu::Buffer,
     passes: &[Pass],
 ) -> Result<()> {
-    let align = u64::from(ctx.info().limits.min_uniform_buffer_offset_alignment);
-    let stride = (size_of::<Params>() as u64).next_multiple_of(align.max(1));
-    let mut uniforms = vec![0u8; (stride * passes.len() as u64) as usize];
-    for (i, p) in passes.iter().enumerate() {
-        let at = i * stride as usize;
-        uniforms[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&p.params));
+    let mut work = Work::new(ctx, op);
+    for p in passes {
+        let block = work.params(&p.params);
+        work.dispatch(kernel, p.grid)
+            .bind(0, Res::range(src, p.src.0, p.src.1))
+            .bind(1, Res::range(dst, p.dst.0, p.dst.1))
+            .bind(2, block);
     }
-    fn binding(buffer: &wgpu::Buffer, (offset, size): (u64, u64)) -> wgpu::BindingResource<'_> {
-        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset,
-            size: std::num::NonZeroU64::new(size),
-        })
-    }
-    // Kept by content: a repeated call with the same lengths uploads nothing.
-    let params = ctx.uniform_constant(&uniforms)?;
-    let steps = passes.iter().enumerate().map(|(i, p)| Step {
-        kernel,
-        entries: vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: binding(src, p.src),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: binding(dst, p.dst),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: binding(&params, (i as u64 * stride, size_of::<Params>() as u64)),
-            },
-        ],
-        grid: p.grid,
-    });
-    submit_steps(ctx, op, steps)
+    // The parameters are kept by content: a repeated call with the same lengths uploads
+    // nothing.
+    work.submit()
 }
 
 #[cfg(test)]

@@ -39,11 +39,11 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
-use crate::dispatch::{Step, submit_steps};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::random::RANDOM_WGSL;
 use crate::pipeline::{Kernel, PipelineKey, render};
+use crate::record::Work;
 use crate::vec::GpuVec;
 use std::sync::Arc;
 
@@ -601,24 +601,29 @@ impl Ctx {
         )?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let params = params_words(src.shape, dst.shape, 0);
-        self.ordered((op, T::WGSL, body), (groups, params), order, |order| {
-            let kernel = self.kernel2d(
-                op,
-                (T::WGSL, side * side, body),
-                (groups, order),
-                MAP2D_WGSL,
-                &[
-                    ("LIB", RANDOM_WGSL),
-                    ("ENABLE", T::ENABLE),
-                    ("T", T::WGSL),
-                    ("WG", &side.to_string()),
-                    ("ROWS", &MAP2D_ROWS.to_string()),
-                    ("EXPR", body),
-                ],
-            )?;
-            run_grids(self, op, &kernel, groups, (src, dst), &params)
-        })
+        let params = GridParams::new(src.shape, dst.shape, 0);
+        self.ordered(
+            (op, T::WGSL, body),
+            (groups, params.words()),
+            order,
+            |order| {
+                let kernel = self.kernel2d(
+                    op,
+                    (T::WGSL, side * side, body),
+                    (groups, order),
+                    MAP2D_WGSL,
+                    &[
+                        ("LIB", RANDOM_WGSL),
+                        ("ENABLE", T::ENABLE),
+                        ("T", T::WGSL),
+                        ("WG", &side.to_string()),
+                        ("ROWS", &MAP2D_ROWS.to_string()),
+                        ("EXPR", body),
+                    ],
+                )?;
+                run2d(self, op, &kernel, groups, (src.vec, &*dst.vec), &params)
+            },
+        )
     }
 
     /// Writes the transpose of `src` into `dst`: `dst(y, x) = src(x, y)`, so `dst` must be
@@ -670,17 +675,22 @@ impl Ctx {
         let groups = self.groups2d(op, s.width, s.height, (TILE, TILE))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let params = params_words(s, d, 0);
-        self.ordered((op, T::WGSL, ""), (groups, params), order, |order| {
-            let kernel = self.kernel2d(
-                op,
-                (T::WGSL, TILE * 8, ""),
-                (groups, order),
-                TRANSPOSE_WGSL,
-                &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
-            )?;
-            run_grids(self, op, &kernel, groups, (src, dst), &params)
-        })
+        let params = GridParams::new(s, d, 0);
+        self.ordered(
+            (op, T::WGSL, ""),
+            (groups, params.words()),
+            order,
+            |order| {
+                let kernel = self.kernel2d(
+                    op,
+                    (T::WGSL, TILE * 8, ""),
+                    (groups, order),
+                    TRANSPOSE_WGSL,
+                    &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
+                )?;
+                run2d(self, op, &kernel, groups, (src.vec, &*dst.vec), &params)
+            },
+        )
     }
 
     /// Applies a 4 x 4 colour matrix to every pixel of an RGBA `f32` image: `out =
@@ -742,14 +752,12 @@ impl Ctx {
         let groups = self.groups2d(op, width, height, (side, side))?;
         self.check_binding(op, "rgba", rgba)?;
         self.check_binding(op, "out", out)?;
-        // Params: width, height, 2 pad words, the matrix rows.
-        let mut words = [0u32; 20];
-        words[..2].copy_from_slice(&[width, height]);
-        for (r, row) in matrix.iter().enumerate() {
-            for (c, v) in row.iter().enumerate() {
-                words[4 + 4 * r + c] = v.to_bits();
-            }
-        }
+        let params = ColorParams {
+            width,
+            height,
+            _pad: [0; 2],
+            matrix,
+        };
         // The matrix does not change how fast an order runs: Auto measures per shape.
         let shape = [width, height, 0, 0, 0, 0, 0, 0];
         self.ordered((op, "f32", ""), (groups, shape), order, |order| {
@@ -760,15 +768,7 @@ impl Ctx {
                 COLOR_WGSL,
                 &[("WG", &side.to_string())],
             )?;
-            run2d(
-                self,
-                op,
-                &kernel,
-                groups,
-                rgba.binding(),
-                out.binding(),
-                bytemuck::cast_slice(&words),
-            )
+            run2d(self, op, &kernel, groups, (rgba, &*out), &params)
         })
     }
 
@@ -825,8 +825,8 @@ impl Ctx {
         let groups = self.groups2d(op, d.width, d.height, (side, side))?;
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
-        let params = params_words(s, d, radius);
-        self.ordered((op, "f32", ""), (groups, params), order, |order| {
+        let params = GridParams::new(s, d, radius);
+        self.ordered((op, "f32", ""), (groups, params.words()), order, |order| {
             let kernel = self.kernel2d(
                 op,
                 ("f32", side * side, ""),
@@ -834,7 +834,7 @@ impl Ctx {
                 BLUR_WGSL,
                 &[("WG", &side.to_string())],
             )?;
-            run_grids(self, op, &kernel, groups, (src, dst), &params)
+            run2d(self, op, &kernel, groups, (src.vec, &*dst.vec), &params)
         })
     }
 
@@ -1056,66 +1056,70 @@ impl Ctx {
     }
 }
 
-/// The `Params` uniform of map2d, transpose and blur_vertical (`wgsl/grid2d_params.wgsl`):
-/// the shapes, one word for the kernel (blur's radius) and a pad word.
-fn params_words(src: Shape, dst: Shape, extra: u32) -> [u32; 8] {
-    [
-        src.width, src.height, src.pitch, dst.width, dst.height, dst.pitch, extra, 0,
-    ]
+/// The parameter block of the kernels of `wgsl/grid2d_params.wgsl` (`struct Params`
+/// there): both shapes and one word for the kernel (blur's radius).
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct GridParams {
+    src_w: u32,
+    src_h: u32,
+    src_pitch: u32,
+    dst_w: u32,
+    dst_h: u32,
+    dst_pitch: u32,
+    /// blur_vertical's radius, else 0.
+    extra: u32,
+    _pad: u32,
 }
 
-/// Runs a kernel of `wgsl/grid2d_params.wgsl`'s bindings over `groups`: `src` and `dst`
-/// bound whole, the uniform holding `params` (`params_words`).
-fn run_grids<T: GpuElement>(
-    ctx: &Ctx,
-    op: &'static str,
-    kernel: &Kernel,
-    groups: (u32, u32),
-    (src, dst): (&Grid2D<'_, T>, &Grid2DMut<'_, T>),
-    params: &[u32; 8],
-) -> Result<()> {
-    run2d(
-        ctx,
-        op,
-        kernel,
-        groups,
-        src.vec.binding(),
-        dst.vec.binding(),
-        bytemuck::cast_slice(params),
-    )
+impl GridParams {
+    fn new(src: Shape, dst: Shape, extra: u32) -> Self {
+        GridParams {
+            src_w: src.width,
+            src_h: src.height,
+            src_pitch: src.pitch,
+            dst_w: dst.width,
+            dst_h: dst.height,
+            dst_pitch: dst.pitch,
+            extra,
+            _pad: 0,
+        }
+    }
+
+    /// The words [`Swizzle::Auto`]'s choices are keyed by.
+    fn words(&self) -> [u32; 8] {
+        bytemuck::cast(*self)
+    }
 }
 
-/// Records and submits one 2D dispatch: binding 0 `src`, 1 `dst` (whole vectors), 2 a
-/// uniform holding `params` (kept by content, so repeated calls upload nothing).
-fn run2d(
+/// The parameter block of `wgsl/grid2d_color.wgsl`.
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct ColorParams {
+    width: u32,
+    height: u32,
+    _pad: [u32; 2],
+    /// `matrix[row][col]`.
+    matrix: [[f32; 4]; 4],
+}
+
+/// Records and submits one 2D dispatch: binding 0 `src`, 1 `dst` (whole vectors), 2 the
+/// parameter block (kept by content, so repeated calls upload nothing).
+fn run2d<T: GpuElement, P: bytemuck::Pod>(
     ctx: &Ctx,
     op: &'static str,
-    kernel: &Kernel,
+    kernel: &Arc<Kernel>,
     groups: (u32, u32),
-    src: wgpu::BindingResource<'_>,
-    dst: wgpu::BindingResource<'_>,
-    params: &[u8],
+    (src, dst): (&GpuVec<T>, &GpuVec<T>),
+    params: &P,
 ) -> Result<()> {
-    let uniform = ctx.uniform_constant(params)?;
-    let step = Step {
-        kernel,
-        entries: vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: src,
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: dst,
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: uniform.as_entire_binding(),
-            },
-        ],
-        grid: [groups.0, groups.1, 1],
-    };
-    submit_steps(ctx, op, [step])
+    let mut work = Work::new(ctx, op);
+    let block = work.params(params);
+    work.dispatch(kernel, [groups.0, groups.1, 1])
+        .bind(0, src.whole_binding())
+        .bind(1, dst.whole_binding())
+        .bind(2, block);
+    work.submit()
 }
 
 #[cfg(test)]

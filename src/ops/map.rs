@@ -1,27 +1,13 @@
-//! Element-wise kernels from a WGSL expression: [`Ctx::map`] and [`Ctx::zip`].
+//! Element-wise kernels from a WGSL expression: [`Ctx::map`] and [`Ctx::zip`], short forms
+//! of [`Ctx::elementwise`] (`out = expr`) with an output type of their own
+//! ([`Ctx::map_to`], [`Ctx::zip_to`]).
 
 use crate::context::{Ctx, check_len};
-use crate::dispatch::{elementwise_workgroup_size, run_elementwise};
 use crate::element::GpuElement;
 use crate::error::Result;
-use crate::ops::random::RANDOM_WGSL;
-use crate::pipeline::{PipelineKey, render};
-use crate::vec::{GpuVec, LANES};
-
-const MAP_WGSL: &str = include_str!("../../wgsl/map.wgsl");
-const ZIP_WGSL: &str = include_str!("../../wgsl/zip.wgsl");
-
-/// Workgroups per binding window for map and zip; their kernels loop over the rest.
-///
-/// On the H100 (2^28 f32 copy) more workgroups were faster up to 33792 (0.7505 ms), and
-/// one per vec4 (262144 workgroups, no loop) was slower (0.7687 ms); 1056 took 0.7832 ms.
-/// A CPU adapter runs a workgroup per core at a time, so a few hundred are plenty.
-fn max_groups(ctx: &Ctx) -> u64 {
-    match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => 256,
-        _ => 32768,
-    }
-}
+use crate::ops::kernel::{Access, Args, VecArg, record_expression};
+use crate::record::Work;
+use crate::vec::GpuVec;
 
 impl Ctx {
     /// A new vector with `expr` applied to every element of `src`.
@@ -46,13 +32,31 @@ impl Ctx {
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn map<T: GpuElement>(&self, src: &GpuVec<T>, expr: &str) -> Result<GpuVec<T>> {
-        let mut dst = self.zeros::<T>(src.len())?;
+        self.map_to::<T, T>(src, expr)
+    }
+
+    /// [`Ctx::map`] with an output type of its own: `expr` is a WGSL expression in `x`
+    /// (of `src`'s type) of type `U`, e.g. a conversion to a bin index.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[0.05f32, 0.51, 0.99])?;
+    /// let bins = ctx.map_to::<f32, u32>(&a, "u32(x * 10.0)")?;
+    /// assert_eq!(bins.to_vec()?, vec![0, 5, 9]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn map_to<T: GpuElement, U: GpuElement>(
+        &self,
+        src: &GpuVec<T>,
+        expr: &str,
+    ) -> Result<GpuVec<U>> {
+        let mut dst = self.zeros::<U>(src.len())?;
         self.map_into(src, expr, &mut dst)?;
         Ok(dst)
     }
 
-    /// [`Ctx::map`] into an existing vector of the same length. The work is recorded
-    /// without waiting; later calls and read-backs see its result.
+    /// [`Ctx::map`] into an existing vector of the same length (of the expression's type).
+    /// The work is recorded without waiting; later calls and read-backs see its result.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
@@ -62,22 +66,17 @@ impl Ctx {
     /// assert_eq!(out.to_vec()?, vec![1, 4, 9]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn map_into<T: GpuElement>(
+    pub fn map_into<T: GpuElement, U: GpuElement>(
         &self,
         src: &GpuVec<T>,
         expr: &str,
-        dst: &mut GpuVec<T>,
+        dst: &mut GpuVec<U>,
     ) -> Result<()> {
         let op = "map";
-        self.check_owned(op, &[&src.ctx, &dst.ctx])?;
         check_len(op, ("dst", dst.len()), ("src", src.len()))?;
-        self.run_expr::<T>(
-            op,
-            MAP_WGSL,
-            expr,
-            src.lanes4(),
-            &[&src.buffer, &dst.buffer],
-        )
+        let mut args = Args::new(op);
+        args.vec("x", VecArg::of(src), Access::Read);
+        self.run_expression(op, expr, args, dst)
     }
 
     /// A new vector with `expr` applied to every pair of elements of `a` and `b`.
@@ -104,13 +103,34 @@ impl Ctx {
         b: &GpuVec<T>,
         expr: &str,
     ) -> Result<GpuVec<T>> {
+        self.zip_to::<T, T>(a, b, expr)
+    }
+
+    /// [`Ctx::zip`] with an output type of its own: `expr` is a WGSL expression in `a`
+    /// and `b` of type `U`.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[1.0f32, 5.0, 3.0])?;
+    /// let b = ctx.upload(&[2.0f32, 4.0, 3.0])?;
+    /// let above = ctx.zip_to::<f32, u32>(&a, &b, "select(0u, 1u, a > b)")?;
+    /// assert_eq!(above.to_vec()?, vec![0, 1, 0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn zip_to<T: GpuElement, U: GpuElement>(
+        &self,
+        a: &GpuVec<T>,
+        b: &GpuVec<T>,
+        expr: &str,
+    ) -> Result<GpuVec<U>> {
         check_len("zip", ("a", a.len()), ("b", b.len()))?;
-        let mut dst = self.zeros::<T>(a.len())?;
+        let mut dst = self.zeros::<U>(a.len())?;
         self.zip_into(a, b, expr, &mut dst)?;
         Ok(dst)
     }
 
-    /// [`Ctx::zip`] into an existing vector of the same length, without waiting.
+    /// [`Ctx::zip`] into an existing vector of the same length (of the expression's
+    /// type), without waiting.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
@@ -121,70 +141,33 @@ impl Ctx {
     /// assert_eq!(c.to_vec()?, vec![2.0, 8.0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn zip_into<T: GpuElement>(
+    pub fn zip_into<T: GpuElement, U: GpuElement>(
         &self,
         a: &GpuVec<T>,
         b: &GpuVec<T>,
         expr: &str,
-        dst: &mut GpuVec<T>,
+        dst: &mut GpuVec<U>,
     ) -> Result<()> {
         let op = "zip";
-        self.check_owned(op, &[&a.ctx, &b.ctx, &dst.ctx])?;
         check_len(op, ("a", a.len()), ("b", b.len()))?;
         check_len(op, ("dst", dst.len()), ("a", a.len()))?;
-        let buffers = [&a.buffer, &b.buffer, &dst.buffer];
-        self.run_expr::<T>(op, ZIP_WGSL, expr, a.lanes4(), &buffers)
+        let mut args = Args::new(op);
+        args.vec("a", VecArg::of(a), Access::Read);
+        args.vec("b", VecArg::of(b), Access::Read);
+        self.run_expression(op, expr, args, dst)
     }
 
-    /// Compiles (once) `template` with the user's `expr` and runs it over `units` vec4
-    /// units, `buffers` bound in order.
-    fn run_expr<T: GpuElement>(
+    /// Runs `out = expr` over `args` (whose element vectors have `out`'s length).
+    fn run_expression<'a, U: GpuElement>(
         &self,
         op: &'static str,
-        template: &str,
         expr: &str,
-        units: u64,
-        buffers: &[&wgpu::Buffer],
+        mut args: Args<'a>,
+        out: &'a mut GpuVec<U>,
     ) -> Result<()> {
-        let wg = elementwise_workgroup_size(self);
-        let kernel = self.kernel(key::<T>(op, wg, expr), || {
-            render(template, &vars::<T>(wg, expr))
-        })?;
-        run_elementwise(
-            self,
-            op,
-            &kernel,
-            wg,
-            max_groups(self),
-            units,
-            unit_bytes::<T>(),
-            buffers,
-        )
+        args.internal("gp_out", VecArg::of(out), Access::Write);
+        let mut work = Work::new(self, op);
+        record_expression(self, &mut work, expr, args)?;
+        work.submit()
     }
-}
-
-fn key<T: GpuElement>(op: &'static str, wg: u32, expr: &str) -> PipelineKey {
-    PipelineKey {
-        op,
-        element: T::WGSL,
-        workgroup_size: wg,
-        variant: String::new(),
-        code: expr.to_string(),
-    }
-}
-
-/// Template variables. `LIB` is [`RANDOM_WGSL`], a constant of the build, so it is not
-/// part of the [`PipelineKey`].
-fn vars<T: GpuElement>(wg: u32, expr: &str) -> [(&'static str, String); 5] {
-    [
-        ("LIB", RANDOM_WGSL.to_string()),
-        ("ENABLE", T::ENABLE.to_string()),
-        ("T", T::WGSL.to_string()),
-        ("WG", wg.to_string()),
-        ("EXPR", expr.to_string()),
-    ]
-}
-
-fn unit_bytes<T: GpuElement>() -> u64 {
-    (LANES * size_of::<T>()) as u64
 }

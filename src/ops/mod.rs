@@ -6,6 +6,7 @@
 
 pub mod atomic;
 pub mod grid2d;
+pub mod kernel;
 pub mod map;
 pub mod random;
 pub mod reduce;

@@ -65,7 +65,7 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
-use crate::dispatch::{INDEXED_PARAM_WORDS, elementwise_workgroup_size, run_indexed};
+use crate::dispatch::{elementwise_workgroup_size, run_indexed};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::pipeline::{PipelineKey, render};
@@ -285,9 +285,8 @@ impl Output {
         match self {
             Output::Raw => format!("    let r = bits({arg});\n    {}", T::FROM_BITS),
             Output::Uniform => format!(
-                "    let r = bitcast<f32>(params.head.z) + bitcast<f32>(params.head.w) * \
-                 u32_to_unit_f32(bits({arg}));\n    \
-                 return select(r, bitcast<f32>(params.tail.y), r >= bitcast<f32>(params.tail.x));"
+                "    let r = params.offset + params.scale * u32_to_unit_f32(bits({arg}));\n    \
+                 return select(r, params.below_hi, r >= params.hi);"
             ),
             Output::Normal => {
                 let (r1, r2) = if stateful {
@@ -297,7 +296,7 @@ impl Output {
                 };
                 format!(
                     "    let r1 = {r1};\n    let r2 = {r2};\n    \
-                     return bitcast<f32>(params.head.z) + bitcast<f32>(params.head.w) * box_muller(r1, r2);"
+                     return params.offset + params.scale * box_muller(r1, r2);"
                 )
             }
         }
@@ -337,7 +336,7 @@ impl Ctx {
             v,
             Source::Stateless(rng),
             Output::Raw,
-            [0; 4],
+            FillParams::default(),
         )
     }
 
@@ -427,8 +426,6 @@ impl Ctx {
                 &[("LIB", RANDOM_WGSL.to_string()), ("WG", wg.to_string())],
             )
         })?;
-        let mut params = [0u32; INDEXED_PARAM_WORDS - 1];
-        params[0] = seed;
         run_indexed(
             self,
             op,
@@ -436,7 +433,11 @@ impl Ctx {
             wg,
             n4 as u64,
             &[(&words.buffer, 16)],
-            params,
+            |first_unit| FillParams {
+                first_unit,
+                seed,
+                ..FillParams::default()
+            },
         )?;
         Ok(Xorshift128State {
             words,
@@ -474,7 +475,7 @@ impl Ctx {
             v,
             Source::Stateful(state),
             Output::Raw,
-            [0; 4],
+            FillParams::default(),
         )
     }
 
@@ -534,7 +535,7 @@ impl Ctx {
         v: &mut GpuVec<T>,
         source: Source<'_>,
         output: Output,
-        p: [u32; 4],
+        p: FillParams,
     ) -> Result<()> {
         self.check_owned(op, &[&v.ctx])?;
         check_random_len(op, v.len())?;
@@ -556,7 +557,6 @@ impl Ctx {
                         ],
                     )
                 })?;
-                let params = [rng.seed(), p[0], p[1], p[2], p[3], 0, 0];
                 run_indexed(
                     self,
                     op,
@@ -564,7 +564,11 @@ impl Ctx {
                     wg,
                     v.lanes4(),
                     &[(&v.buffer, unit_bytes)],
-                    params,
+                    |first_unit| FillParams {
+                        first_unit,
+                        seed: rng.seed(),
+                        ..p
+                    },
                 )
             }
             Source::Stateful(state) => {
@@ -582,7 +586,6 @@ impl Ctx {
                         ],
                     )
                 })?;
-                let params = [0, p[0], p[1], p[2], p[3], 0, 0];
                 run_indexed(
                     self,
                     op,
@@ -593,7 +596,7 @@ impl Ctx {
                         (&v.buffer, unit_bytes),
                         (&state.words.buffer, 4 * LANES as u64 * 4),
                     ],
-                    params,
+                    |first_unit| FillParams { first_unit, ..p },
                 )
             }
         }
@@ -621,7 +624,26 @@ fn check_random_len(op: &'static str, n: usize) -> Result<()> {
     Ok(())
 }
 
-fn uniform_params(op: &'static str, lo: f32, hi: f32) -> Result<[u32; 4]> {
+/// The parameter block of `wgsl/random*.wgsl` (`struct Params` there).
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct FillParams {
+    /// The binding window's first vec4 unit: global index = first_unit + local unit.
+    first_unit: u32,
+    /// The stateless generator's seed.
+    seed: u32,
+    /// Uniform: lo; normal: the mean.
+    offset: f32,
+    /// Uniform: hi - lo; normal: the standard deviation.
+    scale: f32,
+    /// Uniform: hi. A value that rounds up to it is replaced by `below_hi`.
+    hi: f32,
+    /// Uniform: the largest f32 below hi.
+    below_hi: f32,
+    _pad: [u32; 2],
+}
+
+fn uniform_params(op: &'static str, lo: f32, hi: f32) -> Result<FillParams> {
     let width = hi - lo;
     if !(lo.is_finite() && hi.is_finite() && lo < hi && width.is_finite()) {
         return Err(Error::InvalidArgument {
@@ -632,15 +654,16 @@ fn uniform_params(op: &'static str, lo: f32, hi: f32) -> Result<[u32; 4]> {
             ),
         });
     }
-    Ok([
-        lo.to_bits(),
-        width.to_bits(),
-        hi.to_bits(),
-        hi.next_down().to_bits(),
-    ])
+    Ok(FillParams {
+        offset: lo,
+        scale: width,
+        hi,
+        below_hi: hi.next_down(),
+        ..FillParams::default()
+    })
 }
 
-fn normal_params(op: &'static str, mean: f32, std_dev: f32) -> Result<[u32; 4]> {
+fn normal_params(op: &'static str, mean: f32, std_dev: f32) -> Result<FillParams> {
     if !(mean.is_finite() && std_dev.is_finite() && std_dev >= 0.0) {
         return Err(Error::InvalidArgument {
             op,
@@ -649,7 +672,11 @@ fn normal_params(op: &'static str, mean: f32, std_dev: f32) -> Result<[u32; 4]> 
             ),
         });
     }
-    Ok([mean.to_bits(), std_dev.to_bits(), 0, 0])
+    Ok(FillParams {
+        offset: mean,
+        scale: std_dev,
+        ..FillParams::default()
+    })
 }
 
 /// The CPU twins of every generator and conversion, bit-exact with [`RANDOM_WGSL`]

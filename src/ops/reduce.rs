@@ -9,20 +9,17 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
-use crate::dispatch::{
-    Step, chunks, encode_steps, pow2_workgroup_size, units_per_binding, workgroup_grid,
-};
+use crate::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
 use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
+use crate::ops::kernel::{Access, Args, KernelScalar, Pieces, Plan, VecArg, read_only_args};
 use crate::pipeline::{PipelineKey, render};
-use crate::vec::{GpuVec, LANES, Scratch};
+use crate::record::{Res, Work};
+use crate::vec::{GpuVec, LANES};
 
 const REDUCE_WGSL: &str = include_str!("../../wgsl/reduce.wgsl");
 const TREE_WGSL: &str = include_str!("../../wgsl/reduce_tree.wgsl");
 const SUBGROUP_WGSL: &str = include_str!("../../wgsl/reduce_subgroup.wgsl");
-
-/// Size of the `Params` uniform in `wgsl/reduce.wgsl`: eight u32.
-const PARAMS_BYTES: u64 = 32;
 
 /// A reduction: how [`Ctx::reduce_with`] combines elements.
 ///
@@ -109,7 +106,7 @@ impl Ctx {
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn reduce_with<T: GpuElement>(&self, v: &GpuVec<T>, op: Reduce<T>) -> Result<T> {
-        self.reduce_start("reduce_with", v, None, &op)?
+        self.reduce_start("reduce_with", Input::Vectors(v, None), &op)?
             .wait()
             .map(first)
     }
@@ -125,7 +122,7 @@ impl Ctx {
         v: &GpuVec<T>,
         op: Reduce<T>,
     ) -> Result<T> {
-        self.reduce_start("reduce_with", v, None, &op)?
+        self.reduce_start("reduce_with", Input::Vectors(v, None), &op)?
             .wait_async()
             .await
             .map(first)
@@ -155,7 +152,7 @@ impl Ctx {
         op: Reduce<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        self.reduce_submit("reduce_with_into", v, None, &op, out)
+        self.reduce_submit("reduce_with_into", Input::Vectors(v, None), &op, out)
     }
 
     /// The dot product `sum(a[i] * b[i])` (integers wrap). Lengths must match.
@@ -168,14 +165,14 @@ impl Ctx {
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn dot<T: GpuElement>(&self, a: &GpuVec<T>, b: &GpuVec<T>) -> Result<T> {
-        self.reduce_start("dot", a, Some(b), &Reduce::Sum)?
+        self.reduce_start("dot", Input::Vectors(a, Some(b)), &Reduce::Sum)?
             .wait()
             .map(first)
     }
 
     /// Async twin of [`Ctx::dot`].
     pub async fn dot_async<T: GpuElement>(&self, a: &GpuVec<T>, b: &GpuVec<T>) -> Result<T> {
-        self.reduce_start("dot", a, Some(b), &Reduce::Sum)?
+        self.reduce_start("dot", Input::Vectors(a, Some(b)), &Reduce::Sum)?
             .wait_async()
             .await
             .map(first)
@@ -188,7 +185,48 @@ impl Ctx {
         b: &GpuVec<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        self.reduce_submit("dot_into", a, Some(b), &Reduce::Sum, out)
+        self.reduce_submit("dot_into", Input::Vectors(a, Some(b)), &Reduce::Sum, out)
+    }
+
+    /// A reduction of `expr`, a WGSL expression of type `U` evaluated for every element
+    /// `i` in `0..n`, over the vectors and scalars you name (as [`Ctx::elementwise`]'s
+    /// body sees them: element vectors as their element `i`, raw vectors whole, scalars,
+    /// device scalars, and `i` and `n`). No temporary vector is made: the reduction reads
+    /// the arguments and combines the values of `expr` as [`Ctx::reduce_with`] combines
+    /// elements, with the same order (deterministic run to run) and accuracy.
+    ///
+    /// ```
+    /// use gpuprim::Reduce;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let x = ctx.upload(&[1.0f32, -2.0, 3.0])?;
+    /// let y = ctx.upload(&[0.5f32, 0.5, 1.0])?;
+    /// let sum_of_squares: f32 = ctx.transform_reduce("x * x", Reduce::Sum).read("x", &x).run()?;
+    /// assert_eq!(sum_of_squares, 14.0);
+    /// let weighted: f32 = ctx
+    ///     .transform_reduce("w * x * y", Reduce::Sum)
+    ///     .read("x", &x)
+    ///     .read("y", &y)
+    ///     .scalar("w", 2.0f32)
+    ///     .run()?;
+    /// assert_eq!(weighted, 5.0); // 2 * (0.5 - 1.0 + 3.0)
+    /// let positive: u32 = ctx
+    ///     .transform_reduce("select(0u, 1u, x > 0.0)", Reduce::Sum)
+    ///     .read("x", &x)
+    ///     .run()?;
+    /// assert_eq!(positive, 2);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn transform_reduce<U: GpuElement>(
+        &self,
+        expr: &str,
+        op: Reduce<U>,
+    ) -> TransformReduce<'_, U> {
+        TransformReduce {
+            ctx: self,
+            expr: expr.to_string(),
+            op,
+            args: Args::new("transform_reduce"),
+        }
     }
 
     /// Records the reduction into a fresh one-element buffer and submits it together
@@ -196,11 +234,10 @@ impl Ctx {
     fn reduce_start<T: GpuElement>(
         &self,
         op: &'static str,
-        x: &GpuVec<T>,
-        y: Option<&GpuVec<T>>,
+        input: Input<'_, T>,
         reduce: &Reduce<T>,
     ) -> Result<crate::vec::ReadBack<T>> {
-        if x.is_empty() && matches!(reduce, Reduce::Min | Reduce::Max) {
+        if input.is_empty() && matches!(reduce, Reduce::Min | Reduce::Max) {
             return Err(Error::InvalidArgument {
                 op,
                 message: format!(
@@ -210,17 +247,15 @@ impl Ctx {
             });
         }
         let result = self.result_buffer((LANES * size_of::<T>()) as u64)?;
-        let (enc, scratch) = self.record_reduce(op, x, y, reduce, &result)?;
-        let read_back = self.submit_result(op, enc, result, 1);
-        drop(scratch); // back to the pool only once the work that uses it is submitted
-        read_back
+        let mut work = Work::new(self, op);
+        self.record_reduce(&mut work, input, reduce, &result)?;
+        self.submit_result(op, work.encode()?, result, 1)
     }
 
     fn reduce_submit<T: GpuElement>(
         &self,
         op: &'static str,
-        x: &GpuVec<T>,
-        y: Option<&GpuVec<T>>,
+        input: Input<'_, T>,
         reduce: &Reduce<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
@@ -231,144 +266,322 @@ impl Ctx {
                 message: "the output vector has 0 elements; the result goes to element 0, pass a vector of length >= 1".into(),
             });
         }
-        let (enc, scratch) = self.record_reduce(op, x, y, reduce, &out.buffer)?;
-        self.submit(op, enc)?;
-        drop(scratch);
-        Ok(())
+        let mut work = Work::new(self, op);
+        self.record_reduce(&mut work, input, reduce, &out.buffer)?;
+        work.submit()
     }
 
-    /// Records both passes into a new encoder; the result lands in element 0 of `result`.
-    /// The partials scratch buffer comes back with the encoder: keep it until it is submitted.
+    /// Adds both passes to `work`; the result lands in element 0 of `result`.
     fn record_reduce<T: GpuElement>(
         &self,
-        op: &'static str,
-        x: &GpuVec<T>,
-        y: Option<&GpuVec<T>>,
+        work: &mut Work<'_>,
+        input: Input<'_, T>,
         reduce: &Reduce<T>,
         result: &wgpu::Buffer,
-    ) -> Result<(wgpu::CommandEncoder, Scratch)> {
-        let mut owners = vec![&x.ctx];
-        if let Some(y) = y {
-            check_len(op, ("a", x.len()), ("b", y.len()))?;
-            owners.push(&y.ctx);
-        }
-        self.check_owned(op, &owners)?;
+    ) -> Result<()> {
+        let op = work.op();
         let spec = Spec::new(self, reduce)?;
         let wg = pow2_workgroup_size(self, 256);
-        let key = PipelineKey {
-            op: if y.is_some() { "dot" } else { "reduce" },
-            element: T::WGSL,
-            workgroup_size: wg,
-            variant: format!(
-                "{}{}",
-                spec.name,
-                if spec.subgroup_op.is_some() {
-                    "+subgroup"
-                } else {
-                    ""
-                }
-            ),
-            code: spec.code.clone(),
-        };
         let finish_wg = finish_workgroup_size(self, wg);
-        let source = || spec.render::<T>(wg, finish_wg, y.is_some());
-        let partials_kernel = self.kernel_entry(key.clone(), "partials_main", source)?;
-        let finish_kernel = self.kernel_entry(key, "finish_main", source)?;
+        let (partials_kernel, finish_kernel) = match &input {
+            Input::Vectors(x, y) => {
+                let mut owners = vec![&x.ctx];
+                if let Some(y) = y {
+                    check_len(op, ("a", x.len()), ("b", y.len()))?;
+                    owners.push(&y.ctx);
+                }
+                self.check_owned(op, &owners)?;
+                let key = PipelineKey {
+                    op: if y.is_some() { "dot" } else { "reduce" },
+                    element: T::WGSL,
+                    workgroup_size: wg,
+                    variant: spec.variant(),
+                    code: spec.code.clone(),
+                };
+                let inputs = vector_inputs(y.is_some());
+                let source = || spec.render::<T>(wg, finish_wg, T::ENABLE, &inputs);
+                (
+                    self.kernel_entry(key.clone(), "partials_main", source)?,
+                    self.kernel_entry(key, "finish_main", source)?,
+                )
+            }
+            Input::Expression { expr, plan } => {
+                let key = PipelineKey {
+                    op: "transform_reduce",
+                    element: T::WGSL,
+                    workgroup_size: wg,
+                    variant: format!("{}|{}|{}", spec.variant(), plan.signature(), spec.code),
+                    code: expr.to_string(),
+                };
+                let pieces = plan.pieces(EXPRESSION_FIRST_BINDING);
+                let enable = [T::ENABLE, pieces.enable.as_str()].join("\n");
+                let source = |code: &str| {
+                    let inputs = expression_inputs(&pieces, plan.vectors(), code);
+                    spec.render::<T>(wg, finish_wg, &enable, &inputs)
+                };
+                (
+                    self.kernel_checked(key.clone(), "partials_main", op, "T()", source)?,
+                    self.kernel_checked(key, "finish_main", op, "T()", source)?,
+                )
+            }
+        };
 
-        // One parameter slot per binding window, then one for the finishing pass.
-        let unit_bytes = (LANES * size_of::<T>()) as u64;
-        let tail = (x.len() % LANES) as u32;
-        let windows: Vec<_> = chunks(x.lanes4(), units_per_binding(self, unit_bytes)).collect();
+        // One parameter block per binding window, then one for the finishing pass.
+        let n = input.len() as u64;
+        let units = n.div_ceil(LANES as u64);
+        let unit_sizes = input.unit_sizes();
+        let per_window = if unit_sizes.is_empty() {
+            units.max(1)
+        } else {
+            units_per_window(self, &unit_sizes)
+        };
+        let windows: Vec<_> = chunks(units, per_window).collect();
+        let tail = (n % LANES as u64) as u32;
         let cap = partial_groups_cap(self, finish_wg);
-        let mut params = Vec::with_capacity(windows.len() + 1);
+        let mut params = Vec::with_capacity(windows.len());
         let mut base = 0u32;
         for (i, w) in windows.iter().enumerate() {
             let last = i + 1 == windows.len();
-            let full = w.units as u32 - u32::from(last && tail != 0);
-            let groups = full.div_ceil(wg).clamp(1, cap);
-            params.push([full, if last { tail } else { 0 }, groups, base, 0, 0, 0, 0]);
+            let full_units = w.units as u32 - u32::from(last && tail != 0);
+            let groups = full_units.div_ceil(wg).clamp(1, cap);
+            params.push(ReduceParams {
+                full_units,
+                tail: if last { tail } else { 0 },
+                groups,
+                base,
+                ..ReduceParams::default()
+            });
             base += groups;
         }
         // One workgroup in all: it writes the result, and there is no second pass.
         let direct = base == 1;
         if direct {
-            params[0][5] = 1;
+            params[0].direct = 1;
         }
-        params.push([base, 0, 1, 0, 0, 0, 0, 0]);
-        let grids = params[..windows.len()]
-            .iter()
-            .map(|p| workgroup_grid(u64::from(p[2]), self.info().max_workgroups_per_dimension))
-            .collect::<Result<Vec<_>>>()?;
-
-        let slot =
-            u64::from(self.info().limits.min_uniform_buffer_offset_alignment).max(PARAMS_BYTES);
-        let mut bytes = vec![0u8; (slot * params.len() as u64) as usize];
-        for (i, p) in params.iter().enumerate() {
-            let at = i * slot as usize;
-            bytes[at..at + PARAMS_BYTES as usize].copy_from_slice(bytemuck::bytes_of(p));
-        }
-        let param_buffer = self.uniform_constant(&bytes)?;
-        let partials = self.scratch(
+        let partials = work.keep(self.scratch(
             "reduce partials",
             spec.accumulator_bytes * u64::from(base.max(1)),
             wgpu::BufferUsages::STORAGE,
-        )?;
-
-        let param_at = |i: usize| {
-            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &param_buffer,
-                offset: slot * i as u64,
-                size: wgpu::BufferSize::new(PARAMS_BYTES),
-            })
-        };
-        let partial_steps = windows
-            .iter()
-            .zip(&grids)
-            .enumerate()
-            .map(|(i, (w, grid))| {
-                let (offset, size) = w.byte_range(unit_bytes);
-                let window = |buffer| {
-                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer,
-                        offset,
-                        size: Some(size),
-                    })
-                };
-                let mut entries = vec![
-                    entry(0, param_at(i)),
-                    entry(1, partials.as_entire_binding()),
-                    entry(2, window(&x.buffer)),
-                    entry(4, result.as_entire_binding()),
-                ];
-                if let Some(y) = y {
-                    entries.push(entry(3, window(&y.buffer)));
+        )?);
+        for (w, p) in windows.iter().zip(&params) {
+            let grid = workgroup_grid(
+                u64::from(p.groups),
+                self.info().max_workgroups_per_dimension,
+            )?;
+            let block = work.params(p);
+            let expression_block = match &input {
+                Input::Expression { plan, .. } => Some(work.params_words(&plan.params([
+                    (w.offset_units * LANES as u64) as u32,
+                    n as u32,
+                    w.units as u32,
+                    0,
+                ]))),
+                Input::Vectors(..) => None,
+            };
+            let d = work.dispatch(&partials_kernel, grid);
+            d.bind(0, block)
+                .bind(1, Res::whole(&partials))
+                .bind(4, Res::whole(result));
+            match &input {
+                Input::Vectors(x, y) => {
+                    let (offset, size) = w.byte_range(unit_bytes::<T>());
+                    d.bind(2, Res::range(&x.buffer, offset, size.get()));
+                    if let Some(y) = y {
+                        d.bind(3, Res::range(&y.buffer, offset, size.get()));
+                    }
                 }
-                Step {
-                    kernel: &partials_kernel,
-                    entries,
-                    grid: *grid,
+                Input::Expression { plan, .. } => {
+                    plan.bind(d, EXPRESSION_FIRST_BINDING, Some(w));
+                    if let Some(b) = expression_block {
+                        d.bind(EXPRESSION_FIRST_BINDING + plan.vectors(), b);
+                    }
                 }
+            }
+        }
+        if !direct {
+            let block = work.params(&ReduceParams {
+                full_units: base,
+                groups: 1,
+                ..ReduceParams::default()
             });
-        let finish_step = (!direct).then(|| Step {
-            kernel: &finish_kernel,
-            entries: vec![
-                entry(0, param_at(windows.len())),
-                entry(1, partials.as_entire_binding()),
-                entry(4, result.as_entire_binding()),
-            ],
-            grid: [1, 1, 1],
-        });
-        let enc = encode_steps(self, op, partial_steps.chain(finish_step))?;
-        Ok((enc, partials))
+            work.dispatch(&finish_kernel, [1, 1, 1])
+                .bind(0, block)
+                .bind(1, Res::whole(&partials))
+                .bind(4, Res::whole(result));
+        }
+        Ok(())
     }
+}
+
+/// A reduction of an expression over named arguments, made by
+/// [`Ctx::transform_reduce`]; add its arguments, then run it.
+///
+/// Mistakes in the arguments are returned by the `run` methods, as for
+/// [`Elementwise`](crate::Elementwise).
+#[must_use = "a reduction does nothing until it is run"]
+pub struct TransformReduce<'a, U: GpuElement> {
+    ctx: &'a Ctx,
+    expr: String,
+    op: Reduce<U>,
+    args: Args<'a>,
+}
+
+impl<U: GpuElement> std::fmt::Debug for TransformReduce<'_, U> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TransformReduce")
+            .field("expr", &self.expr)
+            .field("op", &self.op)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, U: GpuElement> TransformReduce<'a, U> {
+    read_only_args!();
+
+    /// The reduction, read back (blocking).
+    ///
+    /// # Errors
+    /// As [`Elementwise::run`](crate::Elementwise::run) for the arguments and the
+    /// expression, and as [`Ctx::reduce_with`] for the operator (`Min`/`Max` over no
+    /// elements).
+    pub fn run(self) -> Result<U> {
+        let ctx = self.ctx;
+        let plan = self.args.plan(ctx)?;
+        let input = Input::Expression {
+            expr: &self.expr,
+            plan,
+        };
+        ctx.reduce_start("transform_reduce", input, &self.op)?
+            .wait()
+            .map(first)
+    }
+
+    /// Async twin of [`TransformReduce::run`].
+    pub async fn run_async(self) -> Result<U> {
+        let ctx = self.ctx;
+        let plan = self.args.plan(ctx)?;
+        let input = Input::Expression {
+            expr: &self.expr,
+            plan,
+        };
+        ctx.reduce_start("transform_reduce", input, &self.op)?
+            .wait_async()
+            .await
+            .map(first)
+    }
+
+    /// The reduction into `out[0]` on the device, without waiting (an empty run writes
+    /// the operator's identity).
+    pub fn run_into(self, out: &mut GpuVec<U>) -> Result<()> {
+        let ctx = self.ctx;
+        let plan = self.args.plan(ctx)?;
+        let input = Input::Expression {
+            expr: &self.expr,
+            plan,
+        };
+        ctx.reduce_submit("transform_reduce", input, &self.op, out)
+    }
+}
+
+/// The first binding of a transform-reduce's arguments (after the reduction's own).
+const EXPRESSION_FIRST_BINDING: u32 = 5;
+
+/// What a reduction reads.
+enum Input<'v, T: GpuElement> {
+    /// `x` (reduce) or `x * y` (dot).
+    Vectors(&'v GpuVec<T>, Option<&'v GpuVec<T>>),
+    /// An expression over kernel arguments (transform_reduce).
+    Expression { expr: &'v str, plan: Plan<'v> },
+}
+
+impl<T: GpuElement> Input<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            Input::Vectors(x, _) => x.len(),
+            Input::Expression { plan, .. } => plan.n,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of a vec4 unit of each windowed input.
+    fn unit_sizes(&self) -> Vec<u64> {
+        match self {
+            Input::Vectors(..) => vec![unit_bytes::<T>()],
+            Input::Expression { plan, .. } => plan.unit_sizes(),
+        }
+    }
+}
+
+fn unit_bytes<T: GpuElement>() -> u64 {
+    (LANES * size_of::<T>()) as u64
+}
+
+/// The inputs of reduce and dot: `x` at binding 2, `y` at 3.
+fn vector_inputs(dot: bool) -> String {
+    let mut s = String::from("@group(0) @binding(2) var<storage, read> gp_x: array<vec4<T>>;\n");
+    if dot {
+        s.push_str("@group(0) @binding(3) var<storage, read> gp_y: array<vec4<T>>;\n");
+        s.push_str("fn gp_unit(u: u32) -> vec4<T> {\n    return gp_x[u] * gp_y[u];\n}\n");
+    } else {
+        s.push_str("fn gp_unit(u: u32) -> vec4<T> {\n    return gp_x[u];\n}\n");
+    }
+    s
+}
+
+/// The inputs of a transform-reduce: the arguments' bindings, their parameter block
+/// after them, the user's expression as `gp_user_expr` and `gp_unit` evaluating it on the
+/// four elements of a unit.
+fn expression_inputs(p: &Pieces, vectors: u32, expr: &str) -> String {
+    let lane = |l: &str, offset: &str| {
+        format!(
+            "gp_user_expr(base{offset}, gp_params.n{})",
+            p.expr_lane_args.replace("{L}", l)
+        )
+    };
+    format!(
+        "{bindings}\
+         struct GpParams {{\n    first: u32,\n    n: u32,\n    units: u32,\n    _pad: u32,\n{fields}}}\n\
+         @group(0) @binding({params}) var<uniform> gp_params: GpParams;\n\
+         fn gp_user_expr(i: u32, n: u32{in_params}) -> T {{\n{prelude}    return ({expr});\n}}\n\
+         fn gp_unit(u: u32) -> vec4<T> {{\n{loads}    let base = gp_params.first + 4u * u;\n    \
+         return vec4<T>({x}, {y}, {z}, {w});\n}}\n",
+        bindings = p.bindings,
+        fields = p.scalar_fields,
+        params = EXPRESSION_FIRST_BINDING + vectors,
+        in_params = p.in_params,
+        prelude = p.prelude,
+        loads = p.loads,
+        x = lane("x", ""),
+        y = lane("y", " + 1u"),
+        z = lane("z", " + 2u"),
+        w = lane("w", " + 3u"),
+    )
+}
+
+/// The parameter block of `wgsl/reduce.wgsl` (`struct Params` there).
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct ReduceParams {
+    /// Whole vec4 units in this binding window (the finishing pass: partials to combine).
+    full_units: u32,
+    /// Valid elements (0..3) in the unit after them.
+    tail: u32,
+    /// Workgroups that take part; the surplus ones of a folded grid return.
+    groups: u32,
+    /// Where this window's partials go.
+    base: u32,
+    /// Always 0, which the compiler cannot know (see the compensated sum).
+    opaque_zero: u32,
+    /// 1: the only workgroup of the first pass writes the result.
+    direct: u32,
+    _pad: [u32; 2],
 }
 
 fn first<T: Copy>(v: Vec<T>) -> T {
     v[0]
-}
-
-fn entry(binding: u32, resource: wgpu::BindingResource<'_>) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry { binding, resource }
 }
 
 /// Threads of the finishing pass, which combines the partials: as many as the device
@@ -417,10 +630,10 @@ impl Spec {
             accumulator: t.to_string(),
             accumulator_bytes: size_of::<T>() as u64,
             functions: format!(
-                "fn identity() -> A {{ return {}; }}\n\
-                 fn lift(x: T) -> A {{ return x; }}\n\
-                 fn combine(a: A, b: A) -> A {{ return {combine}; }}\n\
-                 fn finish(a: A) -> T {{ return a; }}\n",
+                "fn gp_identity() -> A {{ return {}; }}\n\
+                 fn gp_lift(x: T) -> A {{ return x; }}\n\
+                 fn gp_combine(a: A, b: A) -> A {{ return {combine}; }}\n\
+                 fn gp_finish(a: A) -> T {{ return a; }}\n",
                 identity.wgsl_literal()
             ),
             // Subgroup arithmetic is defined for the 32-bit types.
@@ -438,17 +651,17 @@ impl Spec {
                 // has no "precise" from WGSL) and fold (a + b) - a into b, which turns
                 // two-sum into a plain sum. Passing the intermediates through an
                 // identity the compiler cannot see (xor with a uniform zero) keeps them.
-                functions: "fn identity() -> A { return A(); }\n\
-                            fn lift(x: T) -> A { return A(x, 0.0); }\n\
-                            fn opaque(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ params.opaque_zero); }\n\
+                functions: "fn gp_identity() -> A { return A(); }\n\
+                            fn gp_lift(x: T) -> A { return A(x, 0.0); }\n\
+                            fn gp_opaque(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ gp_reduce.opaque_zero); }\n\
                             // Knuth's two-sum: s + e is exactly p.x + q.x.\n\
-                            fn combine(p: A, q: A) -> A {\n\
-                            \x20   let s = opaque(p.x + q.x);\n\
-                            \x20   let v = opaque(s - p.x);\n\
+                            fn gp_combine(p: A, q: A) -> A {\n\
+                            \x20   let s = gp_opaque(p.x + q.x);\n\
+                            \x20   let v = gp_opaque(s - p.x);\n\
                             \x20   let e = (p.x - (s - v)) + (q.x - v);\n\
                             \x20   return A(s, (p.y + q.y) + e);\n\
                             }\n\
-                            fn finish(a: A) -> T { return a.x + a.y; }\n"
+                            fn gp_finish(a: A) -> T { return a.x + a.y; }\n"
                     .to_string(),
                 subgroup_op: None,
                 code: String::new(),
@@ -468,10 +681,10 @@ impl Spec {
                     name: "sum-wide",
                     accumulator: "f64".into(),
                     accumulator_bytes: 8,
-                    functions: "fn identity() -> A { return A(); }\n\
-                                fn lift(x: T) -> A { return A(x); }\n\
-                                fn combine(a: A, b: A) -> A { return a + b; }\n\
-                                fn finish(a: A) -> T { return T(a); }\n"
+                    functions: "fn gp_identity() -> A { return A(); }\n\
+                                fn gp_lift(x: T) -> A { return A(x); }\n\
+                                fn gp_combine(a: A, b: A) -> A { return a + b; }\n\
+                                fn gp_finish(a: A) -> T { return T(a); }\n"
                         .to_string(),
                     subgroup_op: None,
                     code: String::new(),
@@ -491,7 +704,8 @@ impl Spec {
         })
     }
 
-    fn render<T: GpuElement>(&self, wg: u32, finish_wg: u32, dot: bool) -> String {
+    /// `wgsl/reduce.wgsl` with this operator and `inputs` (bindings and `gp_unit`).
+    fn render<T: GpuElement>(&self, wg: u32, finish_wg: u32, enable: &str, inputs: &str) -> String {
         let workgroup_reduce = match self.subgroup_op {
             Some(op) => render(SUBGROUP_WGSL, &[("SUBGROUP_OP", op)]),
             None => TREE_WGSL.to_string(),
@@ -500,15 +714,25 @@ impl Spec {
         render(
             REDUCE_WGSL,
             &[
-                ("ENABLE", T::ENABLE),
+                ("ENABLE", enable),
                 ("T", T::WGSL),
                 ("A", &self.accumulator),
                 ("OP", &self.functions),
-                ("UNIT", if dot { "x[u] * y[u]" } else { "x[u]" }),
+                ("INPUTS", inputs),
                 ("WORKGROUP_REDUCE", &workgroup_reduce),
                 ("WG", &wg),
                 ("FINISH_WG", &finish_wg),
             ],
         )
+    }
+
+    /// The key's variant: the operator's name and workgroup step.
+    fn variant(&self) -> String {
+        let step = if self.subgroup_op.is_some() {
+            "+subgroup"
+        } else {
+            ""
+        };
+        format!("{}{step}", self.name)
     }
 }

@@ -15,13 +15,14 @@
 
 use crate::context::{Ctx, check_len};
 use crate::dispatch::{
-    Chunk, Step, chunks, encode_steps, pow2_workgroup_size, record_steps, storage_alignment,
-    submit_steps, units_per_window, units_within, workgroup_grid,
+    Chunk, chunks, pow2_workgroup_size, storage_alignment, units_per_window, units_within,
+    workgroup_grid,
 };
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::pipeline::{Kernel, PipelineKey, render};
-use crate::vec::{GpuVec, LANES, Scratch};
+use crate::record::{Res, Work};
+use crate::vec::{GpuVec, LANES};
 use std::sync::Arc;
 
 const SCAN_WGSL: &str = include_str!("../../wgsl/scan.wgsl");
@@ -30,9 +31,6 @@ const SUBGROUP_WGSL: &str = include_str!("../../wgsl/scan_subgroup.wgsl");
 const TREE_WGSL: &str = include_str!("../../wgsl/scan_tree.wgsl");
 const LOOK_BACK_WGSL: &str = include_str!("../../wgsl/scan_lookback.wgsl");
 const LOOK_BACK_SUBGROUP_WGSL: &str = include_str!("../../wgsl/scan_lookback_subgroup.wgsl");
-
-/// Words of the `Params` uniform in `wgsl/scan.wgsl`.
-const PARAMS_WORDS: usize = 12;
 
 /// Probes of a predecessor's status before a workgroup reduces that tile itself.
 const SPIN: u32 = 64;
@@ -227,18 +225,16 @@ impl Ctx {
             return Ok(());
         }
         // Each window's output is the same window of `out`.
-        let (enc, scratch) =
-            self.record_windows::<T, T>(op, &program, scan.algorithm, v, &out.buffer, |w| {
-                let (offset, size) = w.byte_range(unit_bytes::<T>());
-                OutRange {
-                    offset,
-                    size: size.get(),
-                    out_base: 0,
-                }
-            })?;
-        self.submit(op, enc)?;
-        drop(scratch);
-        Ok(())
+        let mut work = Work::new(self, op);
+        self.record_windows::<T, T>(&mut work, &program, scan.algorithm, v, &out.buffer, |w| {
+            let (offset, size) = w.byte_range(unit_bytes::<T>());
+            OutRange {
+                offset,
+                size: size.get(),
+                out_base: 0,
+            }
+        })?;
+        work.submit()
     }
 
     /// The elements of `v` for which the WGSL predicate `predicate` (an expression in `x`
@@ -303,9 +299,9 @@ impl Ctx {
             // The output fits one binding: one recording straight into a vector sized for
             // the input; the count comes back with the result.
             let mut out = self.zeros::<O>(v.len())?;
-            let (enc, scratch) = self.compact_record(op, &program, v, &out)?;
-            let count = self.submit_read_back::<u32>(op, enc, &scratch.total, 1)?;
-            drop(scratch);
+            let mut work = Work::new(self, op);
+            let total = self.compact_record(&mut work, &program, v, &out)?;
+            let count = self.submit_read_back::<u32>(op, work.encode()?, &total, 1)?;
             out.len = count.wait()?[0] as usize;
             return Ok(out);
         }
@@ -324,26 +320,22 @@ impl Ctx {
         let kernels = program.kernels(self, ScanAlgorithm::ReduceThenScan)?;
         let (layout, mut params) = self.rts_layout(&kernels, n, &windows, None)?;
         let counts = {
-            let partials = self.scratch(
+            let mut work = Work::new(self, op);
+            let partials = work.keep(self.scratch(
                 "compact counts",
                 4 * u64::from(layout.total_groups),
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            )?;
-            let uniform = self.params_uniform(&params)?;
-            let steps = windows.iter().enumerate().map(|(i, w)| Step {
-                kernel: &kernels.upsweep,
-                entries: vec![
-                    uniform.entry(0, i),
-                    window_entry(1, &v.buffer, w, in_unit),
-                    whole(3, &partials),
-                ],
-                grid: layout.grids[i],
-            });
-            let enc = encode_steps(self, op, steps)?;
-            let read =
-                self.submit_read_back::<u32>(op, enc, &partials, layout.total_groups as usize)?;
-            drop(partials);
-            read.wait()?
+            )?);
+            for (i, w) in windows.iter().enumerate() {
+                let block = work.params(&params[i]);
+                work.dispatch(&kernels.upsweep, layout.grids[i])
+                    .bind(0, block)
+                    .bind(1, window(&v.buffer, w, in_unit))
+                    .bind(3, Res::whole(&partials));
+            }
+            let enc = work.encode()?;
+            self.submit_read_back::<u32>(op, enc, &partials, layout.total_groups as usize)?
+                .wait()?
         };
         let mut offsets = Vec::with_capacity(counts.len() + 1);
         let mut total = 0u64;
@@ -374,41 +366,36 @@ impl Ctx {
                 })
             })
             .collect();
-        for (i, range) in outs.iter().enumerate() {
-            if let Some(range) = range {
-                params[windows.len() + 1 + i][9] = range.out_base;
-            }
-        }
         let offsets = self.upload(&offsets)?;
-        let uniform = self.params_uniform(&params)?;
-        let steps = windows.iter().enumerate().filter_map(|(i, w)| {
-            let range = outs[i].as_ref()?;
-            Some(Step {
-                kernel: &kernels.downsweep,
-                entries: vec![
-                    uniform.entry(0, i + windows.len() + 1),
-                    window_entry(1, &v.buffer, w, in_unit),
-                    range.entry(2, &out.buffer),
-                    whole(4, &offsets.buffer),
-                ],
-                grid: layout.grids[i],
-            })
-        });
-        submit_steps(self, op, steps)?;
+        let mut work = Work::new(self, op);
+        for (i, w) in windows.iter().enumerate() {
+            let Some(range) = &outs[i] else {
+                continue;
+            };
+            let p = &mut params[windows.len() + 1 + i];
+            p.out_base = range.out_base;
+            let block = work.params(p);
+            work.dispatch(&kernels.downsweep, layout.grids[i])
+                .bind(0, block)
+                .bind(1, window(&v.buffer, w, in_unit))
+                .bind(2, range.res(&out.buffer))
+                .bind(4, Res::whole(&offsets.buffer));
+        }
+        work.submit()?;
         Ok(out)
     }
 
-    /// Records a compaction of `v` into `out` (whose padded elements fit one binding,
-    /// with room for all of `v`); the count lands in the scratch's `total`.
+    /// Adds a compaction of `v` into `out` (whose padded elements fit one binding, with
+    /// room for all of `v`) to `work`; returns the buffer the count lands in.
     fn compact_record<T: GpuElement, O: GpuElement>(
         &self,
-        op: &'static str,
+        work: &mut Work<'_>,
         program: &Program,
         v: &GpuVec<T>,
         out: &GpuVec<O>,
-    ) -> Result<(wgpu::CommandEncoder, ScanScratch)> {
+    ) -> Result<wgpu::Buffer> {
         // Every window writes anywhere in the whole of `out`.
-        self.record_windows::<T, u32>(op, program, ScanAlgorithm::Auto, v, &out.buffer, |_| {
+        self.record_windows::<T, u32>(work, program, ScanAlgorithm::Auto, v, &out.buffer, |_| {
             OutRange {
                 offset: 0,
                 size: out.padded_bytes(),
@@ -417,21 +404,21 @@ impl Ctx {
         })
     }
 
-    /// Cuts `v` into binding windows, picks the algorithm for scanned type `A` and
-    /// records the scan of every window into a new encoder; `out_range` says which part
-    /// of `out` a window's output binding covers.
+    /// Cuts `v` into binding windows, picks the algorithm for scanned type `A` and adds
+    /// the scan of every window to `work`; `out_range` says which part of `out` a
+    /// window's output binding covers. Returns the buffer holding the scan's total.
     fn record_windows<T: GpuElement, A: GpuElement>(
         &self,
-        op: &'static str,
+        work: &mut Work<'_>,
         program: &Program,
         requested: ScanAlgorithm,
         v: &GpuVec<T>,
         out: &wgpu::Buffer,
         out_range: impl Fn(&Chunk) -> OutRange,
-    ) -> Result<(wgpu::CommandEncoder, ScanScratch)> {
+    ) -> Result<wgpu::Buffer> {
         let windows: Vec<Chunk> =
             chunks(v.lanes4(), units_per_window(self, &[unit_bytes::<T>()])).collect();
-        let algorithm = self.choose_scan::<A>(op, requested, program, &windows)?;
+        let algorithm = self.choose_scan::<A>(work.op(), requested, program, &windows)?;
         let kernels = program.kernels(self, algorithm)?;
         let outs: Vec<_> = windows.iter().map(|w| Some(out_range(w))).collect();
         let io = Io {
@@ -441,7 +428,7 @@ impl Ctx {
             out,
             outs: &outs,
         };
-        self.record_scan(op, &kernels, algorithm, &io)
+        self.record_scan(work, &kernels, algorithm, &io)
     }
 
     /// [`Ctx::compact`] without waiting: the kept elements go to the front of `out`
@@ -522,18 +509,14 @@ impl Ctx {
             program.kernels(self, algorithm)?;
             // In the command stream (not `queue.write_buffer`, which would overtake
             // calls still held for batching).
-            let mut enc = self
-                .inner
-                .device
-                .create_command_encoder(&Default::default());
-            enc.clear_buffer(&count.buffer, 0, Some(4));
-            return self.submit(op, enc);
+            let mut work = Work::new(self, op);
+            work.clear(&count.buffer, 0, Some(4));
+            return work.submit();
         }
-        let (mut enc, scratch) = self.compact_record(op, &program, v, out)?;
-        enc.copy_buffer_to_buffer(&scratch.total, 0, &count.buffer, 0, 4);
-        self.submit(op, enc)?;
-        drop(scratch);
-        Ok(())
+        let mut work = Work::new(self, op);
+        let total = self.compact_record(&mut work, &program, v, out)?;
+        work.copy((&total, 0), (&count.buffer, 0), 4);
+        work.submit()
     }
 
     /// The algorithm for a scan of `T` over `windows`.
@@ -572,161 +555,108 @@ impl Ctx {
         }
     }
 
-    /// Records a whole scan into a new encoder. The returned scratch buffers must live
-    /// until the encoder is submitted; `total` holds the combination of all elements
-    /// afterwards.
+    /// Adds a whole scan to `work`; returns the buffer that holds the combination of all
+    /// elements afterwards.
     fn record_scan(
         &self,
-        op: &'static str,
+        work: &mut Work<'_>,
         kernels: &Kernels,
         algorithm: ScanAlgorithm,
         io: &Io<'_>,
-    ) -> Result<(wgpu::CommandEncoder, ScanScratch)> {
-        let mut encoder = self
-            .inner
-            .device
-            .create_command_encoder(&Default::default());
-        let enc = &mut encoder;
+    ) -> Result<wgpu::Buffer> {
         let a_bytes = kernels.a_bytes;
-        let total = self.scratch(
+        let total = work.keep(self.scratch(
             "scan total",
             a_bytes,
             wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
-        )?;
+        )?);
         let in_unit = kernels.in_unit;
         let windows = io.windows;
         let last = windows.len() - 1;
         if algorithm == ScanAlgorithm::SinglePass {
             let counters = status_counters(windows.len());
-            let mut params = Vec::with_capacity(windows.len());
-            let mut grids = Vec::with_capacity(windows.len());
-            let mut first_tile = 0u64;
-            for (i, w) in windows.iter().enumerate() {
-                let tiles = w.units.div_ceil(u64::from(kernels.tile_units));
-                let out_base = io.outs[i].as_ref().map_or(0, |r| r.out_base);
-                let (first, count) = window_elems(w, io.n);
-                params.push([
-                    count as u32,
-                    w.units as u32,
-                    tiles as u32,
-                    0,
-                    0,
-                    first_tile as u32,
-                    i as u32,
-                    counters as u32,
-                    first as u32,
-                    out_base,
-                    u32::from(i == last),
-                    0,
-                ]);
-                grids.push(workgroup_grid(
-                    tiles,
-                    self.info().max_workgroups_per_dimension,
-                )?);
-                first_tile += tiles;
-            }
             let (_, status_bytes) = status_size(windows, kernels.tile_units);
-            let status = self.scratch(
+            let status = work.keep(self.scratch(
                 "scan tile status",
                 status_bytes,
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            )?;
-            let uniform = self.params_uniform(&params)?;
+            )?);
+            work.clear(&status, 0, Some(status_bytes));
             let chained = kernels.chained.as_ref().expect("single pass compiled");
-            let steps = windows.iter().enumerate().filter_map(|(i, w)| {
-                let range = io.outs[i].as_ref()?;
-                Some(Step {
-                    kernel: chained,
-                    entries: vec![
-                        uniform.entry(0, i),
-                        window_entry(1, io.input, w, in_unit),
-                        range.entry(2, io.out),
-                        whole(4, &total),
-                        sized(5, &status, status_bytes),
-                    ],
-                    grid: grids[i],
-                })
-            });
-            self.capture(op, || {
-                enc.clear_buffer(&status, 0, Some(status_bytes));
-                record_steps(self, op, enc, steps);
-            })?;
-            return Ok((
-                encoder,
-                ScanScratch {
-                    total,
-                    _others: vec![status],
-                },
-            ));
+            let mut first_tile = 0u64;
+            for (i, w) in windows.iter().enumerate() {
+                let tiles = w.units.div_ceil(u64::from(kernels.tile_units));
+                let grid = workgroup_grid(tiles, self.info().max_workgroups_per_dimension)?;
+                let (first, count) = window_elems(w, io.n);
+                let block = work.params(&ScanParams {
+                    n: count as u32,
+                    units: w.units as u32,
+                    tiles: tiles as u32,
+                    base: first_tile as u32,
+                    window: i as u32,
+                    counters: counters as u32,
+                    first_elem: first as u32,
+                    out_base: io.outs[i].as_ref().map_or(0, |r| r.out_base),
+                    last: u32::from(i == last),
+                    ..ScanParams::default()
+                });
+                first_tile += tiles;
+                let Some(range) = &io.outs[i] else {
+                    continue;
+                };
+                work.dispatch(chained, grid)
+                    .bind(0, block)
+                    .bind(1, window(io.input, w, in_unit))
+                    .bind(2, range.res(io.out))
+                    .bind(4, Res::whole(&total))
+                    .bind(5, Res::range(&status, 0, status_bytes));
+            }
+            return Ok(total);
         }
         let (layout, params) = self.rts_layout(kernels, io.n, windows, Some(io))?;
-        let partials = self.scratch(
+        let partials = work.keep(self.scratch(
             "scan partials",
             a_bytes * u64::from(layout.total_groups),
             wgpu::BufferUsages::STORAGE,
-        )?;
+        )?);
         let offsets_bytes = a_bytes * (u64::from(layout.total_groups) + 1);
-        let offsets = self.scratch(
+        let offsets = work.keep(self.scratch(
             "scan offsets",
             offsets_bytes,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        )?;
-        let uniform = self.params_uniform(&params)?;
-        let mut steps: Vec<Step> = windows
-            .iter()
-            .enumerate()
-            .map(|(i, w)| Step {
-                kernel: &kernels.upsweep,
-                entries: vec![
-                    uniform.entry(0, i),
-                    window_entry(1, io.input, w, in_unit),
-                    whole(3, &partials),
-                ],
-                grid: layout.grids[i],
-            })
-            .collect();
-        steps.push(Step {
-            kernel: &kernels.spine,
-            entries: vec![
-                uniform.entry(0, windows.len()),
-                whole(3, &partials),
-                whole(4, &offsets),
-            ],
-            grid: [1, 1, 1],
-        });
+        )?);
         for (i, w) in windows.iter().enumerate() {
-            let Some(range) = io.outs[i].as_ref() else {
+            let block = work.params(&params[i]);
+            work.dispatch(&kernels.upsweep, layout.grids[i])
+                .bind(0, block)
+                .bind(1, window(io.input, w, in_unit))
+                .bind(3, Res::whole(&partials));
+        }
+        let block = work.params(&params[windows.len()]);
+        work.dispatch(&kernels.spine, [1, 1, 1])
+            .bind(0, block)
+            .bind(3, Res::whole(&partials))
+            .bind(4, Res::whole(&offsets));
+        for (i, w) in windows.iter().enumerate() {
+            let Some(range) = &io.outs[i] else {
                 continue;
             };
-            steps.push(Step {
-                kernel: &kernels.downsweep,
-                entries: vec![
-                    uniform.entry(0, windows.len() + 1 + i),
-                    window_entry(1, io.input, w, in_unit),
-                    range.entry(2, io.out),
-                    whole(4, &offsets),
-                ],
-                grid: layout.grids[i],
-            });
+            let block = work.params(&params[windows.len() + 1 + i]);
+            work.dispatch(&kernels.downsweep, layout.grids[i])
+                .bind(0, block)
+                .bind(1, window(io.input, w, in_unit))
+                .bind(2, range.res(io.out))
+                .bind(4, Res::whole(&offsets));
         }
-        self.capture(op, || {
-            record_steps(self, op, enc, steps);
-            // Compaction's count (a plain scan has no use for the total, and the copy
-            // costs its round of the GPU: 3-8 us at 2^28 on the H100).
-            if kernels.counts {
-                let at = a_bytes * u64::from(layout.total_groups);
-                enc.copy_buffer_to_buffer(&offsets, at, &total, 0, a_bytes);
-            }
-        })?;
-        Ok((
-            encoder,
-            ScanScratch {
-                total,
-                _others: vec![partials, offsets],
-            },
-        ))
+        // Compaction's count (a plain scan has no use for the total, and the copy costs
+        // its round of the GPU: 3-8 us at 2^28 on the H100).
+        if kernels.counts {
+            let at = a_bytes * u64::from(layout.total_groups);
+            work.copy((&offsets, at), (&total, 0), a_bytes);
+        }
+        Ok(total)
     }
 
     /// Workgroups and parameters of reduce-then-scan: one parameter block per window for
@@ -737,7 +667,7 @@ impl Ctx {
         n: u64,
         windows: &[Chunk],
         io: Option<&Io<'_>>,
-    ) -> Result<(RtsLayout, Vec<[u32; PARAMS_WORDS]>)> {
+    ) -> Result<(RtsLayout, Vec<ScanParams>)> {
         let max_dim = u64::from(self.info().max_workgroups_per_dimension);
         let cap = u64::from(groups_cap(self)).min(max_dim.saturating_pow(3));
         let mut layout = RtsLayout {
@@ -752,20 +682,16 @@ impl Ctx {
             let per_group = tiles.div_ceil(cap);
             let groups = tiles.div_ceil(per_group);
             let (first, count) = window_elems(w, n);
-            up.push([
-                count as u32,
-                w.units as u32,
-                tiles as u32,
-                per_group as u32,
-                groups as u32,
-                layout.total_groups,
-                0,
-                0,
-                first as u32,
-                0,
-                0,
-                0,
-            ]);
+            up.push(ScanParams {
+                n: count as u32,
+                units: w.units as u32,
+                tiles: tiles as u32,
+                tiles_per_group: per_group as u32,
+                groups: groups as u32,
+                base: layout.total_groups,
+                first_elem: first as u32,
+                ..ScanParams::default()
+            });
             layout.grids.push(workgroup_grid(
                 groups,
                 self.info().max_workgroups_per_dimension,
@@ -775,31 +701,37 @@ impl Ctx {
             layout.total_groups += groups as u32;
         }
         let mut params = up.clone();
-        let mut spine = [0u32; PARAMS_WORDS];
-        spine[4] = layout.total_groups;
-        params.push(spine);
+        params.push(ScanParams {
+            groups: layout.total_groups,
+            ..ScanParams::default()
+        });
         for (i, mut p) in up.into_iter().enumerate() {
             if let Some(range) = io.and_then(|io| io.outs[i].as_ref()) {
-                p[9] = range.out_base;
+                p.out_base = range.out_base;
             }
             params.push(p);
         }
         Ok((layout, params))
     }
+}
 
-    fn params_uniform(&self, params: &[[u32; PARAMS_WORDS]]) -> Result<ParamSlots> {
-        let align = u64::from(self.info().limits.min_uniform_buffer_offset_alignment).max(1);
-        let slot = ((PARAMS_WORDS * 4) as u64).next_multiple_of(align);
-        let mut bytes = vec![0u8; slot as usize * params.len()];
-        for (i, p) in params.iter().enumerate() {
-            let at = i * slot as usize;
-            bytes[at..at + PARAMS_WORDS * 4].copy_from_slice(bytemuck::cast_slice(p));
-        }
-        Ok(ParamSlots {
-            buffer: self.uniform_constant(&bytes)?,
-            slot,
-        })
-    }
+/// The parameter block of `wgsl/scan.wgsl` (`struct Params` there, which says what each
+/// field means to each entry point).
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct ScanParams {
+    n: u32,
+    units: u32,
+    tiles: u32,
+    tiles_per_group: u32,
+    groups: u32,
+    base: u32,
+    window: u32,
+    counters: u32,
+    first_elem: u32,
+    out_base: u32,
+    last: u32,
+    _pad: u32,
 }
 
 /// Workgroups of the reduce-then-scan passes per window.
@@ -820,15 +752,8 @@ struct OutRange {
 }
 
 impl OutRange {
-    fn entry<'a>(&self, binding: u32, buffer: &'a wgpu::Buffer) -> wgpu::BindGroupEntry<'a> {
-        wgpu::BindGroupEntry {
-            binding,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer,
-                offset: self.offset,
-                size: wgpu::BufferSize::new(self.size),
-            }),
-        }
+    fn res(&self, buffer: &wgpu::Buffer) -> Res {
+        Res::range(buffer, self.offset, self.size)
     }
 }
 
@@ -843,63 +768,10 @@ struct Io<'a> {
     outs: &'a [Option<OutRange>],
 }
 
-/// Scratch buffers of a recorded scan.
-struct ScanScratch {
-    total: Scratch,
-    _others: Vec<Scratch>,
-}
-
-struct ParamSlots {
-    buffer: wgpu::Buffer,
-    slot: u64,
-}
-
-impl ParamSlots {
-    fn entry(&self, binding: u32, i: usize) -> wgpu::BindGroupEntry<'_> {
-        wgpu::BindGroupEntry {
-            binding,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &self.buffer,
-                offset: self.slot * i as u64,
-                size: wgpu::BufferSize::new((PARAMS_WORDS * 4) as u64),
-            }),
-        }
-    }
-}
-
-fn window_entry<'a>(
-    binding: u32,
-    buffer: &'a wgpu::Buffer,
-    w: &Chunk,
-    unit: u64,
-) -> wgpu::BindGroupEntry<'a> {
+/// Window `w` of `buffer`, in units of `unit` bytes.
+fn window(buffer: &wgpu::Buffer, w: &Chunk, unit: u64) -> Res {
     let (offset, size) = w.byte_range(unit);
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset,
-            size: Some(size),
-        }),
-    }
-}
-
-fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
-    }
-}
-
-fn sized(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(bytes),
-        }),
-    }
+    Res::range(buffer, offset, size.get())
 }
 
 /// Compaction positions are u32.

@@ -1,0 +1,357 @@
+//! The one recording path: a call's GPU work as a list of commands (dispatches, buffer
+//! clears, copies) with its kernel parameters, recorded into a command encoder.
+//!
+//! Every primitive builds a [`Work`] and ends in one of three ways:
+//! - [`Work::submit`]: into a new encoder, finished with errors captured and queued (see
+//!   [`Ctx::enqueue`]: submitted at once or held for batching);
+//! - [`Work::encode`]: into a new encoder the caller adds to (a read-back's copy);
+//! - [`Work::record`]: into an encoder someone else owns and submits.
+//!
+//! Parameters are named `#[repr(C)]` structs (bytemuck `Pod`) mirrored by a WGSL struct.
+//! [`Work::params`] gives each block a slot of one uniform buffer per call, aligned to the
+//! device's uniform offset alignment. That buffer is made once per distinct content and
+//! never written again ([`Ctx::uniform_constant`]), so parameters travel with the commands
+//! that use them: nothing goes through `queue.write_buffer`, which would overtake work held
+//! for batching, and a repeated call uploads nothing.
+//!
+//! Consecutive dispatches share one compute pass (wgpu orders dispatches that write and
+//! read the same buffer); a clear or copy ends the pass.
+
+use std::sync::Arc;
+
+use crate::context::Ctx;
+use crate::error::Result;
+use crate::pipeline::Kernel;
+use crate::vec::Scratch;
+
+/// A parameter block's slot in a [`Work`]'s uniform buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Params {
+    offset: u64,
+    bytes: u64,
+}
+
+/// What a binding of a dispatch refers to. Buffers are held by handle (a reference
+/// count), so the work owns everything it records.
+#[derive(Debug, Clone)]
+pub(crate) enum Res {
+    /// `size` bytes of `buffer` from `offset` (`None`: to the end of the buffer).
+    Buffer {
+        buffer: wgpu::Buffer,
+        offset: u64,
+        size: Option<u64>,
+    },
+    /// A parameter block of this work.
+    Params(Params),
+}
+
+impl Res {
+    /// The whole buffer.
+    pub(crate) fn whole(buffer: &wgpu::Buffer) -> Self {
+        Res::Buffer {
+            buffer: buffer.clone(),
+            offset: 0,
+            size: None,
+        }
+    }
+
+    /// `size` bytes from `offset`.
+    pub(crate) fn range(buffer: &wgpu::Buffer, offset: u64, size: u64) -> Self {
+        Res::Buffer {
+            buffer: buffer.clone(),
+            offset,
+            size: Some(size),
+        }
+    }
+}
+
+impl From<Params> for Res {
+    fn from(p: Params) -> Self {
+        Res::Params(p)
+    }
+}
+
+/// How many workgroups a dispatch has.
+#[derive(Debug, Clone)]
+pub(crate) enum Grid {
+    /// Known when recording.
+    Direct([u32; 3]),
+    /// Three `u32` at `offset` of `buffer`, written by earlier work on the GPU.
+    #[allow(dead_code)] // for count-driven calls
+    Indirect(wgpu::Buffer, u64),
+}
+
+/// One dispatch: a kernel, its bindings (group 0) and its grid.
+#[derive(Debug)]
+pub(crate) struct Dispatch {
+    kernel: Arc<Kernel>,
+    bindings: Vec<(u32, Res)>,
+    grid: Grid,
+}
+
+impl Dispatch {
+    /// Binds `res` at `binding`.
+    pub(crate) fn bind(&mut self, binding: u32, res: impl Into<Res>) -> &mut Self {
+        self.bindings.push((binding, res.into()));
+        self
+    }
+}
+
+#[derive(Debug)]
+enum Command {
+    Dispatch(Dispatch),
+    Clear {
+        buffer: wgpu::Buffer,
+        offset: u64,
+        size: Option<u64>,
+    },
+    Copy {
+        src: wgpu::Buffer,
+        src_offset: u64,
+        dst: wgpu::Buffer,
+        dst_offset: u64,
+        size: u64,
+    },
+}
+
+/// The GPU work of one call, not yet recorded (see the module docs).
+pub(crate) struct Work<'a> {
+    ctx: &'a Ctx,
+    op: &'static str,
+    commands: Vec<Command>,
+    /// Every parameter block, each starting at a multiple of `slot` bytes (the device's
+    /// uniform offset alignment).
+    params: Vec<u8>,
+    slot: u64,
+    /// Pooled buffers the commands use: they go back to the pool once the work is queued
+    /// or recorded (later work on the queue runs after it).
+    keep: Vec<Scratch>,
+}
+
+impl<'a> Work<'a> {
+    /// Work of the call `op` (its name labels the passes and the errors).
+    pub(crate) fn new(ctx: &'a Ctx, op: &'static str) -> Self {
+        let slot = u64::from(ctx.info().limits.min_uniform_buffer_offset_alignment).max(16);
+        Work {
+            ctx,
+            op,
+            commands: Vec::new(),
+            params: Vec::new(),
+            slot,
+            keep: Vec::new(),
+        }
+    }
+
+    /// Keeps `scratch` out of the pool until the work is queued or recorded; returns its
+    /// buffer for the commands' bindings.
+    pub(crate) fn keep(&mut self, scratch: Scratch) -> wgpu::Buffer {
+        let buffer = (*scratch).clone();
+        self.keep.push(scratch);
+        buffer
+    }
+
+    /// The context the work runs on.
+    pub(crate) fn ctx(&self) -> &'a Ctx {
+        self.ctx
+    }
+
+    /// The call this work belongs to.
+    pub(crate) fn op(&self) -> &'static str {
+        self.op
+    }
+
+    /// Adds a parameter block; bind the returned slot with [`Dispatch::bind`]. `P` is a
+    /// `#[repr(C)]` struct whose size is a multiple of 16 bytes, mirrored in WGSL.
+    pub(crate) fn params<P: bytemuck::Pod>(&mut self, p: &P) -> Params {
+        self.params_bytes(bytemuck::bytes_of(p))
+    }
+
+    /// [`Work::params`] for a block laid out at run time (a kernel's scalars).
+    pub(crate) fn params_words(&mut self, words: &[u32]) -> Params {
+        self.params_bytes(bytemuck::cast_slice(words))
+    }
+
+    fn params_bytes(&mut self, bytes: &[u8]) -> Params {
+        debug_assert!(
+            bytes.len().is_multiple_of(16),
+            "parameter blocks are whole 16-byte rows"
+        );
+        let offset = self.params.len() as u64;
+        self.params.extend_from_slice(bytes);
+        let end = self.params.len().next_multiple_of(self.slot as usize);
+        self.params.resize(end, 0);
+        Params {
+            offset,
+            bytes: bytes.len() as u64,
+        }
+    }
+
+    /// Adds a dispatch of `kernel` over `grid` workgroups; add its bindings to the result.
+    pub(crate) fn dispatch(&mut self, kernel: &Arc<Kernel>, grid: [u32; 3]) -> &mut Dispatch {
+        self.dispatch_grid(kernel, Grid::Direct(grid))
+    }
+
+    /// [`Work::dispatch`] with a grid of either kind.
+    pub(crate) fn dispatch_grid(&mut self, kernel: &Arc<Kernel>, grid: Grid) -> &mut Dispatch {
+        self.commands.push(Command::Dispatch(Dispatch {
+            kernel: Arc::clone(kernel),
+            bindings: Vec::new(),
+            grid,
+        }));
+        match self.commands.last_mut() {
+            Some(Command::Dispatch(d)) => d,
+            _ => unreachable!("just pushed a dispatch"),
+        }
+    }
+
+    /// Adds a clear to zero of `size` bytes (`None`: to the end) of `buffer` from `offset`.
+    pub(crate) fn clear(&mut self, buffer: &wgpu::Buffer, offset: u64, size: Option<u64>) {
+        self.commands.push(Command::Clear {
+            buffer: buffer.clone(),
+            offset,
+            size,
+        });
+    }
+
+    /// Adds a copy of `size` bytes.
+    pub(crate) fn copy(
+        &mut self,
+        (src, src_offset): (&wgpu::Buffer, u64),
+        (dst, dst_offset): (&wgpu::Buffer, u64),
+        size: u64,
+    ) {
+        self.commands.push(Command::Copy {
+            src: src.clone(),
+            src_offset,
+            dst: dst.clone(),
+            dst_offset,
+            size,
+        });
+    }
+
+    /// Records the work into a new encoder and queues it ([`Ctx::enqueue`]).
+    pub(crate) fn submit(self) -> Result<()> {
+        let (ctx, op) = (self.ctx, self.op);
+        let commands = ctx.capture(op, || -> Result<_> {
+            let mut enc = self.new_encoder();
+            self.record_unchecked(&mut enc)?;
+            Ok(enc.finish())
+        })??;
+        ctx.enqueue(op, commands)
+    }
+
+    /// Records the work into a new encoder, which the caller adds to and submits.
+    pub(crate) fn encode(self) -> Result<wgpu::CommandEncoder> {
+        let ctx = self.ctx;
+        ctx.capture(self.op, || -> Result<_> {
+            let mut enc = self.new_encoder();
+            self.record_unchecked(&mut enc)?;
+            Ok(enc)
+        })?
+    }
+
+    /// Records the work into `enc`, an encoder the caller submits, with errors captured.
+    #[allow(dead_code)] // for recording into the caller's encoder
+    pub(crate) fn record(self, enc: &mut wgpu::CommandEncoder) -> Result<()> {
+        let ctx = self.ctx;
+        ctx.capture(self.op, || self.record_unchecked(enc))?
+    }
+
+    fn new_encoder(&self) -> wgpu::CommandEncoder {
+        self.ctx
+            .inner
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some(self.op),
+            })
+    }
+
+    /// Records into `enc`; the caller captures errors.
+    fn record_unchecked(self, enc: &mut wgpu::CommandEncoder) -> Result<()> {
+        let Work {
+            ctx,
+            op,
+            commands,
+            params,
+            keep: _keep,
+            ..
+        } = self;
+        let uniform = if params.is_empty() {
+            None
+        } else {
+            Some(ctx.uniform_constant(&params)?)
+        };
+        let device = &ctx.inner.device;
+        let mut commands = commands.into_iter().peekable();
+        while let Some(command) = commands.next() {
+            match command {
+                Command::Dispatch(first) => {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(op),
+                        timestamp_writes: None,
+                    });
+                    let mut next = Some(first);
+                    while let Some(d) = next.take() {
+                        let entries: Vec<_> = d
+                            .bindings
+                            .iter()
+                            .map(|(binding, res)| wgpu::BindGroupEntry {
+                                binding: *binding,
+                                resource: match res {
+                                    Res::Buffer {
+                                        buffer,
+                                        offset,
+                                        size,
+                                    } => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer,
+                                        offset: *offset,
+                                        size: size.and_then(wgpu::BufferSize::new),
+                                    }),
+                                    Res::Params(p) => {
+                                        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                            buffer: uniform.as_ref().expect("params were added"),
+                                            offset: p.offset,
+                                            size: wgpu::BufferSize::new(p.bytes),
+                                        })
+                                    }
+                                },
+                            })
+                            .collect();
+                        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some(op),
+                            layout: &d.kernel.layout,
+                            entries: &entries,
+                        });
+                        // wgpu drops a repeated `set_pipeline` of the same pipeline.
+                        pass.set_pipeline(&d.kernel.pipeline);
+                        pass.set_bind_group(0, &bind, &[]);
+                        match d.grid {
+                            Grid::Direct([x, y, z]) => pass.dispatch_workgroups(x, y, z),
+                            Grid::Indirect(buffer, offset) => {
+                                pass.dispatch_workgroups_indirect(&buffer, offset)
+                            }
+                        }
+                        if let Some(Command::Dispatch(_)) = commands.peek() {
+                            if let Some(Command::Dispatch(d)) = commands.next() {
+                                next = Some(d);
+                            }
+                        }
+                    }
+                }
+                Command::Clear {
+                    buffer,
+                    offset,
+                    size,
+                } => enc.clear_buffer(&buffer, offset, size),
+                Command::Copy {
+                    src,
+                    src_offset,
+                    dst,
+                    dst_offset,
+                    size,
+                } => enc.copy_buffer_to_buffer(&src, src_offset, &dst, dst_offset, size),
+            }
+        }
+        Ok(())
+    }
+}
