@@ -2,7 +2,7 @@
 //! to a copy kernel, plus the host round trip of a blocking `reduce`.
 //!
 //! `cargo run --release --example bandwidth -- [log2 n] [section ...]` (default 28 on a
-//! GPU, 22 on the software adapter; sections: reduce, scan, atomic, random, grid2d, auto
+//! GPU, 22 on the software adapter; sections: reduce, kernel, scan, atomic, random, grid2d, auto
 //! (`Swizzle::Auto` against linear order), latency, all by default; the element-wise rows always run). Bytes count each input read once and each output written
 //! once. Times are medians over rounds of back-to-back calls ended by one wait.
 //! `BATCH_LIMIT=1` in the environment times every call in a submission of its own
@@ -10,6 +10,7 @@
 
 mod atomic;
 mod grid2d;
+mod kernel;
 mod random;
 mod reduce;
 mod scan;
@@ -25,7 +26,7 @@ fn main() -> Result<()> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(if software { 22 } else { 28 });
-    // Sections to run (all by default): reduce, scan, atomic, random, grid2d, auto, latency.
+    // Sections to run (all by default): reduce, kernel, scan, atomic, random, grid2d, auto, latency.
     let sections: Vec<String> = std::env::args().skip(2).collect();
     let n = 1usize << log2;
     println!("adapter: {}", ctx.info());
@@ -54,6 +55,9 @@ fn main() -> Result<()> {
     let run = |section: &str| sections.is_empty() || sections.iter().any(|s| s == section);
     if run("reduce") {
         reduce::rows(&mut b)?;
+    }
+    if run("kernel") {
+        kernel::rows(&mut b)?;
     }
     if run("scan") {
         scan::rows(&mut b)?;
