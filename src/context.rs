@@ -29,6 +29,8 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
 #[derive(Clone)]
 pub struct Ctx {
     pub(crate) inner: Arc<Inner>,
+    /// Inside [`Ctx::record`]: where calls leave their work for the caller's encoder.
+    pub(crate) sink: Option<Arc<Mutex<Vec<crate::record::Work>>>>,
 }
 
 pub(crate) struct Inner {
@@ -46,6 +48,8 @@ pub(crate) struct Inner {
     /// An error from a submission that no call could return (made by [`Ctx::queue`] or
     /// [`Ctx::device`]); the next call returns it.
     pub(crate) deferred: Mutex<Option<Error>>,
+    /// A one-binding layout, for checking that a buffer belongs to this device.
+    pub(crate) probe_layout: std::sync::OnceLock<wgpu::BindGroupLayout>,
     /// The orders [`Swizzle::Auto`](crate::Swizzle::Auto) chose, per kernel and dispatch.
     pub(crate) swizzles: Mutex<
         std::collections::HashMap<
@@ -365,6 +369,7 @@ impl CtxBuilder {
             },
         };
         Ok(Ctx {
+            sink: None,
             inner: Arc::new(Inner {
                 device,
                 queue,
@@ -375,6 +380,7 @@ impl CtxBuilder {
                 pending: Mutex::default(),
                 batch_limit: self.batch_limit,
                 deferred: Mutex::new(None),
+                probe_layout: Default::default(),
                 swizzles: Mutex::default(),
             }),
         })
@@ -477,6 +483,87 @@ impl Ctx {
         }
     }
 
+    /// Records the work of the calls `f` makes through the `&Ctx` it is given into
+    /// `encoder`, a command encoder of this context's device that you submit, in order
+    /// with your own passes before and after: gpuprim inside your frame.
+    ///
+    /// Ordering rules:
+    /// - work gpuprim holds for batching is submitted first, so calls made before
+    ///   `record` run before your encoder;
+    /// - inside `f`, every call made through its argument is recorded, in call order, at
+    ///   this point of `encoder`; it runs when you submit `encoder`, not before;
+    /// - calls through other handles (the outer `ctx`) submit as usual, ahead of your
+    ///   encoder;
+    /// - calls that wait for the GPU or read back (`reduce`, `to_vec`, `synchronize`,
+    ///   `compact`, `Swizzle::Auto`'s first call) cannot be recorded: they return
+    ///   [`Error::InvalidArgument`]; use their `_into` forms and read back after your
+    ///   submission;
+    /// - if `f` returns an error, nothing is recorded into `encoder`.
+    ///
+    /// Scratch buffers and parameters stay alive until the work has run (wgpu keeps what
+    /// an encoder uses). Vectors made inside `f` belong to this context as usual.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let a = ctx.upload(&[1.0f32, 2.0, 3.0])?;
+    /// let mut doubled = ctx.zeros::<f32>(3)?;
+    /// let mut total = ctx.zeros::<f32>(1)?;
+    /// let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    /// // ... your own passes ...
+    /// ctx.record(&mut encoder, |ctx| {
+    ///     ctx.map_into(&a, "x * 2.0", &mut doubled)?;
+    ///     ctx.reduce_into(&doubled, &mut total)
+    /// })?;
+    /// // ... more passes of your own, reading `total.buffer()` ...
+    /// ctx.queue().submit([encoder.finish()]);
+    /// assert_eq!(total.to_vec()?, vec![12.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn record<R>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        f: impl FnOnce(&Ctx) -> Result<R>,
+    ) -> Result<R> {
+        self.check_not_recording("Ctx::record")?;
+        self.flush()?;
+        let sink = Arc::new(Mutex::new(Vec::new()));
+        let recording = Ctx {
+            inner: Arc::clone(&self.inner),
+            sink: Some(Arc::clone(&sink)),
+        };
+        let result = f(&recording);
+        drop(recording);
+        let works = std::mem::take(&mut *sink.lock().unwrap_or_else(|p| p.into_inner()));
+        let value = result?;
+        for work in works {
+            work.record(encoder)?;
+        }
+        Ok(value)
+    }
+
+    /// This context without a [`Ctx::record`] sink: what vectors keep.
+    pub(crate) fn plain(&self) -> Ctx {
+        Ctx {
+            inner: Arc::clone(&self.inner),
+            sink: None,
+        }
+    }
+
+    /// `Err(InvalidArgument)` inside [`Ctx::record`]: `op` waits for the GPU.
+    pub(crate) fn check_not_recording(&self, op: &'static str) -> Result<()> {
+        if self.sink.is_none() {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "`{op}` waits for the GPU or reads back, which cannot be recorded into your \
+                 encoder (its work runs only when you submit it); use the `_into` form inside \
+                 `Ctx::record` and read back after submitting"
+            ),
+        })
+    }
+
     /// Whether the device has `features` enabled.
     pub fn has_features(&self, features: wgpu::Features) -> bool {
         self.inner.info.features.contains(features)
@@ -488,6 +575,7 @@ impl Ctx {
     /// fence, as blocking read-backs do: short work finishes sooner than a blocking
     /// wait wakes up.
     pub fn synchronize(&self) -> Result<()> {
+        self.check_not_recording("Ctx::synchronize")?;
         self.flush()?;
         if self.spin_poll(|status| status.is_queue_empty())? {
             return self.check_alive();
@@ -606,6 +694,63 @@ impl Ctx {
                 adapter: self.inner.info.name.clone(),
             })
         }
+    }
+
+    /// `Err(InvalidArgument)` unless `buffer` belongs to this context's device: a bind
+    /// group of its first word is made under an error scope (wgpu refuses another
+    /// device's buffer there).
+    pub(crate) fn check_same_device(&self, op: &'static str, buffer: &wgpu::Buffer) -> Result<()> {
+        if buffer.size() < 4 {
+            return Ok(()); // nothing a vector could hold
+        }
+        let device = &self.inner.device;
+        let layout = self.inner.probe_layout.get_or_init(|| {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("gpuprim buffer probe"),
+                entries: &[wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                }],
+            })
+        });
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        // A buffer of another wgpu instance (every `Ctx::new` makes one) is an id into
+        // another registry, which wgpu-core may assert on (it cannot always tell:
+        // `Ctx::from_wgpu` with your own device is the way to share buffers). The
+        // assertion is caught; wgpu-core's locks do not poison.
+        let probe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("gpuprim buffer probe"),
+                layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(4),
+                    }),
+                }],
+            })
+        }));
+        let error = pollster::block_on(scope.pop());
+        let problem = match (probe, error) {
+            (Ok(_), None) => return Ok(()),
+            (Err(_), _) => "it belongs to another wgpu instance".to_string(),
+            (Ok(_), Some(e)) => e.to_string(),
+        };
+        Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "the buffer cannot be used on this Ctx's device ({problem}); make the Ctx with \
+                 Ctx::from_wgpu on the device that owns the buffer"
+            ),
+        })
     }
 
     /// Whether `other` is this context or a clone of it.

@@ -12,7 +12,8 @@
 use crate::context::Ctx;
 use crate::error::{Error, Result};
 use crate::pipeline::Kernel;
-use crate::record::{Res, Work};
+use crate::record::Work;
+use crate::view::View;
 use std::sync::Arc;
 
 /// One binding window: `units` elements of `unit_bytes` starting at `offset_units`.
@@ -20,14 +21,6 @@ use std::sync::Arc;
 pub(crate) struct Chunk {
     pub(crate) offset_units: u64,
     pub(crate) units: u64,
-}
-
-impl Chunk {
-    pub(crate) fn byte_range(&self, unit_bytes: u64) -> (u64, std::num::NonZeroU64) {
-        let size =
-            std::num::NonZeroU64::new(self.units * unit_bytes).expect("chunks are never empty");
-        (self.offset_units * unit_bytes, size)
-    }
 }
 
 /// Units of `unit_bytes` that fit in one binding with every chunk start aligned.
@@ -232,7 +225,7 @@ pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
 /// Records and submits a kernel over `units` units that needs the *global* index of its
 /// units (random fills: element `i` of a chunk is element `offset + i` of the vector).
 ///
-/// - `buffers[i]` is `(buffer, unit_bytes)`: unit `u` of the dispatch is the `u`-th
+/// - `buffers[i]` is `(vector, unit_bytes)`: unit `u` of the dispatch is the `u`-th
 ///   `unit_bytes`-sized unit of every buffer, so buffers may have different unit sizes
 ///   (e.g. 4 output elements and their 4 x 4 words of generator state). Each chunk binds
 ///   the same range of units in every buffer, at offsets aligned for all of them.
@@ -246,7 +239,7 @@ pub(crate) fn run_indexed<P: bytemuck::Pod>(
     kernel: &Arc<Kernel>,
     workgroup_size: u32,
     units: u64,
-    buffers: &[(&wgpu::Buffer, u64)],
+    buffers: &[(View<'_>, u64)],
     params: impl Fn(u32) -> P,
 ) -> Result<()> {
     if units > u64::from(u32::MAX) {
@@ -265,11 +258,11 @@ pub(crate) fn run_indexed<P: bytemuck::Pod>(
 /// window of every buffer (bindings `0..buffers.len()`) and the parameter block
 /// `params(first unit of the window)` after them. One thread per unit.
 fn record_windows<P: bytemuck::Pod>(
-    work: &mut Work<'_>,
+    work: &mut Work,
     kernel: &Arc<Kernel>,
     units_per_group: u32,
     units: u64,
-    buffers: &[(&wgpu::Buffer, u64)],
+    buffers: &[(View<'_>, u64)],
     params: impl Fn(u32) -> P,
 ) -> Result<()> {
     let ctx = work.ctx();
@@ -280,9 +273,8 @@ fn record_windows<P: bytemuck::Pod>(
         let grid = workgroup_grid(groups, max_per_dim)?;
         let block = work.params(&params(chunk.offset_units as u32));
         let d = work.dispatch(kernel, grid);
-        for (i, &(buffer, unit_bytes)) in buffers.iter().enumerate() {
-            let (offset, size) = chunk.byte_range(unit_bytes);
-            d.bind(i as u32, Res::range(buffer, offset, size.get()));
+        for (i, (view, unit_bytes)) in buffers.iter().enumerate() {
+            d.bind(i as u32, view.window_of(&chunk, *unit_bytes));
         }
         d.bind(buffers.len() as u32, block);
     }

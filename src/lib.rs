@@ -82,6 +82,7 @@ pub mod ops;
 mod pipeline;
 mod record;
 mod vec;
+mod view;
 
 pub use context::{Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES};
 pub use element::{GpuElement, ScalarKind};

@@ -31,6 +31,8 @@ pub struct PipelineKey {
 pub(crate) struct Kernel {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) layout: wgpu::BindGroupLayout,
+    /// Bit `b`: binding `b` of group 0 is a storage buffer the kernel may write.
+    pub(crate) writable: u64,
 }
 
 #[derive(Default)]
@@ -222,8 +224,34 @@ impl Ctx {
             });
         }
         let layout = pipeline.get_bind_group_layout(0);
-        Ok(Kernel { pipeline, layout })
+        Ok(Kernel {
+            pipeline,
+            layout,
+            writable: writable_bindings(wgsl),
+        })
     }
+}
+
+/// The bindings of group 0 that `wgsl` declares as writable storage (a bit each), as
+/// naga reads them.
+fn writable_bindings(wgsl: &str) -> u64 {
+    let Ok(module) = naga::front::wgsl::parse_str(wgsl) else {
+        return 0;
+    };
+    module
+        .global_variables
+        .iter()
+        .filter_map(|(_, g)| match (g.space, &g.binding) {
+            (naga::AddressSpace::Storage { access }, Some(b))
+                if b.group == 0
+                    && b.binding < 64
+                    && access.contains(naga::StorageAccess::STORE) =>
+            {
+                Some(1u64 << b.binding)
+            }
+            _ => None,
+        })
+        .fold(0, |m, b| m | b)
 }
 
 /// Whether a function of `module` whose name starts with `gp_user` has a loop (`for`,

@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use crate::context::Ctx;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::pipeline::Kernel;
 use crate::vec::Scratch;
 
@@ -77,7 +77,6 @@ pub(crate) enum Grid {
     /// Known when recording.
     Direct([u32; 3]),
     /// Three `u32` at `offset` of `buffer`, written by earlier work on the GPU.
-    #[allow(dead_code)] // for count-driven calls
     Indirect(wgpu::Buffer, u64),
 }
 
@@ -114,9 +113,11 @@ enum Command {
     },
 }
 
-/// The GPU work of one call, not yet recorded (see the module docs).
-pub(crate) struct Work<'a> {
-    ctx: &'a Ctx,
+/// The GPU work of one call, not yet recorded (see the module docs). It holds what it
+/// records (a context handle, buffer handles, pooled buffers), so it can wait in a
+/// [`Ctx::record`] until the caller's encoder is known.
+pub(crate) struct Work {
+    ctx: Ctx,
     op: &'static str,
     commands: Vec<Command>,
     /// Every parameter block, each starting at a multiple of `slot` bytes (the device's
@@ -128,12 +129,12 @@ pub(crate) struct Work<'a> {
     keep: Vec<Scratch>,
 }
 
-impl<'a> Work<'a> {
+impl Work {
     /// Work of the call `op` (its name labels the passes and the errors).
-    pub(crate) fn new(ctx: &'a Ctx, op: &'static str) -> Self {
+    pub(crate) fn new(ctx: &Ctx, op: &'static str) -> Self {
         let slot = u64::from(ctx.info().limits.min_uniform_buffer_offset_alignment).max(16);
         Work {
-            ctx,
+            ctx: ctx.clone(),
             op,
             commands: Vec::new(),
             params: Vec::new(),
@@ -151,8 +152,8 @@ impl<'a> Work<'a> {
     }
 
     /// The context the work runs on.
-    pub(crate) fn ctx(&self) -> &'a Ctx {
-        self.ctx
+    pub(crate) fn ctx(&self) -> &Ctx {
+        &self.ctx
     }
 
     /// The call this work belongs to.
@@ -229,9 +230,14 @@ impl<'a> Work<'a> {
         });
     }
 
-    /// Records the work into a new encoder and queues it ([`Ctx::enqueue`]).
+    /// Records the work into a new encoder and queues it ([`Ctx::enqueue`]); inside
+    /// [`Ctx::record`], keeps it for the caller's encoder instead.
     pub(crate) fn submit(self) -> Result<()> {
-        let (ctx, op) = (self.ctx, self.op);
+        let (ctx, op) = (self.ctx.clone(), self.op);
+        if let Some(sink) = &ctx.sink {
+            sink.lock().unwrap_or_else(|p| p.into_inner()).push(self);
+            return Ok(());
+        }
         let commands = ctx.capture(op, || -> Result<_> {
             let mut enc = self.new_encoder();
             self.record_unchecked(&mut enc)?;
@@ -240,9 +246,11 @@ impl<'a> Work<'a> {
         ctx.enqueue(op, commands)
     }
 
-    /// Records the work into a new encoder, which the caller adds to and submits.
+    /// Records the work into a new encoder, which the caller adds to and submits (and
+    /// then waits for: a read-back). Not inside [`Ctx::record`].
     pub(crate) fn encode(self) -> Result<wgpu::CommandEncoder> {
-        let ctx = self.ctx;
+        let ctx = self.ctx.clone();
+        ctx.check_not_recording(self.op)?;
         ctx.capture(self.op, || -> Result<_> {
             let mut enc = self.new_encoder();
             self.record_unchecked(&mut enc)?;
@@ -251,9 +259,8 @@ impl<'a> Work<'a> {
     }
 
     /// Records the work into `enc`, an encoder the caller submits, with errors captured.
-    #[allow(dead_code)] // for recording into the caller's encoder
     pub(crate) fn record(self, enc: &mut wgpu::CommandEncoder) -> Result<()> {
-        let ctx = self.ctx;
+        let ctx = self.ctx.clone();
         ctx.capture(self.op, || self.record_unchecked(enc))?
     }
 
@@ -266,8 +273,43 @@ impl<'a> Work<'a> {
             })
     }
 
+    /// `Err(InvalidArgument)` if a dispatch binds one buffer both read-only and writable
+    /// (two views of one buffer as a call's input and output): wgpu refuses that
+    /// dispatch. Kernels of your own declare such bindings writable, so they may.
+    fn check_aliasing(&self) -> Result<()> {
+        for command in &self.commands {
+            let Command::Dispatch(d) = command else {
+                continue;
+            };
+            for (i, (b1, r1)) in d.bindings.iter().enumerate() {
+                let Res::Buffer { buffer: x, .. } = r1 else {
+                    continue;
+                };
+                let w1 = d.kernel.writable >> b1 & 1 == 1;
+                for (b2, r2) in &d.bindings[i + 1..] {
+                    let Res::Buffer { buffer: y, .. } = r2 else {
+                        continue;
+                    };
+                    let w2 = d.kernel.writable >> b2 & 1 == 1;
+                    if x == y && w1 != w2 {
+                        return Err(Error::InvalidArgument {
+                            op: self.op,
+                            message: "two of the call's vectors are views of one buffer, one \
+                                      read and one written: wgpu cannot bind a buffer read-only \
+                                      and writable in one dispatch; use vectors of separate \
+                                      buffers, or `Ctx::elementwise`, which binds both writable"
+                                .into(),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Records into `enc`; the caller captures errors.
     fn record_unchecked(self, enc: &mut wgpu::CommandEncoder) -> Result<()> {
+        self.check_aliasing()?;
         let Work {
             ctx,
             op,

@@ -11,22 +11,44 @@ use std::task::{Context as TaskContext, Poll, Waker};
 use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
+use crate::record::Work;
+use crate::view::View;
 
-/// A vector of `T` in device memory, made by [`Ctx::upload`] or [`Ctx::zeros`].
+/// A vector of `T` in device memory: made by [`Ctx::upload`] or [`Ctx::zeros`], or a
+/// view of a buffer of your own ([`GpuVec::from_buffer`]).
 ///
-/// The buffer is padded to a whole number of 4-element groups so kernels can use vector
-/// loads; the padding is never visible through the API. A `GpuVec` keeps its [`Ctx`]
-/// alive and may be larger than the device's largest storage binding.
+/// gpuprim's own buffers are padded to a whole number of 4-element groups so kernels can
+/// use vector loads; the padding is never visible through the API. A vector over your
+/// buffer is exactly its elements: no call reads or writes a byte outside them. A
+/// `GpuVec` keeps its [`Ctx`] alive and may be larger than the device's largest storage
+/// binding.
 pub struct GpuVec<T: GpuElement> {
     pub(crate) buffer: wgpu::Buffer,
+    /// Byte offset of element 0 in `buffer`.
+    pub(crate) offset: u64,
     pub(crate) len: usize,
+    /// gpuprim's buffer, padded past `len` to whole vec4 units.
+    pub(crate) padded: bool,
+    /// A length on the device ([`GpuVec::prefix`]): a `u32` at this buffer and offset;
+    /// calls run over `min(it, len)` elements.
+    pub(crate) count: Option<(wgpu::Buffer, u64)>,
     pub(crate) ctx: Ctx,
     _element: PhantomData<T>,
 }
 
 impl<T: GpuElement> fmt::Debug for GpuVec<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GpuVec<{}>(len {})", T::WGSL, self.len)
+        if self.padded {
+            write!(f, "GpuVec<{}>(len {})", T::WGSL, self.len)
+        } else {
+            write!(
+                f,
+                "GpuVec<{}>(len {}, borrowed at byte {})",
+                T::WGSL,
+                self.len,
+                self.offset
+            )
+        }
     }
 }
 
@@ -49,10 +71,143 @@ impl<T: GpuElement> GpuVec<T> {
         &self.ctx
     }
 
-    /// The underlying buffer, for your own wgpu code: the elements, then padding to a
-    /// multiple of 4 elements (a vector made by [`Ctx::compact`] may have more room after).
+    /// The underlying buffer, for your own wgpu code. The elements start at
+    /// [`GpuVec::offset`]; in gpuprim's own vectors (offset 0) padding to a multiple of 4
+    /// elements follows them (a vector made by [`Ctx::compact`] may have more room after).
     pub fn buffer(&self) -> &wgpu::Buffer {
         &self.buffer
+    }
+
+    /// Byte offset of element 0 in [`GpuVec::buffer`]: 0 for gpuprim's own vectors.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The buffer, for the application to keep: the elements from byte
+    /// [`GpuVec::offset`] (0 for gpuprim's vectors, whose buffers have `STORAGE`,
+    /// `COPY_SRC` and `COPY_DST` usage).
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1.0f32, 2.0])?;
+    /// let buffer: gpuprim::wgpu::Buffer = v.into_buffer();
+    /// assert!(buffer.size() >= 8);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn into_buffer(self) -> wgpu::Buffer {
+        self.buffer
+    }
+
+    /// A vector of `len` elements at the start of `buffer`, a buffer of your own on
+    /// `ctx`'s device: no copy is made, and no call reads or writes a byte of `buffer`
+    /// outside the `len` elements. See [`GpuVec::from_buffer_at`].
+    pub fn from_buffer(ctx: &Ctx, buffer: wgpu::Buffer, len: usize) -> Result<GpuVec<T>> {
+        GpuVec::from_buffer_at(ctx, buffer, 0, len)
+    }
+
+    /// A vector of `len` elements starting `offset` bytes into `buffer`, a buffer of
+    /// your own on `ctx`'s device. No copy is made: kernels bind exactly
+    /// `offset..offset + len * size_of::<T>()` of the buffer, and no call reads or writes
+    /// a byte outside it (the bytes around belong to you: other fields, other arrays).
+    ///
+    /// The buffer needs `STORAGE` usage; reading it back ([`GpuVec::to_vec`]) needs
+    /// `COPY_SRC`, and being the destination of a copy ([`GpuVec::copy_from`],
+    /// [`Ctx::compact_into`]'s count) `COPY_DST`: those calls say so if it lacks them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if the buffer lacks `STORAGE`, is too small for the
+    /// range, `offset` is not a multiple of the device's
+    /// `min_storage_buffer_offset_alignment`, the range is not a whole number of 4-byte
+    /// words (an odd number of f16), or the buffer belongs to another device;
+    /// [`Error::Unsupported`] for an element type the device lacks.
+    ///
+    /// ```
+    /// use gpuprim::{GpuVec, wgpu};
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// // An application's buffer: 5 floats, then 3 floats of something else.
+    /// let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+    ///     label: Some("mine"),
+    ///     size: 32,
+    ///     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC
+    ///         | wgpu::BufferUsages::COPY_DST,
+    ///     mapped_at_creation: false,
+    /// });
+    /// ctx.queue().write_buffer(&buffer, 0, bytemuck::cast_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 7.0, 7.0, 7.0]));
+    /// let mut v = GpuVec::<f32>::from_buffer(&ctx, buffer.clone(), 5)?;
+    /// ctx.elementwise("x = x * 10.0;").read_write("x", &mut v).run()?;
+    /// assert_eq!(v.to_vec()?, vec![10.0, 20.0, 30.0, 40.0, 50.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn from_buffer_at(
+        ctx: &Ctx,
+        buffer: wgpu::Buffer,
+        offset: u64,
+        len: usize,
+    ) -> Result<GpuVec<T>> {
+        let op = "GpuVec::from_buffer";
+        ctx.check_element::<T>()?;
+        let invalid = |message: String| Err(Error::InvalidArgument { op, message });
+        if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+            return invalid(format!(
+                "the buffer's usage {:?} lacks STORAGE, which every kernel binding needs; create it \
+                 with BufferUsages::STORAGE (and COPY_SRC to read it back, COPY_DST to copy into it)",
+                buffer.usage()
+            ));
+        }
+        let align = u64::from(ctx.info().limits.min_storage_buffer_offset_alignment);
+        if !offset.is_multiple_of(align.max(1)) {
+            return invalid(format!(
+                "offset {offset} is not a multiple of this device's \
+                 min_storage_buffer_offset_alignment ({align} bytes)"
+            ));
+        }
+        let bytes = (len as u64).checked_mul(size_of::<T>() as u64);
+        let end = bytes.and_then(|b| b.checked_add(offset));
+        match end {
+            Some(end) if end <= buffer.size() => {}
+            _ => {
+                return invalid(format!(
+                    "{len} elements of {} bytes from byte {offset} need {} bytes, but the buffer has {}",
+                    size_of::<T>(),
+                    end.map_or("more than 2^64".to_string(), |e| e.to_string()),
+                    buffer.size()
+                ));
+            }
+        }
+        if !bytes.unwrap_or(0).is_multiple_of(4) {
+            return invalid(format!(
+                "{len} elements of {} are {} bytes, not a whole number of 4-byte words, which \
+                 storage bindings need; view an even number of {} elements",
+                T::WGSL,
+                bytes.unwrap_or(0),
+                T::WGSL
+            ));
+        }
+        ctx.check_same_device(op, &buffer)?;
+        Ok(GpuVec {
+            buffer,
+            offset,
+            len,
+            padded: false,
+            count: None,
+            ctx: ctx.plain(),
+            _element: PhantomData,
+        })
+    }
+
+    /// `Err(InvalidArgument)` naming `op` unless the buffer has `usage`.
+    pub(crate) fn require_usage(&self, op: &'static str, usage: wgpu::BufferUsages) -> Result<()> {
+        if self.buffer.usage().contains(usage) {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "`{op}` needs {:?} usage on the vector's buffer, which has {:?}",
+                usage - self.buffer.usage(),
+                self.buffer.usage()
+            ),
+        })
     }
 
     /// Number of 4-element groups the kernels process (`len` rounded up).
@@ -60,15 +215,14 @@ impl<T: GpuElement> GpuVec<T> {
         self.len.div_ceil(LANES) as u64
     }
 
-    /// Bytes of the elements padded to whole 4-element groups (at least 1 group). The
-    /// buffer may be larger (a compacted vector keeps its input's capacity).
+    /// The bytes kernels may touch (see [`View::bytes`]).
     pub(crate) fn padded_bytes(&self) -> u64 {
-        (self.lanes4().max(1) * (LANES * size_of::<T>()) as u64).min(self.buffer.size())
+        View::of(self).bytes()
     }
 
-    /// The padded elements as one binding.
+    /// The vector's bytes as one binding.
     pub(crate) fn whole_binding(&self) -> crate::record::Res {
-        crate::record::Res::range(&self.buffer, 0, self.padded_bytes())
+        View::of(self).whole()
     }
 
     /// Copies the vector to the host, blocking until the GPU is done.
@@ -79,29 +233,123 @@ impl<T: GpuElement> GpuVec<T> {
     /// assert_eq!(v.to_vec()?, vec![1, 2, 3]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
+    ///
+    /// A [`GpuVec::prefix`] view reads its count first and returns that many elements.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        self.read_back_start()?.wait()
+        let len = match &self.count {
+            Some(c) => self.count_start(c)?.wait()?[0] as usize,
+            None => self.len,
+        };
+        self.read_back_start(len)?.wait()
     }
 
     /// Async twin of [`GpuVec::to_vec`]. It needs no particular executor: the GPU is
     /// waited on by a short-lived helper thread, which wakes the task.
     pub async fn to_vec_async(&self) -> Result<Vec<T>> {
-        self.read_back_start()?.wait_async().await
+        let len = match &self.count {
+            Some(c) => self.count_start(c)?.wait_async().await?[0] as usize,
+            None => self.len,
+        };
+        self.read_back_start(len)?.wait_async().await
     }
 
-    fn read_back_start(&self) -> Result<ReadBack<T>> {
+    fn read_back_start(&self, len: usize) -> Result<ReadBack<T>> {
+        let op = "GpuVec::to_vec";
+        self.require_usage(op, wgpu::BufferUsages::COPY_SRC)?;
         let enc = self
             .ctx
             .inner
             .device
             .create_command_encoder(&Default::default());
         self.ctx
-            .submit_read_back("GpuVec::to_vec", enc, &self.buffer, self.len)
+            .submit_read_back(op, enc, (&self.buffer, self.offset), len.min(self.len))
+    }
+
+    /// The read-back of a prefix view's count.
+    fn count_start(&self, (buffer, offset): &(wgpu::Buffer, u64)) -> Result<ReadBack<u32>> {
+        let enc = self
+            .ctx
+            .inner
+            .device
+            .create_command_encoder(&Default::default());
+        self.ctx
+            .submit_read_back("GpuVec::to_vec", enc, (buffer, *offset), 1)
+    }
+
+    /// A view of the first `count[0]` elements of this vector (at most all of them),
+    /// where `count` is a vector on the device that earlier work writes, such as
+    /// [`Ctx::compact_into`]'s count: calls over the view run over that many elements
+    /// with no read-back in between (element-wise kernels dispatch indirectly, with as
+    /// many workgroups as the count needs; reductions, scans and histograms stop at it).
+    ///
+    /// The view shares this vector's buffer; its [`len`](GpuVec::len) is this vector's
+    /// (the most it can hold). Outputs of [`Ctx::map`], [`Ctx::zip`] and their `_to` forms
+    /// over a view are views with the same count. Calls that need a length on the host
+    /// (compaction, atomics, random fills, 2D views, sorting, copies) return
+    /// [`Error::InvalidArgument`] for a view; [`GpuVec::to_vec`] reads the count first.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[0.75f32, 0.25, 0.5, 0.125, 1.5])?;
+    /// let mut kept = ctx.zeros::<f32>(5)?;
+    /// let mut count = ctx.zeros::<u32>(1)?;
+    /// ctx.compact_into(&v, "x > 0.4", &mut kept, &mut count)?;
+    /// // No read-back: the sum runs over the kept elements only.
+    /// let kept = kept.prefix(&count)?;
+    /// let mut sum = ctx.zeros::<f32>(1)?;
+    /// ctx.reduce_into(&kept, &mut sum)?;
+    /// assert_eq!(sum.to_vec()?, vec![2.75]);
+    /// assert_eq!(kept.to_vec()?, vec![0.75, 0.5, 1.5]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `count` is empty; [`Error::ContextMismatch`].
+    pub fn prefix(&self, count: &GpuVec<u32>) -> Result<GpuVec<T>> {
+        let op = "GpuVec::prefix";
+        self.ctx.check_owned(op, &[&count.ctx])?;
+        if count.is_empty() {
+            return Err(Error::InvalidArgument {
+                op,
+                message: "the count vector has 0 elements; the count is its element 0".into(),
+            });
+        }
+        Ok(GpuVec {
+            buffer: self.buffer.clone(),
+            offset: self.offset,
+            len: self.len,
+            padded: self.padded,
+            count: Some((count.buffer.clone(), count.offset)),
+            ctx: self.ctx.clone(),
+            _element: PhantomData,
+        })
+    }
+
+    /// Whether this is a [`GpuVec::prefix`] view, whose length is on the device.
+    pub fn has_device_len(&self) -> bool {
+        self.count.is_some()
+    }
+
+    /// `Err(InvalidArgument)` naming `op` for a [`GpuVec::prefix`] view.
+    pub(crate) fn require_host_len(&self, op: &'static str) -> Result<()> {
+        if self.count.is_none() {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "`{op}` needs its length on the host, and this vector is a prefix view whose \
+                 length is on the device; read the count (or the vector) first, or call it on \
+                 the whole vector"
+            ),
+        })
     }
 
     /// Copies all of `src` into `self` on the GPU. The lengths must match.
     pub fn copy_from(&mut self, src: &GpuVec<T>) -> Result<()> {
         let op = "GpuVec::copy_from";
+        self.require_host_len(op)?;
+        src.require_host_len(op)?;
         if !self.ctx.same(&src.ctx) {
             return Err(Error::ContextMismatch { op });
         }
@@ -114,17 +362,20 @@ impl<T: GpuElement> GpuVec<T> {
                 right: src.len,
             });
         }
+        self.require_usage(op, wgpu::BufferUsages::COPY_DST)?;
+        src.require_usage(op, wgpu::BufferUsages::COPY_SRC)?;
         if self.len == 0 {
             return Ok(());
         }
+        // Whole words: a borrowed vector is (checked at its making); gpuprim's are padded.
         let bytes = (self.len * size_of::<T>()).next_multiple_of(4) as u64;
-        let mut enc = self
-            .ctx
-            .inner
-            .device
-            .create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&src.buffer, 0, &self.buffer, 0, bytes);
-        self.ctx.submit(op, enc)
+        let mut work = Work::new(&self.ctx, op);
+        work.copy(
+            (&src.buffer, src.offset),
+            (&self.buffer, self.offset),
+            bytes,
+        );
+        work.submit()
     }
 
     /// A new vector with the same contents.
@@ -418,10 +669,11 @@ impl Ctx {
         &self,
         op: &'static str,
         mut enc: wgpu::CommandEncoder,
-        src: &wgpu::Buffer,
+        (src, src_offset): (&wgpu::Buffer, u64),
         len: usize,
     ) -> Result<ReadBack<T>> {
         self.check_alive()?;
+        self.check_not_recording(op)?;
         if len == 0 {
             self.submit(op, enc)?;
             return Ok(ReadBack {
@@ -437,7 +689,7 @@ impl Ctx {
             bytes,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         )?;
-        enc.copy_buffer_to_buffer(src, 0, &staging, 0, bytes);
+        enc.copy_buffer_to_buffer(src, src_offset, &staging, 0, bytes);
         self.submit_mapped(op, enc, staging, len)
     }
 
@@ -451,6 +703,7 @@ impl Ctx {
         mut buffer: Scratch,
         len: usize,
     ) -> Result<ReadBack<T>> {
+        self.check_not_recording(op)?;
         buffer.reusable = false; // until it is unmapped again
         let state = Arc::new(MapState::default());
         self.capture(op, || {
@@ -495,7 +748,7 @@ impl Ctx {
         if result.usage().contains(wgpu::BufferUsages::MAP_READ) {
             self.submit_mapped(op, enc, result, len)
         } else {
-            self.submit_read_back(op, enc, &result, len)
+            self.submit_read_back(op, enc, (&result, 0), len)
         }
     }
 
@@ -537,6 +790,24 @@ impl Ctx {
     }
 
     fn alloc<T: GpuElement>(&self, n: usize, mapped: bool) -> Result<GpuVec<T>> {
+        self.alloc_usage(n, mapped, wgpu::BufferUsages::empty())
+    }
+
+    /// A new vector of `n` zeros whose buffer has `usage` too (e.g. `INDIRECT`).
+    pub(crate) fn alloc_with<T: GpuElement>(
+        &self,
+        n: usize,
+        usage: wgpu::BufferUsages,
+    ) -> Result<GpuVec<T>> {
+        self.alloc_usage(n, false, usage)
+    }
+
+    fn alloc_usage<T: GpuElement>(
+        &self,
+        n: usize,
+        mapped: bool,
+        extra: wgpu::BufferUsages,
+    ) -> Result<GpuVec<T>> {
         self.check_element::<T>()?;
         let what = || format!("a GpuVec<{}> of {n} elements", T::WGSL);
         let bytes = n
@@ -551,12 +822,16 @@ impl Ctx {
             })?;
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
+            | wgpu::BufferUsages::COPY_DST
+            | extra;
         let buffer = self.create_buffer(&what(), bytes, usage, mapped)?;
         Ok(GpuVec {
             buffer,
+            offset: 0,
             len: n,
-            ctx: self.clone(),
+            padded: true,
+            count: None,
+            ctx: self.plain(),
             _element: PhantomData,
         })
     }

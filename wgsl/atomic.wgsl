@@ -13,14 +13,15 @@ alias T = {{T}};
 // Params, first_unit, grid_stride (wgsl/atomic_params.wgsl).
 {{PARAMS}}
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<T>>;
+// src at binding 0, with src_load(u) -> vec4 and src_units() (src/view.rs).
+{{SRC}}
 @group(0) @binding(1) var<storage, read_write> acc: array<atomic<{{ATOM}}>>;
 @group(0) @binding(2) var<uniform> params: Params;
 
 // The unit `i` with lanes at or past `params.n` replaced by zero.
 fn masked(i: u32) -> vec4<T> {
     let idx = vec4<u32>(i * 4u) + vec4<u32>(0u, 1u, 2u, 3u);
-    return select(vec4<T>(T(0)), src[i], idx < vec4<u32>(params.n));
+    return select(vec4<T>(T(0)), src_load(i), idx < vec4<u32>(params.n));
 }
 
 // This invocation's partial sum over its grid-stride units.
@@ -92,7 +93,7 @@ fn main(
     let units = (params.n + 3u) / 4u;
     let stride = grid_stride(groups);
     for (var i = first_unit(group, groups, lane); i < units; i += stride) {
-        let v = src[i];
+        let v = src_load(i);
         for (var k = 0u; k < 4u; k++) {
             if i * 4u + k < params.n {
                 acc_add(v[k]);

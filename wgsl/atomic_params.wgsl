@@ -9,7 +9,7 @@ struct Params {
     lo: f32,      // histogram_range: the range and bins / (hi - lo)
     hi: f32,
     scale: f32,
-    pad: u32,
+    first: u32,   // histogram: the window's first element (for a device count)
 }
 
 // This invocation's first unit and the grid stride, from a possibly folded dispatch.

@@ -11,7 +11,10 @@ const NONE: u32 = 0xffffffffu;
 // Params, first_unit, grid_stride (wgsl/atomic_params.wgsl).
 {{PARAMS}}
 
-@group(0) @binding(0) var<storage, read> src: array<vec4<K>>;
+// src at binding 0, with src_load(u) -> vec4 and src_units() (src/view.rs).
+{{SRC}}
+// gp_n(): the window's elements, params.n, or fewer below a device count.
+{{BOUNDS}}
 @group(0) @binding(1) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(2) var<uniform> params: Params;
 
@@ -59,12 +62,12 @@ fn main(
         atomicStore(&local_bins[j], 0u);
     }
     workgroupBarrier();
-    let units = (params.n + 3u) / 4u;
+    let units = (gp_n() + 3u) / 4u;
     let stride = grid_stride(groups);
     for (var i = first_unit(group, groups, lane); i < units; i += stride) {
-        let v = src[i];
+        let v = src_load(i);
         for (var k = 0u; k < 4u; k++) {
-            if i * 4u + k < params.n {
+            if i * 4u + k < gp_n() {
                 let b = bin_of(v[k]);
                 if b != NONE {
                     atomicAdd(&local_bins[b], 1u);
@@ -89,12 +92,12 @@ fn main(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let units = (params.n + 3u) / 4u;
+    let units = (gp_n() + 3u) / 4u;
     let stride = grid_stride(groups);
     for (var i = first_unit(group, groups, lane); i < units; i += stride) {
-        let v = src[i];
+        let v = src_load(i);
         for (var k = 0u; k < 4u; k++) {
-            if i * 4u + k < params.n {
+            if i * 4u + k < gp_n() {
                 let b = bin_of(v[k]);
                 if b != NONE {
                     atomicAdd(&counts[b], 1u);

@@ -21,6 +21,8 @@ struct GpParams {
 
 @group(0) @binding(0) var<uniform> gp_params: GpParams;
 {{BINDINGS}}
+// gp_n(): the elements to run over, n, or the device count of a prefix view.
+{{COUNT}}
 
 struct GpOut {
     gp_unused: u32,
@@ -44,13 +46,14 @@ fn main(
     // Large dispatches are folded into 2D/3D: recover the linear index.
     let first = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
     let stride = groups.x * groups.y * groups.z * {{WG}}u;
+    let n = gp_n();
     for (var u = first; u < gp_params.units; u += stride) {
 {{LOADS}}
         let base = gp_params.first + 4u * u;
         for (var k = 0u; k < 4u; k++) {
             let i = base + k;
-            if i < gp_params.n {
-                let r = gp_user_body(i, gp_params.n{{LANE_ARGS}});
+            if i < n {
+                let r = gp_user_body(i, n{{LANE_ARGS}});
 {{LANE_STORES}}
             }
         }

@@ -14,7 +14,8 @@ struct Params {
     _pad1: u32,
 }
 
-@group(0) @binding(0) var<storage, read_write> dst: array<vec4<{{T}}>>;
+// dst at binding 0, with dst_store(u, v) and dst_units() (src/view.rs).
+{{DST}}
 @group(0) @binding(1) var<uniform> params: Params;
 
 fn bits(i: u32) -> u32 {
@@ -32,9 +33,9 @@ fn main(
     @builtin(local_invocation_index) lane: u32,
 ) {
     let t = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
-    if t >= arrayLength(&dst) {
+    if t >= dst_units() {
         return;
     }
     let i = (params.first_unit + t) * 4u;
-    dst[t] = vec4<{{T}}>(value(i), value(i + 1u), value(i + 2u), value(i + 3u));
+    dst_store(t, vec4<{{T}}>(value(i), value(i + 1u), value(i + 2u), value(i + 3u)));
 }

@@ -14,7 +14,8 @@ struct Params {
     _pad1: u32,
 }
 
-@group(0) @binding(0) var<storage, read_write> dst: array<vec4<{{T}}>>;
+// dst at binding 0, with dst_store(u, v) and dst_units() (src/view.rs).
+{{DST}}
 @group(0) @binding(1) var<storage, read_write> state: array<vec4<u32>>;
 @group(0) @binding(2) var<uniform> params: Params;
 
@@ -36,14 +37,14 @@ fn main(
     let t = (group.x + groups.x * (group.y + groups.y * group.z)) * {{WG}}u + lane;
     // The global unit index (chunk start + t) must not wrap; this also keeps `params`
     // in the kernel's interface for every output kind.
-    if t >= arrayLength(&dst) || params.first_unit + t < t {
+    if t >= dst_units() || params.first_unit + t < t {
         return;
     }
     var s0 = state[4u * t];
     var s1 = state[4u * t + 1u];
     var s2 = state[4u * t + 2u];
     var s3 = state[4u * t + 3u];
-    dst[t] = vec4<{{T}}>(value(&s0), value(&s1), value(&s2), value(&s3));
+    dst_store(t, vec4<{{T}}>(value(&s0), value(&s1), value(&s2), value(&s3)));
     state[4u * t] = s0;
     state[4u * t + 1u] = s1;
     state[4u * t + 2u] = s2;

@@ -21,8 +21,8 @@ struct GpReduceParams {
     base: u32,        // where this window's partials go
     opaque_zero: u32, // always 0; the compiler cannot know it (see the compensated sum)
     direct: u32,      // 1: the only workgroup of the first pass writes the result
-    _pad1: u32,
-    _pad2: u32,
+    first_unit: u32,  // the window's first vec4 unit (for a device count)
+    n_cap: u32,       // elements at most (for a device count)
 }
 
 @group(0) @binding(0) var<uniform> gp_reduce: GpReduceParams;
@@ -41,6 +41,10 @@ fn gp_fold4(v: vec4<T>) -> A {
     return gp_combine(gp_combine(gp_lift(v.x), gp_lift(v.y)), gp_combine(gp_lift(v.z), gp_lift(v.w)));
 }
 
+// gp_window() -> vec2<u32>: this window's whole units and tail, from the parameters, or
+// cut at a device count (GpuVec::prefix).
+{{BOUNDS}}
+
 // Sized for the larger workgroup: the finishing pass may have more invocations.
 var<workgroup> gp_shared_acc: array<A, {{FINISH_WG}}>;
 
@@ -55,22 +59,23 @@ fn partials_main(ids: GpIds) {
         return;  // whole workgroup: control flow stays uniform for its barriers
     }
     let stride = gp_reduce.groups * {{WG}}u;
+    let window = gp_window();
     var acc = gp_identity();
     var u = group * {{WG}}u + ids.lane;
     // Four independent loads per iteration keep more memory requests in flight.
-    for (; u + 3u * stride < gp_reduce.full_units; u += 4u * stride) {
+    for (; u + 3u * stride < window.x; u += 4u * stride) {
         let v0 = gp_unit(u);
         let v1 = gp_unit(u + stride);
         let v2 = gp_unit(u + 2u * stride);
         let v3 = gp_unit(u + 3u * stride);
         acc = gp_combine(acc, gp_combine(gp_combine(gp_fold4(v0), gp_fold4(v1)), gp_combine(gp_fold4(v2), gp_fold4(v3))));
     }
-    for (; u < gp_reduce.full_units; u += stride) {
+    for (; u < window.x; u += stride) {
         acc = gp_combine(acc, gp_fold4(gp_unit(u)));
     }
-    if group == 0u && ids.lane == 0u && gp_reduce.tail != 0u {
-        let v = gp_unit(gp_reduce.full_units);
-        for (var k = 0u; k < gp_reduce.tail; k++) {
+    if group == 0u && ids.lane == 0u && window.y != 0u {
+        let v = gp_unit(window.x);
+        for (var k = 0u; k < window.y; k++) {
             acc = gp_combine(acc, gp_lift(v[k]));
         }
     }

@@ -58,8 +58,10 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> src: array<vec4<T>>;
-@group(0) @binding(2) var<storage, read_write> out: array<{{OUT}}>;
+// src at binding 1 (src_load(u), src_units()) and out at binding 2: vec4 units with
+// out_store(u, v) for scans, elements for compaction (src/view.rs).
+{{SRC}}
+{{OUT_DECL}}
 @group(0) @binding(3) var<storage, read_write> partials: array<A>;
 // reduce-then-scan: offsets[g] is the prefix before partial g, offsets[count] the total.
 // chained: offsets[0] is the total, written by the last tile.

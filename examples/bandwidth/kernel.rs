@@ -16,15 +16,20 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     })?;
     // Alternating signs keep y bounded however many calls the timing makes.
     let mut step = 0u32;
-    b.row("axpy f32 (elementwise, new alpha each call)", 12 * n, || {
-        step += 1;
-        let alpha = if step % 2 == 0 { 1e-3 } else { -1e-3 } * (1.0 + (step % 7) as f32);
-        ctx.elementwise("y = alpha * x + y;")
-            .read("x", &x)
-            .read_write("y", &mut y)
-            .scalar("alpha", alpha)
-            .run()
-    })?;
+    b.row(
+        "axpy f32 (elementwise, new alpha each call)",
+        12 * n,
+        || {
+            step += 1;
+            let alpha =
+                if step.is_multiple_of(2) { 1e-3 } else { -1e-3 } * (1.0 + (step % 7) as f32);
+            ctx.elementwise("y = alpha * x + y;")
+                .read("x", &x)
+                .read_write("y", &mut y)
+                .scalar("alpha", alpha)
+                .run()
+        },
+    )?;
     let mut sum = ctx.zeros::<f32>(1)?;
     b.row("sum f32 (reduce_into, same vector)", 4 * n, || {
         ctx.reduce_into(&x, &mut sum)

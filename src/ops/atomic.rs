@@ -8,12 +8,14 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
+use crate::dispatch::Chunk;
 use crate::dispatch::{chunks, pow2_workgroup_size, units_per_binding, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::pipeline::{PipelineKey, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
+use crate::view::View;
 use std::sync::Arc;
 
 const ATOMIC_WGSL: &str = include_str!("../../wgsl/atomic.wgsl");
@@ -108,12 +110,15 @@ struct Params {
     lo: f32,
     hi: f32,
     scale: f32,
-    pad: u32,
+    /// histogram: the window's first element (for a device count).
+    first: u32,
 }
 
 /// One dispatch: an input window, an output window, its uniform, its grid.
 struct Pass {
-    src: (u64, u64),
+    /// The units of the input this pass reads.
+    src: Chunk,
+    /// Bytes of the output vector (from its first element) this pass adds into.
     dst: (u64, u64),
     params: Params,
     grid: [u32; 3],
@@ -212,6 +217,7 @@ impl Ctx {
     ) -> Result<()> {
         let op = "atomic_sum";
         self.check_owned(op, &[&v.ctx, &acc.ctx])?;
+        v.require_host_len(op)?;
         if acc.is_empty() {
             return Err(Error::InvalidArgument {
                 op: "atomic_sum_into",
@@ -233,13 +239,15 @@ impl Ctx {
             op,
             element: T::WGSL,
             workgroup_size: wg,
-            variant: strategy.section().to_string(),
+            variant: format!("{}|{}", strategy.section(), View::of(v).layout()),
             code: String::new(),
         };
+        let src = View::of(v);
         let kernel = self.kernel(key, || {
             render(
                 &assemble(ATOMIC_WGSL, &[T::ADD_SECTION, strategy.section()]),
                 &[
+                    ("SRC", src.units_wgsl("src", 0, false)),
                     ("PARAMS", PARAMS_WGSL.to_string()),
                     ("T", T::WGSL.to_string()),
                     ("ATOM", T::ATOM.to_string()),
@@ -252,8 +260,8 @@ impl Ctx {
         for c in chunks(v.lanes4(), units_per_binding(self, unit)) {
             let n = (v.len() as u64 - c.offset_units * LANES as u64).min(c.units * LANES as u64);
             passes.push(Pass {
-                src: (c.offset_units * unit, c.units * unit),
-                dst: (0, unit),
+                src: c,
+                dst: (0, size_of::<T>() as u64),
                 params: Params {
                     n: n as u32,
                     ..Params::default()
@@ -261,7 +269,7 @@ impl Ctx {
                 grid: grid(self, c.units.div_ceil(u64::from(wg)).min(max_groups(self)))?,
             });
         }
-        run_passes(self, op, &kernel, &v.buffer, &acc.buffer, &passes)
+        run_passes(self, op, &kernel, &src, acc, &passes)
     }
 
     /// A histogram of `keys` over `bins` bins: element `b` of the result is the number
@@ -406,8 +414,12 @@ impl Ctx {
                 .min(shared_cap)
         });
         let (variant, store) = match shared_bins {
-            Some(sb) => (format!("shared{sb}"), "shared"),
-            None => ("global".to_string(), "global"),
+            Some(sb) => (format!("shared{sb}|{}", View::of(src).layout()), "shared"),
+            None => (format!("global|{}", View::of(src).layout()), "global"),
+        };
+        let variant = match &src.count {
+            Some(_) => format!("{variant}+count"),
+            None => variant,
         };
         let key_section = if range.is_some() {
             "key_range"
@@ -425,10 +437,23 @@ impl Ctx {
             variant,
             code: String::new(),
         };
+        let keys = View::of(src);
+        // A prefix view's device count is bound at 3: the window stops at it.
+        let bounds = match &src.count {
+            None => "fn gp_n() -> u32 { return params.n; }\n".to_string(),
+            Some(_) => "@group(0) @binding(3) var<storage, read> gp_count: array<u32>;\n\
+                        fn gp_n() -> u32 {\n\
+                        \x20   let c = gp_count[0];\n\
+                        \x20   return select(0u, min(c - params.first, params.n), c > params.first);\n\
+                        }\n"
+                .to_string(),
+        };
         let kernel = self.kernel(key, || {
             render(
                 &assemble(HISTOGRAM_WGSL, &[key_section, store]),
                 &[
+                    ("SRC", keys.units_wgsl("src", 0, false)),
+                    ("BOUNDS", bounds.clone()),
                     ("PARAMS", PARAMS_WGSL.to_string()),
                     ("K", K::WGSL.to_string()),
                     ("WG", wg.to_string()),
@@ -459,7 +484,7 @@ impl Ctx {
                     None => groups,
                 };
                 passes.push(Pass {
-                    src: (c.offset_units * unit, c.units * unit),
+                    src: c,
                     dst: (w.offset_units * 4, w.units * 4),
                     params: Params {
                         n: n as u32,
@@ -469,13 +494,13 @@ impl Ctx {
                         lo,
                         hi,
                         scale,
-                        pad: 0,
+                        first: (c.offset_units * LANES as u64) as u32,
                     },
                     grid: grid(self, groups)?,
                 });
             }
         }
-        run_passes(self, op, &kernel, &src.buffer, &counts.buffer, &passes)
+        run_passes(self, op, &kernel, &keys, counts, &passes)
     }
 }
 
@@ -540,21 +565,24 @@ fn assemble(template: &str, sections: &[&str]) -> String {
 }
 
 /// Records every pass in one compute pass and submits it, with errors captured.
-fn run_passes(
+fn run_passes<D: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
     kernel: &Arc<crate::pipeline::Kernel>,
-    src: &wgpu::Buffer,
-    dst: &wgpu::Buffer,
+    src: &View<'_>,
+    dst: &GpuVec<D>,
     passes: &[Pass],
 ) -> Result<()> {
     let mut work = Work::new(ctx, op);
     for p in passes {
         let block = work.params(&p.params);
-        work.dispatch(kernel, p.grid)
-            .bind(0, Res::range(src, p.src.0, p.src.1))
-            .bind(1, Res::range(dst, p.dst.0, p.dst.1))
+        let d = work.dispatch(kernel, p.grid);
+        d.bind(0, src.window(&p.src))
+            .bind(1, Res::range(&dst.buffer, dst.offset + p.dst.0, p.dst.1))
             .bind(2, block);
+        if let Some(count) = src.count_binding() {
+            d.bind(3, count);
+        }
     }
     // The parameters are kept by content: a repeated call with the same lengths uploads
     // nothing.

@@ -30,8 +30,9 @@ use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::random::RANDOM_WGSL;
 use crate::pipeline::{PipelineKey, render};
-use crate::record::{Res, Work};
+use crate::record::{Grid, Work};
 use crate::vec::{GpuVec, LANES};
+pub(crate) use crate::view::View;
 
 const KERNEL_WGSL: &str = include_str!("../../wgsl/kernel.wgsl");
 
@@ -72,45 +73,6 @@ pub(crate) fn max_groups(ctx: &Ctx) -> u64 {
     match ctx.info().device_type {
         wgpu::DeviceType::Cpu => 256,
         _ => 32768,
-    }
-}
-
-/// A vector argument with its element type erased.
-#[derive(Clone, Copy)]
-pub(crate) struct VecArg<'a> {
-    pub(crate) ctx: &'a Ctx,
-    pub(crate) buffer: &'a wgpu::Buffer,
-    pub(crate) len: usize,
-    pub(crate) wgsl: &'static str,
-    pub(crate) enable: &'static str,
-    pub(crate) features: wgpu::Features,
-    /// Bytes per element.
-    pub(crate) size: u64,
-}
-
-impl<'a> VecArg<'a> {
-    pub(crate) fn of<T: GpuElement>(v: &'a GpuVec<T>) -> Self {
-        VecArg {
-            ctx: &v.ctx,
-            buffer: &v.buffer,
-            len: v.len(),
-            wgsl: T::WGSL,
-            enable: T::ENABLE,
-            features: T::FEATURES,
-            size: size_of::<T>() as u64,
-        }
-    }
-
-    /// Bytes of a vec4 unit.
-    fn unit_bytes(&self) -> u64 {
-        LANES as u64 * self.size
-    }
-
-    /// The binding of exactly its elements (at least one, rounded up to 4 bytes; a
-    /// vector's buffer is padded past that).
-    fn exact(&self) -> Res {
-        let bytes = (self.len.max(1) as u64 * self.size).next_multiple_of(4);
-        Res::range(self.buffer, 0, bytes)
     }
 }
 
@@ -156,7 +118,7 @@ impl Access {
 }
 
 enum ArgValue<'a> {
-    Vec(VecArg<'a>, Access),
+    Vec(View<'a>, Access),
     Scalar { wgsl: &'static str, bits: u32 },
 }
 
@@ -185,7 +147,7 @@ impl<'a> Args<'a> {
     }
 
     /// Adds a vector argument used as `access`.
-    pub(crate) fn vec(&mut self, name: &str, v: VecArg<'a>, access: Access) {
+    pub(crate) fn vec(&mut self, name: &str, v: View<'a>, access: Access) {
         if self.check_name(name) {
             self.items.push(Arg {
                 name: name.to_string(),
@@ -219,7 +181,7 @@ impl<'a> Args<'a> {
     }
 
     /// Internal arguments (names starting with `gp_`) skip the name check.
-    pub(crate) fn internal(&mut self, name: &str, v: VecArg<'a>, access: Access) {
+    pub(crate) fn internal(&mut self, name: &str, v: View<'a>, access: Access) {
         self.items.push(Arg {
             name: name.to_string(),
             value: ArgValue::Vec(v, access),
@@ -369,20 +331,55 @@ impl<'a> Args<'a> {
                 _ => false,
             })
             .collect();
+        // Element vectors that are prefix views share one device count.
+        let mut count: Option<&'a (wgpu::Buffer, u64)> = None;
+        for a in &self.items {
+            if let ArgValue::Vec(v, access) = &a.value {
+                match (v.count, count) {
+                    (Some(c), None) if access.element() => count = Some(c),
+                    (Some(c), Some(d)) if access.element() && (c.0 != d.0 || c.1 != d.1) => {
+                        return Err(Error::InvalidArgument {
+                            op,
+                            message: format!(
+                                "the element vectors are prefix views of different counts \
+                                 ({:?} has another); give them the same count vector",
+                                a.name
+                            ),
+                        });
+                    }
+                    (Some(_), _) if !access.element() => {
+                        return Err(Error::InvalidArgument {
+                            op,
+                            message: format!(
+                                "{:?} is a prefix view given as a {} argument, which is bound \
+                                 whole; give the whole vector",
+                                a.name,
+                                access.name()
+                            ),
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
         Ok(Plan {
             n,
             items: self.items,
             shared,
+            count,
         })
     }
 }
 
 /// Checked kernel arguments and the length they run over.
 pub(crate) struct Plan<'a> {
+    /// Elements (at most: with a device count, the count says how many run).
     pub(crate) n: usize,
     items: Vec<Arg<'a>>,
     /// Per item: declared read_write because another binding of its buffer writes.
     shared: Vec<bool>,
+    /// The device count of prefix-view element vectors, bound after the vectors.
+    pub(crate) count: Option<&'a (wgpu::Buffer, u64)>,
 }
 
 /// The WGSL pieces a template takes from a [`Plan`].
@@ -402,6 +399,8 @@ pub(crate) struct Pieces {
     /// Element vectors as vec4 lane values for an expression kernel (transform-reduce):
     /// arguments of `gp_user_expr` for lane `.x`, `.y`, ... (with `{L}` for the lane).
     pub(crate) expr_lane_args: String,
+    /// `gp_n()`, and the count's binding for a prefix view.
+    pub(crate) count: String,
 }
 
 impl<'a> Plan<'a> {
@@ -413,10 +412,11 @@ impl<'a> Plan<'a> {
                 ArgValue::Vec(v, access) => {
                     let _ = write!(
                         s,
-                        "{}:{}:{}{};",
+                        "{}:{}:{}:{}{};",
                         a.name,
                         access.name(),
                         v.wgsl,
+                        v.layout(),
                         if *shared { "+shared" } else { "" }
                     );
                 }
@@ -424,6 +424,9 @@ impl<'a> Plan<'a> {
                     let _ = write!(s, "{}:scalar:{wgsl};", a.name);
                 }
             }
+        }
+        if self.count.is_some() {
+            s.push_str("count;");
         }
         s
     }
@@ -459,10 +462,7 @@ impl<'a> Plan<'a> {
                 Access::Read | Access::ReadWrite | Access::Write => {
                     let k = element;
                     element += 1;
-                    let _ = writeln!(
-                        p.bindings,
-                        "@group(0) @binding({binding}) var<storage, {mode}> gp_e{k}: array<vec4<{t}>>;"
-                    );
+                    p.bindings += &v.units_wgsl(&format!("gp_e{k}"), binding, mode == "read_write");
                     if access != Access::Write {
                         let _ = write!(p.in_params, ", gp_in_{name}: {t}");
                         let _ = write!(p.lane_args, ", gp_v{k}[k]");
@@ -476,14 +476,15 @@ impl<'a> Plan<'a> {
                         }
                         _ => {
                             let _ = writeln!(p.prelude, "    {declare} {name} = gp_in_{name};");
-                            let _ = writeln!(p.loads, "        {declare} gp_v{k} = gp_e{k}[u];");
+                            let _ =
+                                writeln!(p.loads, "        {declare} gp_v{k} = gp_e{k}_load(u);");
                         }
                     }
                     if access != Access::Read {
                         let _ = writeln!(p.out_fields, "    {name}: {t},");
                         let _ = write!(p.out_values, ", {name}");
                         let _ = writeln!(p.lane_stores, "                gp_v{k}[k] = r.{name};");
-                        let _ = writeln!(p.stores, "        gp_e{k}[u] = gp_v{k};");
+                        let _ = writeln!(p.stores, "        gp_e{k}_store(u, gp_v{k});");
                     }
                 }
                 Access::Raw | Access::RawReadWrite => {
@@ -509,6 +510,13 @@ impl<'a> Plan<'a> {
             binding += 1;
         }
         p.enable = enables.join("\n");
+        p.count = match self.count {
+            Some(_) => format!(
+                "@group(0) @binding({binding}) var<storage, read> gp_count: array<u32>;\n\
+                 fn gp_n() -> u32 {{ return min(gp_params.n, gp_count[0]); }}\n"
+            ),
+            None => "fn gp_n() -> u32 { return gp_params.n; }\n".to_string(),
+        };
         p
     }
 
@@ -525,7 +533,7 @@ impl<'a> Plan<'a> {
         self.element_vecs().map(|v| v.unit_bytes()).collect()
     }
 
-    fn element_vecs(&self) -> impl Iterator<Item = &VecArg<'a>> {
+    fn element_vecs(&self) -> impl Iterator<Item = &View<'a>> {
         self.items.iter().filter_map(|a| match &a.value {
             ArgValue::Vec(v, access) if access.element() => Some(v),
             _ => None,
@@ -555,25 +563,30 @@ impl<'a> Plan<'a> {
         &self,
         d: &mut crate::record::Dispatch,
         first_binding: u32,
-        chunk: Option<&crate::dispatch::Chunk>,
+        chunk: &crate::dispatch::Chunk,
     ) {
         let mut binding = first_binding;
         for a in &self.items {
             let ArgValue::Vec(v, access) = &a.value else {
                 continue;
             };
-            let res = match (access.element(), chunk) {
-                (true, Some(c)) => {
-                    let (offset, size) = c.byte_range(v.unit_bytes());
-                    Res::range(v.buffer, offset, size.get())
-                }
-                // An empty run binds the first unit (nothing is dispatched).
-                (true, None) => Res::range(v.buffer, 0, v.unit_bytes()),
-                (false, _) => v.exact(),
-            };
-            d.bind(binding, res);
+            d.bind(
+                binding,
+                if access.element() {
+                    v.window(chunk)
+                } else {
+                    v.exact()
+                },
+            );
             binding += 1;
         }
+    }
+
+    /// The binding of the device count, if any (element-wise kernels bind it after the
+    /// vectors).
+    pub(crate) fn count_binding(&self) -> Option<crate::record::Res> {
+        self.count
+            .map(|(buffer, offset)| crate::record::Res::range(buffer, *offset, 4))
     }
 }
 
@@ -607,7 +620,7 @@ macro_rules! read_only_args {
         /// Element `i` of `v`, read, as a `let` named `name`. Every element vector of the
         /// kernel has the same length, `n`.
         pub fn read<T: GpuElement>(mut self, name: &str, v: &'a GpuVec<T>) -> Self {
-            self.args.vec(name, VecArg::of(v), Access::Read);
+            self.args.vec(name, View::of(v), Access::Read);
             self
         }
 
@@ -616,7 +629,7 @@ macro_rules! read_only_args {
         /// checks clamp it), never memory outside it. Bound whole: it must fit one
         /// storage binding.
         pub fn raw<T: GpuElement>(mut self, name: &str, v: &'a GpuVec<T>) -> Self {
-            self.args.vec(name, VecArg::of(v), Access::Raw);
+            self.args.vec(name, View::of(v), Access::Raw);
             self
         }
 
@@ -635,7 +648,7 @@ macro_rules! read_only_args {
             index: usize,
         ) -> Self {
             self.args
-                .vec(name, VecArg::of(v), Access::DeviceScalar(index));
+                .vec(name, View::of(v), Access::DeviceScalar(index));
             self
         }
 
@@ -655,13 +668,13 @@ impl<'a> Elementwise<'a> {
 
     /// Element `i` of `v`, read and written back, as a `var` named `name`.
     pub fn read_write<T: GpuElement>(mut self, name: &str, v: &'a mut GpuVec<T>) -> Self {
-        self.args.vec(name, VecArg::of(v), Access::ReadWrite);
+        self.args.vec(name, View::of(v), Access::ReadWrite);
         self
     }
 
     /// Element `i` of `v`, written, as a `var` named `name` that starts at zero.
     pub fn write<T: GpuElement>(mut self, name: &str, v: &'a mut GpuVec<T>) -> Self {
-        self.args.vec(name, VecArg::of(v), Access::Write);
+        self.args.vec(name, View::of(v), Access::Write);
         self
     }
 
@@ -669,7 +682,7 @@ impl<'a> Elementwise<'a> {
     /// freely (scatters). Writes past the end land on an element of `v` (WGSL's bounds
     /// checks clamp them), never outside it; two elements writing one index race.
     pub fn raw_read_write<T: GpuElement>(mut self, name: &str, v: &'a mut GpuVec<T>) -> Self {
-        self.args.vec(name, VecArg::of(v), Access::RawReadWrite);
+        self.args.vec(name, View::of(v), Access::RawReadWrite);
         self
     }
 
@@ -735,7 +748,7 @@ impl Ctx {
 /// Compiles (once) and adds to `work` an element-wise kernel of `body` over `args`.
 pub(crate) fn record_elementwise(
     ctx: &Ctx,
-    work: &mut Work<'_>,
+    work: &mut Work,
     body: &str,
     args: Args<'_>,
 ) -> Result<()> {
@@ -746,7 +759,7 @@ pub(crate) fn record_elementwise(
 /// output `gp_out` is one of `args`): map and zip.
 pub(crate) fn record_expression(
     ctx: &Ctx,
-    work: &mut Work<'_>,
+    work: &mut Work,
     expr: &str,
     args: Args<'_>,
 ) -> Result<()> {
@@ -763,7 +776,7 @@ pub(crate) fn record_expression(
 /// keyed as `key_op` with `code`.
 fn record(
     ctx: &Ctx,
-    work: &mut Work<'_>,
+    work: &mut Work,
     key_op: &'static str,
     code: &str,
     args: Args<'_>,
@@ -799,6 +812,7 @@ fn record(
                 ("LANE_ARGS", &p.lane_args),
                 ("LANE_STORES", &p.lane_stores),
                 ("STORES", &p.stores),
+                ("COUNT", &p.count),
             ],
         )
     })?;
@@ -814,9 +828,44 @@ fn record(
         units_per_window(ctx, &unit_sizes)
     };
     let max_per_dim = ctx.info().max_workgroups_per_dimension;
-    for chunk in chunks(units, per_window) {
-        let groups = chunk.units.div_ceil(u64::from(wg)).min(max_groups(ctx));
-        let grid = workgroup_grid(groups, max_per_dim)?;
+    let windows: Vec<_> = chunks(units, per_window).collect();
+    // A device count: the workgroups of each window are worked out on the GPU.
+    let args = match plan.count {
+        Some(&(ref count, offset)) => {
+            let max_groups = max_groups(ctx).min(u64::from(max_per_dim).pow(3)) as u32;
+            let bytes = 12 * windows.len() as u64;
+            let args = work.keep(ctx.scratch(
+                "indirect arguments",
+                bytes,
+                wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE,
+            )?);
+            crate::ops::count::record_args(
+                work,
+                (count, offset),
+                &crate::ops::count::CountParams {
+                    windows: windows.len() as u32,
+                    units_per_window: per_window.min(u64::from(u32::MAX)) as u32,
+                    elems_per_unit: LANES as u32,
+                    per_group: wg,
+                    max_groups,
+                    max_per_dim,
+                    n_cap: n as u32,
+                    _pad: 0,
+                },
+                crate::record::Res::range(&args, 0, bytes),
+            )?;
+            Some(args)
+        }
+        None => None,
+    };
+    for (k, chunk) in windows.iter().enumerate() {
+        let grid = match &args {
+            Some(args) => Grid::Indirect(args.clone(), 12 * k as u64),
+            None => {
+                let groups = chunk.units.div_ceil(u64::from(wg)).min(max_groups(ctx));
+                Grid::Direct(workgroup_grid(groups, max_per_dim)?)
+            }
+        };
         let words = plan.params([
             (chunk.offset_units * LANES as u64) as u32,
             n as u32,
@@ -824,9 +873,12 @@ fn record(
             0,
         ]);
         let block = work.params_words(&words);
-        let d = work.dispatch(&kernel, grid);
+        let d = work.dispatch_grid(&kernel, grid);
         d.bind(0, block);
-        plan.bind(d, 1, Some(&chunk));
+        plan.bind(d, 1, chunk);
+        if let Some(count) = plan.count_binding() {
+            d.bind(1 + plan.vectors(), count);
+        }
     }
     Ok(())
 }

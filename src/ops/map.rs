@@ -5,7 +5,7 @@
 use crate::context::{Ctx, check_len};
 use crate::element::GpuElement;
 use crate::error::Result;
-use crate::ops::kernel::{Access, Args, VecArg, record_expression};
+use crate::ops::kernel::{Access, Args, View, record_expression};
 use crate::record::Work;
 use crate::vec::GpuVec;
 
@@ -15,7 +15,7 @@ impl Ctx {
     /// `expr` is a WGSL expression in `x` (the element, of `src`'s type) that has the same
     /// type, e.g. `"x * 2.0 + 1.0"` for `f32` or `"x ^ 0xffu"` for `u32`. WGSL built-ins
     /// (`sin`, `select`, `clamp`, `bitcast`, ...) are available, and so are the random
-    /// functions of [`RANDOM_WGSL`] (`wang_hash`, `pcg_hash`, `rng_pcg32(i, seed)`, ...).
+    /// functions of [`RANDOM_WGSL`](crate::RANDOM_WGSL) (`wang_hash`, `pcg_hash`, `rng_pcg32(i, seed)`, ...).
     /// Integer arithmetic wraps.
     /// Each distinct expression compiles once per element type; later calls reuse it.
     ///
@@ -52,6 +52,7 @@ impl Ctx {
     ) -> Result<GpuVec<U>> {
         let mut dst = self.zeros::<U>(src.len())?;
         self.map_into(src, expr, &mut dst)?;
+        dst.count = src.count.clone();
         Ok(dst)
     }
 
@@ -75,7 +76,7 @@ impl Ctx {
         let op = "map";
         check_len(op, ("dst", dst.len()), ("src", src.len()))?;
         let mut args = Args::new(op);
-        args.vec("x", VecArg::of(src), Access::Read);
+        args.vec("x", View::of(src), Access::Read);
         self.run_expression(op, expr, args, dst)
     }
 
@@ -126,6 +127,7 @@ impl Ctx {
         check_len("zip", ("a", a.len()), ("b", b.len()))?;
         let mut dst = self.zeros::<U>(a.len())?;
         self.zip_into(a, b, expr, &mut dst)?;
+        dst.count = a.count.clone().or_else(|| b.count.clone());
         Ok(dst)
     }
 
@@ -152,8 +154,8 @@ impl Ctx {
         check_len(op, ("a", a.len()), ("b", b.len()))?;
         check_len(op, ("dst", dst.len()), ("a", a.len()))?;
         let mut args = Args::new(op);
-        args.vec("a", VecArg::of(a), Access::Read);
-        args.vec("b", VecArg::of(b), Access::Read);
+        args.vec("a", View::of(a), Access::Read);
+        args.vec("b", View::of(b), Access::Read);
         self.run_expression(op, expr, args, dst)
     }
 
@@ -165,7 +167,7 @@ impl Ctx {
         mut args: Args<'a>,
         out: &'a mut GpuVec<U>,
     ) -> Result<()> {
-        args.internal("gp_out", VecArg::of(out), Access::Write);
+        args.internal("gp_out", View::of(out), Access::Write);
         let mut work = Work::new(self, op);
         record_expression(self, &mut work, expr, args)?;
         work.submit()

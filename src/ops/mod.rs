@@ -5,6 +5,7 @@
 //! [`Ctx`]: crate::Ctx
 
 pub mod atomic;
+pub mod count;
 pub mod grid2d;
 pub mod kernel;
 pub mod map;

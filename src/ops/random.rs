@@ -70,6 +70,7 @@ use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::pipeline::{PipelineKey, render};
 use crate::vec::{GpuVec, LANES};
+use crate::view::View;
 
 /// The WGSL library of random functions (see the [module docs](self)), prepended to the
 /// random, [`Ctx::map`] and [`Ctx::zip`] kernels. Paste it into your own shaders to
@@ -432,7 +433,7 @@ impl Ctx {
             &kernel,
             wg,
             n4 as u64,
-            &[(&words.buffer, 16)],
+            &[(View::of(&words), 16)],
             |first_unit| FillParams {
                 first_unit,
                 seed,
@@ -538,18 +539,22 @@ impl Ctx {
         p: FillParams,
     ) -> Result<()> {
         self.check_owned(op, &[&v.ctx])?;
+        v.require_host_len(op)?;
         check_random_len(op, v.len())?;
         let wg = elementwise_workgroup_size(self);
         let unit_bytes = (LANES * size_of::<T>()) as u64;
+        let units = v.lanes4();
+        let dst = View::of(v);
         match source {
             Source::Stateless(rng) => {
                 let gen_fn = rng.wgsl_fn();
-                let variant = format!("{gen_fn}/{}", output.name());
+                let variant = format!("{gen_fn}/{}|{}", output.name(), dst.layout());
                 let kernel = self.kernel(key("random", T::WGSL, wg, variant), || {
                     render(
                         FILL_WGSL,
                         &[
                             ("LIB", RANDOM_WGSL.to_string()),
+                            ("DST", dst.units_wgsl("dst", 0, true)),
                             ("T", T::WGSL.to_string()),
                             ("WG", wg.to_string()),
                             ("GEN", gen_fn.to_string()),
@@ -562,8 +567,8 @@ impl Ctx {
                     op,
                     &kernel,
                     wg,
-                    v.lanes4(),
-                    &[(&v.buffer, unit_bytes)],
+                    units,
+                    &[(dst, unit_bytes)],
                     |first_unit| FillParams {
                         first_unit,
                         seed: rng.seed(),
@@ -574,12 +579,13 @@ impl Ctx {
             Source::Stateful(state) => {
                 self.check_owned(op, &[&state.words.ctx])?;
                 check_len(op, ("v", v.len()), ("state", state.len()))?;
-                let variant = format!("xorshift128/{}", output.name());
+                let variant = format!("xorshift128/{}|{}", output.name(), dst.layout());
                 let kernel = self.kernel(key("random_state", T::WGSL, wg, variant), || {
                     render(
                         STATE_WGSL,
                         &[
                             ("LIB", RANDOM_WGSL.to_string()),
+                            ("DST", dst.units_wgsl("dst", 0, true)),
                             ("T", T::WGSL.to_string()),
                             ("WG", wg.to_string()),
                             ("OUT", output.body::<T>(true)),
@@ -591,10 +597,10 @@ impl Ctx {
                     op,
                     &kernel,
                     wg,
-                    v.lanes4(),
+                    units,
                     &[
-                        (&v.buffer, unit_bytes),
-                        (&state.words.buffer, 4 * LANES as u64 * 4),
+                        (dst, unit_bytes),
+                        (View::of(&state.words), 4 * LANES as u64 * 4),
                     ],
                     |first_unit| FillParams { first_unit, ..p },
                 )

@@ -12,7 +12,7 @@ use crate::context::check_len;
 use crate::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
 use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
-use crate::ops::kernel::{Access, Args, KernelScalar, Pieces, Plan, VecArg, read_only_args};
+use crate::ops::kernel::{Access, Args, KernelScalar, Pieces, Plan, View, read_only_args};
 use crate::pipeline::{PipelineKey, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
@@ -248,7 +248,7 @@ impl Ctx {
         }
         let result = self.result_buffer((LANES * size_of::<T>()) as u64)?;
         let mut work = Work::new(self, op);
-        self.record_reduce(&mut work, input, reduce, &result)?;
+        self.record_reduce(&mut work, input, reduce, Res::whole(&result))?;
         self.submit_result(op, work.encode()?, result, 1)
     }
 
@@ -267,22 +267,26 @@ impl Ctx {
             });
         }
         let mut work = Work::new(self, op);
-        self.record_reduce(&mut work, input, reduce, &out.buffer)?;
+        self.record_reduce(&mut work, input, reduce, out.whole_binding())?;
         work.submit()
     }
 
     /// Adds both passes to `work`; the result lands in element 0 of `result`.
     fn record_reduce<T: GpuElement>(
         &self,
-        work: &mut Work<'_>,
+        work: &mut Work,
         input: Input<'_, T>,
         reduce: &Reduce<T>,
-        result: &wgpu::Buffer,
+        result: Res,
     ) -> Result<()> {
         let op = work.op();
         let spec = Spec::new(self, reduce)?;
         let wg = pow2_workgroup_size(self, 256);
         let finish_wg = finish_workgroup_size(self, wg);
+        // A device count (prefix views) is bound after the inputs.
+        let (count, count_binding) = input.count(op)?;
+        let bounds = bounds_wgsl(count.map(|_| count_binding));
+        let counted = if count.is_some() { "+count" } else { "" };
         let (partials_kernel, finish_kernel) = match &input {
             Input::Vectors(x, y) => {
                 let mut owners = vec![&x.ctx];
@@ -291,15 +295,21 @@ impl Ctx {
                     owners.push(&y.ctx);
                 }
                 self.check_owned(op, &owners)?;
+                let (xv, yv) = (View::of(*x), y.map(|y| View::of(y)));
+                // The layouts change the WGSL of a borrowed vector of ragged length only.
+                let layouts = match yv {
+                    Some(yv) => format!("{}/{}", xv.layout(), yv.layout()),
+                    None => xv.layout().to_string(),
+                };
                 let key = PipelineKey {
                     op: if y.is_some() { "dot" } else { "reduce" },
                     element: T::WGSL,
                     workgroup_size: wg,
-                    variant: spec.variant(),
+                    variant: format!("{}|{layouts}{counted}", spec.variant()),
                     code: spec.code.clone(),
                 };
-                let inputs = vector_inputs(y.is_some());
-                let source = || spec.render::<T>(wg, finish_wg, T::ENABLE, &inputs);
+                let inputs = vector_inputs(&xv, yv.as_ref());
+                let source = || spec.render::<T>(wg, finish_wg, T::ENABLE, (&inputs, &bounds));
                 (
                     self.kernel_entry(key.clone(), "partials_main", source)?,
                     self.kernel_entry(key, "finish_main", source)?,
@@ -310,14 +320,19 @@ impl Ctx {
                     op: "transform_reduce",
                     element: T::WGSL,
                     workgroup_size: wg,
-                    variant: format!("{}|{}|{}", spec.variant(), plan.signature(), spec.code),
+                    variant: format!(
+                        "{}|{}|{}{counted}",
+                        spec.variant(),
+                        plan.signature(),
+                        spec.code
+                    ),
                     code: expr.to_string(),
                 };
                 let pieces = plan.pieces(EXPRESSION_FIRST_BINDING);
                 let enable = [T::ENABLE, pieces.enable.as_str()].join("\n");
                 let source = |code: &str| {
                     let inputs = expression_inputs(&pieces, plan.vectors(), code);
-                    spec.render::<T>(wg, finish_wg, &enable, &inputs)
+                    spec.render::<T>(wg, finish_wg, &enable, (&inputs, &bounds))
                 };
                 (
                     self.kernel_checked(key.clone(), "partials_main", op, "T()", source)?,
@@ -349,6 +364,8 @@ impl Ctx {
                 tail: if last { tail } else { 0 },
                 groups,
                 base,
+                first_unit: w.offset_units as u32,
+                n_cap: n as u32,
                 ..ReduceParams::default()
             });
             base += groups;
@@ -381,17 +398,19 @@ impl Ctx {
             let d = work.dispatch(&partials_kernel, grid);
             d.bind(0, block)
                 .bind(1, Res::whole(&partials))
-                .bind(4, Res::whole(result));
+                .bind(4, result.clone());
+            if let Some((buffer, offset)) = count {
+                d.bind(count_binding, Res::range(buffer, *offset, 4));
+            }
             match &input {
                 Input::Vectors(x, y) => {
-                    let (offset, size) = w.byte_range(unit_bytes::<T>());
-                    d.bind(2, Res::range(&x.buffer, offset, size.get()));
+                    d.bind(2, View::of(*x).window(w));
                     if let Some(y) = y {
-                        d.bind(3, Res::range(&y.buffer, offset, size.get()));
+                        d.bind(3, View::of(*y).window(w));
                     }
                 }
                 Input::Expression { plan, .. } => {
-                    plan.bind(d, EXPRESSION_FIRST_BINDING, Some(w));
+                    plan.bind(d, EXPRESSION_FIRST_BINDING, w);
                     if let Some(b) = expression_block {
                         d.bind(EXPRESSION_FIRST_BINDING + plan.vectors(), b);
                     }
@@ -407,7 +426,7 @@ impl Ctx {
             work.dispatch(&finish_kernel, [1, 1, 1])
                 .bind(0, block)
                 .bind(1, Res::whole(&partials))
-                .bind(4, Res::whole(result));
+                .bind(4, result.clone());
         }
         Ok(())
     }
@@ -494,7 +513,32 @@ enum Input<'v, T: GpuElement> {
     Expression { expr: &'v str, plan: Plan<'v> },
 }
 
-impl<T: GpuElement> Input<'_, T> {
+impl<'v, T: GpuElement> Input<'v, T> {
+    /// The device count of prefix-view inputs (one count for all), and the binding it
+    /// takes: after the inputs and, for an expression, its parameter block.
+    fn count(&self, op: &'static str) -> Result<(Option<&'v (wgpu::Buffer, u64)>, u32)> {
+        match self {
+            Input::Vectors(x, y) => {
+                let count = match (&x.count, y.and_then(|y| y.count.as_ref())) {
+                    (Some(a), Some(b)) if a.0 != b.0 || a.1 != b.1 => {
+                        return Err(Error::InvalidArgument {
+                            op,
+                            message: "a and b are prefix views of different counts; give them \
+                                      the same count vector"
+                                .into(),
+                        });
+                    }
+                    (Some(a), _) => Some(a),
+                    (None, b) => b,
+                };
+                Ok((count, 5))
+            }
+            Input::Expression { plan, .. } => {
+                Ok((plan.count, EXPRESSION_FIRST_BINDING + plan.vectors() + 1))
+            }
+        }
+    }
+
     fn len(&self) -> usize {
         match self {
             Input::Vectors(x, _) => x.len(),
@@ -509,24 +553,45 @@ impl<T: GpuElement> Input<'_, T> {
     /// Bytes of a vec4 unit of each windowed input.
     fn unit_sizes(&self) -> Vec<u64> {
         match self {
-            Input::Vectors(..) => vec![unit_bytes::<T>()],
+            Input::Vectors(..) => vec![(LANES * size_of::<T>()) as u64],
             Input::Expression { plan, .. } => plan.unit_sizes(),
         }
     }
 }
 
-fn unit_bytes<T: GpuElement>() -> u64 {
-    (LANES * size_of::<T>()) as u64
+/// `gp_window()` and `gp_n()` of `wgsl/reduce.wgsl`: the window's whole units and tail
+/// and the elements in all, from the parameters, or cut at the count bound at `count`.
+fn bounds_wgsl(count: Option<u32>) -> String {
+    match count {
+        None => "fn gp_window() -> vec2<u32> { return vec2<u32>(gp_reduce.full_units, gp_reduce.tail); }\n\
+                 fn gp_n() -> u32 { return gp_reduce.n_cap; }\n"
+            .to_string(),
+        Some(binding) => format!(
+            "@group(0) @binding({binding}) var<storage, read> gp_count: array<u32>;\n\
+             fn gp_n() -> u32 {{ return min(gp_count[0], gp_reduce.n_cap); }}\n\
+             fn gp_window() -> vec2<u32> {{\n\
+             \x20   let cap = 4u * gp_reduce.full_units + gp_reduce.tail;\n\
+             \x20   let n = gp_n();\n\
+             \x20   let first = 4u * gp_reduce.first_unit;\n\
+             \x20   var e = 0u;\n\
+             \x20   if n > first {{\n\
+             \x20       e = min(n - first, cap);\n\
+             \x20   }}\n\
+             \x20   return vec2<u32>(e / 4u, e % 4u);\n\
+             }}\n"
+        ),
+    }
 }
 
 /// The inputs of reduce and dot: `x` at binding 2, `y` at 3.
-fn vector_inputs(dot: bool) -> String {
-    let mut s = String::from("@group(0) @binding(2) var<storage, read> gp_x: array<vec4<T>>;\n");
-    if dot {
-        s.push_str("@group(0) @binding(3) var<storage, read> gp_y: array<vec4<T>>;\n");
-        s.push_str("fn gp_unit(u: u32) -> vec4<T> {\n    return gp_x[u] * gp_y[u];\n}\n");
-    } else {
-        s.push_str("fn gp_unit(u: u32) -> vec4<T> {\n    return gp_x[u];\n}\n");
+fn vector_inputs(x: &View<'_>, y: Option<&View<'_>>) -> String {
+    let mut s = x.units_wgsl("gp_x", 2, false);
+    match y {
+        Some(y) => {
+            s += &y.units_wgsl("gp_y", 3, false);
+            s += "fn gp_unit(u: u32) -> vec4<T> {\n    return gp_x_load(u) * gp_y_load(u);\n}\n";
+        }
+        None => s += "fn gp_unit(u: u32) -> vec4<T> {\n    return gp_x_load(u);\n}\n",
     }
     s
 }
@@ -537,7 +602,7 @@ fn vector_inputs(dot: bool) -> String {
 fn expression_inputs(p: &Pieces, vectors: u32, expr: &str) -> String {
     let lane = |l: &str, offset: &str| {
         format!(
-            "gp_user_expr(base{offset}, gp_params.n{})",
+            "gp_user_expr(base{offset}, gp_n(){})",
             p.expr_lane_args.replace("{L}", l)
         )
     };
@@ -577,7 +642,10 @@ struct ReduceParams {
     opaque_zero: u32,
     /// 1: the only workgroup of the first pass writes the result.
     direct: u32,
-    _pad: [u32; 2],
+    /// The window's first vec4 unit (for a device count).
+    first_unit: u32,
+    /// Elements at most (for a device count).
+    n_cap: u32,
 }
 
 fn first<T: Copy>(v: Vec<T>) -> T {
@@ -705,7 +773,13 @@ impl Spec {
     }
 
     /// `wgsl/reduce.wgsl` with this operator and `inputs` (bindings and `gp_unit`).
-    fn render<T: GpuElement>(&self, wg: u32, finish_wg: u32, enable: &str, inputs: &str) -> String {
+    fn render<T: GpuElement>(
+        &self,
+        wg: u32,
+        finish_wg: u32,
+        enable: &str,
+        (inputs, bounds): (&str, &str),
+    ) -> String {
         let workgroup_reduce = match self.subgroup_op {
             Some(op) => render(SUBGROUP_WGSL, &[("SUBGROUP_OP", op)]),
             None => TREE_WGSL.to_string(),
@@ -719,6 +793,7 @@ impl Spec {
                 ("A", &self.accumulator),
                 ("OP", &self.functions),
                 ("INPUTS", inputs),
+                ("BOUNDS", bounds),
                 ("WORKGROUP_REDUCE", &workgroup_reduce),
                 ("WG", &wg),
                 ("FINISH_WG", &finish_wg),

@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::pipeline::{Kernel, PipelineKey, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
+use crate::view::{View, units_wgsl};
 use std::sync::Arc;
 
 const SCAN_WGSL: &str = include_str!("../../wgsl/scan.wgsl");
@@ -216,23 +217,23 @@ impl Ctx {
     ) -> Result<()> {
         let op = "scan";
         self.check_owned(op, &[&v.ctx, &out.ctx])?;
+        v.require_host_len(op)?;
+        out.require_host_len(op)?;
         check_len(op, ("out", out.len()), ("v", v.len()))?;
         let program = Program::scan(self, &scan.op, scan.exclusive)?;
         if v.is_empty() {
             // Nothing to do, but the same errors as at any length.
             let algorithm = self.choose_scan::<T>(op, scan.algorithm, &program, &[])?;
-            program.kernels(self, algorithm)?;
+            let layouts = program.layouts(Some(&View::of(v)), Some(&View::of(out)));
+            program.kernels(self, algorithm, &layouts)?;
             return Ok(());
         }
         // Each window's output is the same window of `out`.
         let mut work = Work::new(self, op);
-        self.record_windows::<T, T>(&mut work, &program, scan.algorithm, v, &out.buffer, |w| {
-            let (offset, size) = w.byte_range(unit_bytes::<T>());
-            OutRange {
-                offset,
-                size: size.get(),
-                out_base: 0,
-            }
+        let out = View::of(out);
+        self.record_windows::<T, T>(&mut work, &program, scan.algorithm, v, out, |w| OutRange {
+            res: out.window(w),
+            out_base: 0,
         })?;
         work.submit()
     }
@@ -283,12 +284,13 @@ impl Ctx {
         predicate: &str,
     ) -> Result<GpuVec<O>> {
         self.check_owned(op, &[&v.ctx])?;
+        v.require_host_len(op)?;
         let indices = op == "compact_indices";
         let program = Program::compact::<T>(self, op, predicate, indices)?;
         check_positions(op, v.len())?;
         if v.is_empty() {
             let algorithm = self.choose_scan::<u32>(op, ScanAlgorithm::Auto, &program, &[])?;
-            program.kernels(self, algorithm)?;
+            program.kernels(self, algorithm, &program.layouts(Some(&View::of(v)), None))?;
             return self.zeros::<O>(0);
         }
         let in_unit = unit_bytes::<T>();
@@ -301,7 +303,7 @@ impl Ctx {
             let mut out = self.zeros::<O>(v.len())?;
             let mut work = Work::new(self, op);
             let total = self.compact_record(&mut work, &program, v, &out)?;
-            let count = self.submit_read_back::<u32>(op, work.encode()?, &total, 1)?;
+            let count = self.submit_read_back::<u32>(op, work.encode()?, (&total, 0), 1)?;
             out.len = count.wait()?[0] as usize;
             return Ok(out);
         }
@@ -317,7 +319,12 @@ impl Ctx {
         let windows: Vec<Chunk> = chunks(v.lanes4(), per).collect();
         // Several windows: count each range first, so each window's output binding can
         // start where its kept elements go.
-        let kernels = program.kernels(self, ScanAlgorithm::ReduceThenScan)?;
+        let src = View::of(v);
+        let kernels = program.kernels(
+            self,
+            ScanAlgorithm::ReduceThenScan,
+            &program.layouts(Some(&src), None),
+        )?;
         let (layout, mut params) = self.rts_layout(&kernels, n, &windows, None)?;
         let counts = {
             let mut work = Work::new(self, op);
@@ -330,11 +337,11 @@ impl Ctx {
                 let block = work.params(&params[i]);
                 work.dispatch(&kernels.upsweep, layout.grids[i])
                     .bind(0, block)
-                    .bind(1, window(&v.buffer, w, in_unit))
+                    .bind(1, src.window(w))
                     .bind(3, Res::whole(&partials));
             }
             let enc = work.encode()?;
-            self.submit_read_back::<u32>(op, enc, &partials, layout.total_groups as usize)?
+            self.submit_read_back::<u32>(op, enc, (&partials, 0), layout.total_groups as usize)?
                 .wait()?
         };
         let mut offsets = Vec::with_capacity(counts.len() + 1);
@@ -359,8 +366,11 @@ impl Ctx {
                         .next_multiple_of(LANES as u64)
                         .min(out.lanes4() * LANES as u64);
                     OutRange {
-                        offset: start * out_bytes,
-                        size: (stop - start) * out_bytes,
+                        res: Res::range(
+                            &out.buffer,
+                            out.offset + start * out_bytes,
+                            (stop - start) * out_bytes,
+                        ),
                         out_base: start as u32,
                     }
                 })
@@ -377,8 +387,8 @@ impl Ctx {
             let block = work.params(p);
             work.dispatch(&kernels.downsweep, layout.grids[i])
                 .bind(0, block)
-                .bind(1, window(&v.buffer, w, in_unit))
-                .bind(2, range.res(&out.buffer))
+                .bind(1, src.window(w))
+                .bind(2, range.res.clone())
                 .bind(4, Res::whole(&offsets.buffer));
         }
         work.submit()?;
@@ -389,18 +399,16 @@ impl Ctx {
     /// room for all of `v`) to `work`; returns the buffer the count lands in.
     fn compact_record<T: GpuElement, O: GpuElement>(
         &self,
-        work: &mut Work<'_>,
+        work: &mut Work,
         program: &Program,
         v: &GpuVec<T>,
         out: &GpuVec<O>,
     ) -> Result<wgpu::Buffer> {
         // Every window writes anywhere in the whole of `out`.
-        self.record_windows::<T, u32>(work, program, ScanAlgorithm::Auto, v, &out.buffer, |_| {
-            OutRange {
-                offset: 0,
-                size: out.padded_bytes(),
-                out_base: 0,
-            }
+        let out = View::of(out);
+        self.record_windows::<T, u32>(work, program, ScanAlgorithm::Auto, v, out, |_| OutRange {
+            res: out.whole(),
+            out_base: 0,
         })
     }
 
@@ -409,23 +417,24 @@ impl Ctx {
     /// window's output binding covers. Returns the buffer holding the scan's total.
     fn record_windows<T: GpuElement, A: GpuElement>(
         &self,
-        work: &mut Work<'_>,
+        work: &mut Work,
         program: &Program,
         requested: ScanAlgorithm,
         v: &GpuVec<T>,
-        out: &wgpu::Buffer,
+        out: View<'_>,
         out_range: impl Fn(&Chunk) -> OutRange,
     ) -> Result<wgpu::Buffer> {
         let windows: Vec<Chunk> =
             chunks(v.lanes4(), units_per_window(self, &[unit_bytes::<T>()])).collect();
         let algorithm = self.choose_scan::<A>(work.op(), requested, program, &windows)?;
-        let kernels = program.kernels(self, algorithm)?;
+        let input = View::of(v);
+        let kernels =
+            program.kernels(self, algorithm, &program.layouts(Some(&input), Some(&out)))?;
         let outs: Vec<_> = windows.iter().map(|w| Some(out_range(w))).collect();
         let io = Io {
-            input: &v.buffer,
+            input,
             n: v.len() as u64,
             windows: &windows,
-            out,
             outs: &outs,
         };
         self.record_scan(work, &kernels, algorithm, &io)
@@ -475,6 +484,9 @@ impl Ctx {
         count: &mut GpuVec<u32>,
     ) -> Result<()> {
         self.check_owned(op, &[&v.ctx, &out.ctx, &count.ctx])?;
+        for len_on_host in [v.require_host_len(op), out.require_host_len(op)] {
+            len_on_host?;
+        }
         let program = Program::compact::<T>(self, op, predicate, op == "compact_indices_into")?;
         check_positions(op, v.len())?;
         if out.len() < v.len() {
@@ -504,18 +516,19 @@ impl Ctx {
                 message: "`count` has 0 elements; the count goes to element 0".into(),
             });
         }
+        count.require_usage(op, wgpu::BufferUsages::COPY_DST)?;
         if v.is_empty() {
             let algorithm = self.choose_scan::<u32>(op, ScanAlgorithm::Auto, &program, &[])?;
-            program.kernels(self, algorithm)?;
+            program.kernels(self, algorithm, &program.layouts(Some(&View::of(v)), None))?;
             // In the command stream (not `queue.write_buffer`, which would overtake
             // calls still held for batching).
             let mut work = Work::new(self, op);
-            work.clear(&count.buffer, 0, Some(4));
+            work.clear(&count.buffer, count.offset, Some(4));
             return work.submit();
         }
         let mut work = Work::new(self, op);
         let total = self.compact_record(&mut work, &program, v, out)?;
-        work.copy((&total, 0), (&count.buffer, 0), 4);
+        work.copy((&total, 0), (&count.buffer, count.offset), 4);
         work.submit()
     }
 
@@ -559,7 +572,7 @@ impl Ctx {
     /// elements afterwards.
     fn record_scan(
         &self,
-        work: &mut Work<'_>,
+        work: &mut Work,
         kernels: &Kernels,
         algorithm: ScanAlgorithm,
         io: &Io<'_>,
@@ -572,7 +585,6 @@ impl Ctx {
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
         )?);
-        let in_unit = kernels.in_unit;
         let windows = io.windows;
         let last = windows.len() - 1;
         if algorithm == ScanAlgorithm::SinglePass {
@@ -608,8 +620,8 @@ impl Ctx {
                 };
                 work.dispatch(chained, grid)
                     .bind(0, block)
-                    .bind(1, window(io.input, w, in_unit))
-                    .bind(2, range.res(io.out))
+                    .bind(1, io.input.window(w))
+                    .bind(2, range.res.clone())
                     .bind(4, Res::whole(&total))
                     .bind(5, Res::range(&status, 0, status_bytes));
             }
@@ -631,7 +643,7 @@ impl Ctx {
             let block = work.params(&params[i]);
             work.dispatch(&kernels.upsweep, layout.grids[i])
                 .bind(0, block)
-                .bind(1, window(io.input, w, in_unit))
+                .bind(1, io.input.window(w))
                 .bind(3, Res::whole(&partials));
         }
         let block = work.params(&params[windows.len()]);
@@ -646,8 +658,8 @@ impl Ctx {
             let block = work.params(&params[windows.len() + 1 + i]);
             work.dispatch(&kernels.downsweep, layout.grids[i])
                 .bind(0, block)
-                .bind(1, window(io.input, w, in_unit))
-                .bind(2, range.res(io.out))
+                .bind(1, io.input.window(w))
+                .bind(2, range.res.clone())
                 .bind(4, Res::whole(&offsets));
         }
         // Compaction's count (a plain scan has no use for the total, and the copy costs
@@ -743,35 +755,21 @@ struct RtsLayout {
     total_groups: u32,
 }
 
-/// Where a window's results go: a byte range of the output buffer, starting at element
+/// Where a window's results go: a range of the output vector, starting at element
 /// `out_base` (compaction writes kept element `p` to `out[p - out_base]`).
 struct OutRange {
-    offset: u64,
-    size: u64,
+    res: Res,
     out_base: u32,
 }
 
-impl OutRange {
-    fn res(&self, buffer: &wgpu::Buffer) -> Res {
-        Res::range(buffer, self.offset, self.size)
-    }
-}
-
-/// The buffers of one scan.
+/// The vectors of one scan.
 struct Io<'a> {
-    input: &'a wgpu::Buffer,
+    input: View<'a>,
     /// Elements in the input.
     n: u64,
     windows: &'a [Chunk],
-    out: &'a wgpu::Buffer,
     /// The output binding of each window; `None` skips the window's output pass.
     outs: &'a [Option<OutRange>],
-}
-
-/// Window `w` of `buffer`, in units of `unit` bytes.
-fn window(buffer: &wgpu::Buffer, w: &Chunk, unit: u64) -> Res {
-    let (offset, size) = w.byte_range(unit);
-    Res::range(buffer, offset, size.get())
 }
 
 /// Compaction positions are u32.
@@ -842,10 +840,21 @@ struct Program {
     /// Elements per tile (/ 4) of reduce-then-scan and of the single pass.
     tile_units: u32,
     chained_tile_units: u32,
-    in_unit: u64,
     a_bytes: u64,
     /// Compaction: the scan's total (the kept count) is wanted after the run.
     counts: bool,
+    /// The input's element type.
+    src_type: &'static str,
+    /// Compaction's output element type (`out` is elements); `None`: vec4 units of the
+    /// input type (a scan).
+    scalar_out: Option<&'static str>,
+}
+
+/// The input and output declarations of a scan's kernels, and their part of the key.
+struct Layouts {
+    src: String,
+    out: String,
+    key: String,
 }
 
 /// Substitutions for one render of `wgsl/scan.wgsl`.
@@ -859,7 +868,6 @@ struct Kernels {
     /// Compiled for [`ScanAlgorithm::SinglePass`] only.
     chained: Option<Arc<Kernel>>,
     tile_units: u32,
-    in_unit: u64,
     a_bytes: u64,
     counts: bool,
 }
@@ -893,14 +901,14 @@ impl Program {
         let io = "fn load(u: u32) -> vec4<A> {\n\
                   \x20   var r = vec4<A>(identity());\n\
                   \x20   if u < params.units {\n\
-                  \x20       r = src[u];\n\
+                  \x20       r = src_load(u);\n\
                   \x20       MASK\n\
                   \x20   }\n\
                   \x20   return r;\n\
                   }\n\
                   fn store(u: u32, s: vec4<A>) {\n\
                   \x20   if u < params.units {\n\
-                  \x20       out[u] = s;\n\
+                  \x20       out_store(u, s);\n\
                   \x20   }\n\
                   }\n";
         Ok(Program::build::<T, T>(
@@ -915,7 +923,7 @@ impl Program {
                 commutative: !matches!(op, ScanOp::Custom { .. }),
             },
             exclusive,
-            "vec4<T>",
+            None,
             io,
             8,
         ))
@@ -934,7 +942,7 @@ impl Program {
              fn load(u: u32) -> vec4<A> {{\n\
              \x20   var r = vec4<A>(identity());\n\
              \x20   if u < params.units {{\n\
-             \x20       let v = src[u];\n\
+             \x20       let v = src_load(u);\n\
              \x20       r = vec4<u32>(flag(v.x), flag(v.y), flag(v.z), flag(v.w));\n\
              \x20       MASK\n\
              \x20   }}\n\
@@ -944,7 +952,7 @@ impl Program {
              \x20   if u >= params.units {{\n\
              \x20       return;\n\
              \x20   }}\n\
-             \x20   let v = src[u];\n\
+             \x20   let v = src_load(u);\n\
              \x20   for (var k = 0u; k < 4u; k++) {{\n\
              \x20       let i = u * 4u + k;\n\
              \x20       if i < params.n && keep(v[k]) {{\n\
@@ -958,7 +966,7 @@ impl Program {
                 "v[k]"
             }
         );
-        let out = if indices { "u32" } else { "T" };
+        let out = if indices { "u32" } else { T::WGSL };
         let mut program = Program::build::<T, u32>(
             ctx,
             op,
@@ -971,7 +979,7 @@ impl Program {
                 commutative: true,
             },
             true,
-            out,
+            Some(out),
             &io,
             6,
         );
@@ -989,7 +997,7 @@ impl Program {
         code: String,
         operator: Operator,
         exclusive: bool,
-        out: &str,
+        scalar_out: Option<&'static str>,
         io: &str,
         gpu_units: u32,
     ) -> Program {
@@ -1085,7 +1093,6 @@ impl Program {
                 ("EXCLUSIVE", exclusive.to_string()),
                 ("COMMUTATIVE", operator.commutative.to_string()),
                 ("SPIN", SPIN.to_string()),
-                ("OUT", out.to_string()),
                 ("OP", functions.clone()),
                 ("IO", io.to_string()),
                 ("WORKGROUP_SCAN", workgroup_scan.to_string()),
@@ -1125,21 +1132,59 @@ impl Program {
             spine_shape,
             tile_units: wg * v,
             chained_tile_units: wg_chained * v_chained,
-            in_unit: unit_bytes::<T>(),
             a_bytes: size_of::<A>() as u64,
             counts: false,
+            src_type: T::WGSL,
+            scalar_out,
         }
     }
 
-    fn kernels(&self, ctx: &Ctx, algorithm: ScanAlgorithm) -> Result<Kernels> {
-        let source = || render(SCAN_WGSL, &self.vars);
+    /// The declarations of the input and output vectors for their layouts (gpuprim's
+    /// padded vec4 units where a vector is not given).
+    fn layouts(&self, src: Option<&View<'_>>, out: Option<&View<'_>>) -> Layouts {
+        let src_decl = match src {
+            Some(v) => v.units_wgsl("src", 1, false),
+            None => units_wgsl("src", 1, self.src_type, false, true),
+        };
+        let (out_decl, out_layout) = match (self.scalar_out, out) {
+            (Some(o), _) => (
+                format!("@group(0) @binding(2) var<storage, read_write> out: array<{o}>;\n"),
+                "elements",
+            ),
+            (None, Some(v)) => (v.units_wgsl("out", 2, true), v.layout()),
+            (None, None) => (units_wgsl("out", 2, self.src_type, true, true), "vec4"),
+        };
+        Layouts {
+            key: format!("{}/{out_layout}", src.map_or("vec4", |v| v.layout())),
+            src: src_decl,
+            out: out_decl,
+        }
+    }
+
+    fn kernels(&self, ctx: &Ctx, algorithm: ScanAlgorithm, layouts: &Layouts) -> Result<Kernels> {
+        // The vectors' declarations first: they bring no placeholders of their own.
+        let with = |vars: &Vars, layouts: &Layouts| -> Vars {
+            let mut all = vec![
+                ("SRC", layouts.src.clone()),
+                ("OUT_DECL", layouts.out.clone()),
+            ];
+            all.extend(vars.iter().cloned());
+            all
+        };
+        let key = PipelineKey {
+            variant: format!("{}|{}", self.key.variant, layouts.key),
+            ..self.key.clone()
+        };
+        let source = || render(SCAN_WGSL, &with(&self.vars, layouts));
         let chained = match (&self.chained, algorithm) {
             (Some(chained), ScanAlgorithm::SinglePass) => {
                 let key = PipelineKey {
-                    variant: format!("{}+chained", self.key.variant),
-                    ..self.key.clone()
+                    variant: format!("{}+chained", key.variant),
+                    ..key.clone()
                 };
-                Some(ctx.kernel_entry(key, "chained", || render(SCAN_WGSL, chained))?)
+                Some(ctx.kernel_entry(key, "chained", || {
+                    render(SCAN_WGSL, &with(chained, layouts))
+                })?)
             }
             _ => None,
         };
@@ -1149,18 +1194,20 @@ impl Program {
             workgroup_size: spine_wg,
             ..self.key.clone()
         };
-        let spine = ctx.kernel_entry(spine_key, "spine", || render(SCAN_WGSL, &self.spine))?;
+        // The spine reads and writes its own buffers: the same text for every layout.
+        let spine = ctx.kernel_entry(spine_key, "spine", || {
+            render(SCAN_WGSL, &with(&self.spine, &self.layouts(None, None)))
+        })?;
         Ok(Kernels {
-            upsweep: ctx.kernel_entry(self.key.clone(), "upsweep", source)?,
+            upsweep: ctx.kernel_entry(key.clone(), "upsweep", source)?,
             spine,
-            downsweep: ctx.kernel_entry(self.key.clone(), "downsweep", source)?,
+            downsweep: ctx.kernel_entry(key, "downsweep", source)?,
             tile_units: if chained.is_some() {
                 self.chained_tile_units
             } else {
                 self.tile_units
             },
             chained,
-            in_unit: self.in_unit,
             a_bytes: self.a_bytes,
             counts: self.counts,
         })

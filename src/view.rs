@@ -1,0 +1,173 @@
+//! How a kernel sees a vector: the byte ranges it binds, and the WGSL that loads and
+//! stores it a vec4 unit at a time.
+//!
+//! A [`GpuVec`] made by gpuprim owns a buffer padded to whole groups of four elements, so
+//! kernels may load and store whole `vec4`s past its length. A vector over a buffer of
+//! the application's ([`GpuVec::from_buffer`]) owns exactly `len` elements from its
+//! offset: the bytes around them belong to someone else. Every binding of a vector is cut
+//! from [`View`], which never reaches past the vector's bytes, and WGSL's bounds checks
+//! keep every access inside its binding; so no call reads or writes outside a vector.
+//!
+//! Kernels that process vec4 units declare each vector with [`View::units_wgsl`]:
+//! `NAME_load(u)`, `NAME_store(u, v)` and `NAME_units()`. With the vec4 layout (a padded
+//! vector, or one whose length is a multiple of 4) they are plain `vec4` accesses; with the
+//! scalar layout the binding is an `array<T>` of exactly the elements, loads clamp their
+//! indices into it and stores skip the lanes past its end. The layout is part of a
+//! kernel's pipeline key.
+
+use crate::context::Ctx;
+use crate::dispatch::Chunk;
+use crate::element::GpuElement;
+use crate::record::Res;
+use crate::vec::{GpuVec, LANES};
+
+/// A vector as kernels bind it, with its element type erased.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    pub(crate) ctx: &'a Ctx,
+    pub(crate) buffer: &'a wgpu::Buffer,
+    /// Byte offset of element 0 in the buffer.
+    pub(crate) offset: u64,
+    pub(crate) len: usize,
+    pub(crate) wgsl: &'static str,
+    pub(crate) enable: &'static str,
+    pub(crate) features: wgpu::Features,
+    /// Bytes per element.
+    pub(crate) size: u64,
+    /// The buffer is gpuprim's, padded to whole vec4 units past `len`.
+    pub(crate) padded: bool,
+    /// A length on the device ([`GpuVec::prefix`]).
+    pub(crate) count: Option<&'a (wgpu::Buffer, u64)>,
+}
+
+impl<'a> View<'a> {
+    pub(crate) fn of<T: GpuElement>(v: &'a GpuVec<T>) -> Self {
+        View {
+            ctx: &v.ctx,
+            buffer: &v.buffer,
+            offset: v.offset,
+            len: v.len,
+            wgsl: T::WGSL,
+            enable: T::ENABLE,
+            features: T::FEATURES,
+            size: size_of::<T>() as u64,
+            padded: v.padded,
+            count: v.count.as_ref(),
+        }
+    }
+
+    /// Bytes of a vec4 unit.
+    pub(crate) fn unit_bytes(&self) -> u64 {
+        LANES as u64 * self.size
+    }
+
+    /// vec4 units, the last one possibly partial.
+    pub(crate) fn units(&self) -> u64 {
+        self.len.div_ceil(LANES) as u64
+    }
+
+    /// Whether kernels may treat the vector as whole vec4 units.
+    pub(crate) fn vec4(&self) -> bool {
+        self.padded || self.len.is_multiple_of(LANES)
+    }
+
+    /// The bytes kernels may touch: the padded units of gpuprim's vectors (at least one),
+    /// exactly the elements of a borrowed one (at least 4 bytes, for an empty vector's
+    /// binding; such a binding is never dispatched over).
+    pub(crate) fn bytes(&self) -> u64 {
+        let exact = (self.len as u64 * self.size).max(4);
+        if self.padded {
+            (self.units().max(1) * self.unit_bytes()).min(self.buffer.size() - self.offset)
+        } else {
+            exact
+        }
+    }
+
+    /// The binding of all of the vector's bytes.
+    pub(crate) fn whole(&self) -> Res {
+        Res::range(self.buffer, self.offset, self.bytes())
+    }
+
+    /// The binding of exactly its elements (rounded up to 4 bytes, which only an owned
+    /// f16 vector of odd length needs): raw vectors and device scalars, indexed by
+    /// element.
+    pub(crate) fn exact(&self) -> Res {
+        let bytes = (self.len.max(1) as u64 * self.size).next_multiple_of(4);
+        Res::range(self.buffer, self.offset, bytes.min(self.bytes().max(4)))
+    }
+
+    /// The binding of the vec4 units of `chunk`, cut at the vector's end.
+    pub(crate) fn window(&self, chunk: &Chunk) -> Res {
+        self.window_of(chunk, self.unit_bytes())
+    }
+
+    /// The binding of units `chunk` of `unit_bytes` each (a unit of another vector's
+    /// dispatch: 4 elements' generator state are 16 words), cut at the vector's end.
+    pub(crate) fn window_of(&self, chunk: &Chunk, unit_bytes: u64) -> Res {
+        let start = chunk.offset_units * unit_bytes;
+        let end = ((chunk.offset_units + chunk.units) * unit_bytes).min(self.bytes());
+        Res::range(self.buffer, self.offset + start, end - start)
+    }
+
+    /// The binding of the device count of a [`GpuVec::prefix`] view.
+    pub(crate) fn count_binding(&self) -> Option<Res> {
+        self.count
+            .map(|(buffer, offset)| Res::range(buffer, *offset, 4))
+    }
+
+    /// The layout's name for pipeline keys.
+    pub(crate) fn layout(&self) -> &'static str {
+        if self.vec4() { "vec4" } else { "scalar" }
+    }
+
+    /// WGSL declaring the vector as `name` at `binding` with its layout: see
+    /// [`units_wgsl`].
+    pub(crate) fn units_wgsl(&self, name: &str, binding: u32, writable: bool) -> String {
+        units_wgsl(name, binding, self.wgsl, writable, self.vec4())
+    }
+}
+
+/// WGSL declaring a vector of `t` as `name` at `binding` (`read`, or `read_write` when
+/// `writable`), with `NAME_load(u) -> vec4<t>`, `NAME_units() -> u32` and, when
+/// writable, `NAME_store(u, v)`: plain vec4 accesses when `vec4`, else the scalar layout
+/// (see the module docs).
+pub(crate) fn units_wgsl(name: &str, binding: u32, t: &str, writable: bool, vec4: bool) -> String {
+    let mode = if writable { "read_write" } else { "read" };
+    if vec4 {
+        let mut s = format!(
+            "@group(0) @binding({binding}) var<storage, {mode}> {name}: array<vec4<{t}>>;\n\
+             fn {name}_load(u: u32) -> vec4<{t}> {{ return {name}[u]; }}\n\
+             fn {name}_units() -> u32 {{ return arrayLength(&{name}); }}\n"
+        );
+        if writable {
+            s += &format!("fn {name}_store(u: u32, v: vec4<{t}>) {{ {name}[u] = v; }}\n");
+        }
+        return s;
+    }
+    let mut s = format!(
+        "@group(0) @binding({binding}) var<storage, {mode}> {name}: array<{t}>;\n\
+         // Exactly the vector's elements: loads past the end repeat the last one (its\n\
+         // lanes are masked by the caller), stores past the end are skipped.\n\
+         fn {name}_load(u: u32) -> vec4<{t}> {{\n\
+         \x20   let b = 4u * u;\n\
+         \x20   let last = arrayLength(&{name}) - 1u;\n\
+         \x20   return vec4<{t}>({name}[min(b, last)], {name}[min(b + 1u, last)], \
+         {name}[min(b + 2u, last)], {name}[min(b + 3u, last)]);\n\
+         }}\n\
+         fn {name}_units() -> u32 {{ return (arrayLength(&{name}) + 3u) / 4u; }}\n"
+    );
+    if writable {
+        s += &format!(
+            "fn {name}_store(u: u32, v: vec4<{t}>) {{\n\
+             \x20   let b = 4u * u;\n\
+             \x20   let n = arrayLength(&{name});\n\
+             \x20   for (var k = 0u; k < 4u; k++) {{\n\
+             \x20       if b + k < n {{\n\
+             \x20           {name}[b + k] = v[k];\n\
+             \x20       }}\n\
+             \x20   }}\n\
+             }}\n"
+        );
+    }
+    s
+}
