@@ -47,12 +47,12 @@ use crate::record::Work;
 use crate::vec::GpuVec;
 use std::sync::Arc;
 
-const MAP2D_WGSL: &str = include_str!("../../wgsl/grid2d.wgsl");
-const TRANSPOSE_WGSL: &str = include_str!("../../wgsl/grid2d_transpose.wgsl");
-const COLOR_WGSL: &str = include_str!("../../wgsl/grid2d_color.wgsl");
-const BLUR_WGSL: &str = include_str!("../../wgsl/grid2d_blur.wgsl");
+const MAP2D_WGSL: &str = include_str!("../../../wgsl/grid2d.wgsl");
+const TRANSPOSE_WGSL: &str = include_str!("../../../wgsl/grid2d_transpose.wgsl");
+const COLOR_WGSL: &str = include_str!("../../../wgsl/grid2d_color.wgsl");
+const BLUR_WGSL: &str = include_str!("../../../wgsl/grid2d_blur.wgsl");
 /// Bindings and `Params` of map2d, transpose and blur_vertical (see `params_words`).
-const PARAMS_WGSL: &str = include_str!("../../wgsl/grid2d_params.wgsl");
+const PARAMS_WGSL: &str = include_str!("../../../wgsl/grid2d_params.wgsl");
 
 /// Largest radius [`Ctx::blur_vertical`] accepts (a 2049-tap column per element).
 pub const MAX_BLUR_RADIUS: u32 = 1024;
@@ -67,7 +67,7 @@ pub const MAX_BLUR_RADIUS: u32 = 1024;
 /// gpuprim's own kernels call with constants computed on the host per dispatch and
 /// written into their WGSL (a `SwizzleParams` struct, the names `swizzle_div` and
 /// `swizzle_tiles`); a kernel of your own may ignore them.
-pub const SWIZZLE_WGSL: &str = include_str!("../../wgsl/swizzle.wgsl");
+pub const SWIZZLE_WGSL: &str = include_str!("../../../wgsl/swizzle.wgsl");
 
 /// Workgroups per dispatch up to which `swizzle_tiles` divides with f32 reciprocals (its
 /// numerators stay below 2^24, where `swizzle_div` is exact); larger dispatches divide
