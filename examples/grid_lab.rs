@@ -300,9 +300,10 @@ const ORDER_BANDS_FN: &str =
 const ORDER_BANDS: &str = "let g = band_group(group.xy, groups.xy, p.n);";
 
 /// The `SwizzleParams` of `gpuprim::SWIZZLE_WGSL`'s `swizzle_tiles` for a dispatch of
-/// `groups` and tile width `n` (0: off), as src/ops/grid2d.rs computes them (private
-/// there): n clamped, n * groups.y, full tiles, the last tile's width, the f32 nearest
-/// reciprocals of those three divisors, and 1 past 2^24 workgroups (then it divides).
+/// `groups` and tile width `n` (0: off), as src/ops/grid2d/swizzle.rs computes them
+/// (private there): n clamped, n * groups.y, full tiles, the last tile's width, the f32
+/// nearest reciprocals of those three divisors, and 1 past 2^24 workgroups (then it
+/// divides).
 fn swizzle_tiles_params(groups: (u32, u32), n: u32) -> [u32; 8] {
     let (w, h) = groups;
     if n == 0 || w == 0 || h == 0 {
