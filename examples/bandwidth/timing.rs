@@ -304,9 +304,9 @@ impl<'a> Bench<'a> {
 }
 
 /// Two timestamps around a round of work, written by empty compute passes. Public for
-/// the demo examples, which reuse it through `examples/demos/common.rs`, and for
-/// `examples/grid_lab.rs`, which records the marks into its own command buffers (hence
-/// the public fields).
+/// the demo examples, which reuse it through `examples/demos/common.rs`, and for the
+/// labs (`lab/src/bin/grid_lab.rs`, `reduce_lab.rs`), which include this file and record
+/// the marks into their own command buffers (hence the public fields).
 pub struct GpuTimer {
     pub queries: wgpu::QuerySet,
     pub resolved: wgpu::Buffer,
