@@ -178,6 +178,10 @@ pub fn auto_rows(b: &mut Bench) -> Result<()> {
                 "{kernel} {side}x{side}: off {off:.4} ms, auto {auto:.4} ms, {:.3}x (chose {chosen})",
                 off / auto
             );
+            for (order, ms) in [("off", off), ("auto", auto)] {
+                let name = format!("{kernel} f32 {side}x{side} swizzle {order}, alternating");
+                b.record_time(&name, 8 * px, ms);
+            }
         }
     }
     Ok(())

@@ -1,12 +1,19 @@
 //! Bandwidth table: each primitive's GPU time and effective bandwidth at one size, next
 //! to a copy kernel, plus the host round trip of a blocking `reduce`.
 //!
-//! `cargo run --release --example bandwidth -- [log2 n] [section ...]` (default 28 on a
-//! GPU, 22 on the software adapter; sections: reduce, kernel, scan, atomic, random, grid2d, auto
-//! (`Swizzle::Auto` against linear order), latency, all by default; the element-wise rows always run). Bytes count each input read once and each output written
-//! once. Times are medians over rounds of back-to-back calls ended by one wait.
-//! `BATCH_LIMIT=1` in the environment times every call in a submission of its own
-//! (`CtxBuilder::batch_limit`; the default lets calls made while the GPU is busy share one).
+//! `cargo run --release --example bandwidth -- [log2 n] [section ...] [--csv PATH]
+//! [--json PATH]` (default 28 on a GPU, 22 on the software adapter; sections: reduce,
+//! kernel, scan, atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), latency,
+//! all by default; the element-wise rows always run). Bytes count each input read once
+//! and each output written once. Times are medians over rounds of back-to-back calls
+//! ended by one wait. `BATCH_LIMIT=1` in the environment times every call in a
+//! submission of its own (`CtxBuilder::batch_limit`; the default lets calls made while
+//! the GPU is busy share one).
+//!
+//! `--csv PATH` and `--json PATH` also write every row, latency rows included, to those
+//! files (per row: adapter, section, primitive, n, bytes, ms, GB/s, ratio to the copy
+//! kernel); `lab/`'s `perf_chart` draws the CSV next to the PyTorch, CUB and lampshade
+//! figures (docs/PERFORMANCE.md).
 
 mod atomic;
 mod grid2d;
@@ -16,22 +23,100 @@ mod reduce;
 mod scan;
 mod timing;
 
+use std::path::PathBuf;
+
 use gpuprim::{Ctx, Result};
 use timing::Bench;
 
+/// A section's rows: timed, printed and recorded through the [`Bench`].
+type Rows = fn(&mut Bench) -> Result<()>;
+
+/// The sections a run can ask for, in the order they run. A new section is a line here.
+const SECTIONS: [(&str, Rows); 8] = [
+    ("reduce", reduce::rows),
+    ("kernel", kernel::rows),
+    ("scan", scan::rows),
+    ("atomic", atomic::rows),
+    ("random", random::rows),
+    ("grid2d", grid2d::rows),
+    ("auto", grid2d::auto_rows),
+    ("latency", reduce::latency),
+];
+
+const USAGE: &str = "usage: bandwidth [log2 n] [section ...] [--csv PATH] [--json PATH]
+  log2 n     elements per vector: 2^log2 (default 28 on a GPU, 22 on a CPU adapter)
+  section    reduce, kernel, scan, atomic, random, grid2d, auto, latency (default: all); the
+             element-wise rows (the copy kernel first) always run
+  --csv PATH, --json PATH
+             also write every row (latency rows too) to PATH as CSV or JSON";
+
+/// The command line: `[log2 n] [section ...]`, with `--csv PATH` and `--json PATH`
+/// (or `--csv=PATH`) anywhere.
+struct Args {
+    log2: Option<u32>,
+    sections: Vec<String>,
+    csv: Option<PathBuf>,
+    json: Option<PathBuf>,
+}
+
+fn parse_args() -> std::result::Result<Args, String> {
+    let mut args = Args {
+        log2: None,
+        sections: Vec::new(),
+        csv: None,
+        json: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (a.clone(), None),
+        };
+        match flag.as_str() {
+            "--csv" | "--json" => {
+                let path = inline
+                    .or_else(|| it.next())
+                    .ok_or(format!("{flag} needs a path"))?;
+                let slot = if flag == "--csv" {
+                    &mut args.csv
+                } else {
+                    &mut args.json
+                };
+                *slot = Some(PathBuf::from(path));
+            }
+            "-h" | "--help" => return Err(String::new()),
+            f if f.starts_with('-') => return Err(format!("unknown flag {f}")),
+            _ => match a.parse::<u32>() {
+                Ok(log2) if args.log2.is_none() && args.sections.is_empty() => {
+                    args.log2 = Some(log2)
+                }
+                _ if SECTIONS.iter().any(|(s, _)| *s == a) => args.sections.push(a),
+                _ => return Err(format!("unknown section {a:?}")),
+            },
+        }
+    }
+    Ok(args)
+}
+
 fn main() -> Result<()> {
+    let args = parse_args().unwrap_or_else(|e| {
+        if !e.is_empty() {
+            eprintln!("bandwidth: {e}");
+        }
+        eprintln!("{USAGE}");
+        std::process::exit(if e.is_empty() { 0 } else { 2 })
+    });
     let ctx = Ctx::builder().batch_limit(timing::batch_limit()).build()?;
     let software = ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu;
-    let log2: u32 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(if software { 22 } else { 28 });
-    // Sections to run (all by default): reduce, kernel, scan, atomic, random, grid2d, auto, latency.
-    let sections: Vec<String> = std::env::args().skip(2).collect();
+    let log2 = args.log2.unwrap_or(if software { 22 } else { 28 });
     let n = 1usize << log2;
     println!("adapter: {}", ctx.info());
     println!("n = 2^{log2} = {n}, batch limit {}", timing::batch_limit());
     let mut b = Bench::new(&ctx, n, software);
+    if let Err(e) = b.write_to(args.csv, args.json) {
+        eprintln!("bandwidth: cannot write the --csv / --json file: {e}");
+        std::process::exit(2);
+    }
     b.header();
 
     // Element-wise kernels; the copy kernel (map "x") is the reference every ratio uses.
@@ -52,30 +137,11 @@ fn main() -> Result<()> {
     })?;
     drop((a, c, out));
 
-    let run = |section: &str| sections.is_empty() || sections.iter().any(|s| s == section);
-    if run("reduce") {
-        reduce::rows(&mut b)?;
-    }
-    if run("kernel") {
-        kernel::rows(&mut b)?;
-    }
-    if run("scan") {
-        scan::rows(&mut b)?;
-    }
-    if run("atomic") {
-        atomic::rows(&mut b)?;
-    }
-    if run("random") {
-        random::rows(&mut b)?;
-    }
-    if run("grid2d") {
-        grid2d::rows(&mut b)?;
-    }
-    if run("auto") {
-        grid2d::auto_rows(&mut b)?;
-    }
-    if run("latency") {
-        reduce::latency(&mut b)?;
+    for (name, rows) in SECTIONS {
+        if args.sections.is_empty() || args.sections.iter().any(|s| s == name) {
+            b.section(name);
+            rows(&mut b)?;
+        }
     }
     Ok(())
 }

@@ -68,13 +68,15 @@ pub fn latency(b: &mut Bench) -> Result<()> {
     let small = ctx.upload(&vec![1.0f32; 1024])?;
     let mut small_out = ctx.zeros::<f32>(1024)?;
     let one = ctx.zeros::<f32>(1)?;
-    let rows: [(&str, f64); 3] = [
+    let rows: [(&str, Option<usize>, f64); 3] = [
         (
             "synchronize, idle device",
+            None,
             median_us(&mut || ctx.synchronize())?,
         ),
         (
             "map_into n=2^10 + synchronize",
+            Some(1024),
             median_us(&mut || {
                 ctx.map_into(&small, "x", &mut small_out)?;
                 ctx.synchronize()
@@ -82,21 +84,19 @@ pub fn latency(b: &mut Bench) -> Result<()> {
         ),
         (
             "to_vec of 1 f32",
+            Some(1),
             median_us(&mut || one.to_vec().map(drop))?,
         ),
     ];
-    for (name, us) in rows {
-        println!("latency {name:36} {us:9.1} us");
+    for (name, n, us) in rows {
+        b.latency_row(name, n, us);
     }
     // The host's share of a call: recording and submitting a reduction without waiting
     // (the GPU keeps up, so this is the CPU time per call).
     let mut sum = ctx.zeros::<f32>(1)?;
     let host_us = median_us(&mut || ctx.reduce_into(&small, &mut sum))?;
     ctx.synchronize()?;
-    println!(
-        "latency {:36} {host_us:9.1} us",
-        "reduce_into n=2^10 host, no wait"
-    );
+    b.latency_row("reduce_into n=2^10 host, no wait", Some(1024), host_us);
     for log2 in [10, 16, 20, 24] {
         let n = 1usize << log2;
         if n > b.n {
@@ -104,7 +104,7 @@ pub fn latency(b: &mut Bench) -> Result<()> {
         }
         let v = ctx.upload(&vec![1.0f32; n])?;
         let us = median_us(&mut || ctx.reduce(&v).map(drop))?;
-        println!("latency reduce n=2^{log2:<2} {:>29.1} us", us);
+        b.latency_row(&format!("reduce n=2^{log2}"), Some(n), us);
     }
     Ok(())
 }

@@ -5,7 +5,13 @@
 //! (both at the bottom of the pipe, so they bracket the work). Host stalls, such as the
 //! driver freeing a large upload's staging memory, do not count. Without timestamp
 //! queries a round is timed by the host clock around submit + wait.
+//!
+//! Every row printed through [`Bench`] is also kept as a [`Record`] and, where
+//! [`Bench::write_to`] named files, written as CSV and JSON after each row (so a run
+//! that fails half-way still leaves the rows before the failure).
 
+use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use gpuprim::wgpu;
@@ -20,12 +26,42 @@ pub fn batch_limit() -> usize {
         .unwrap_or(gpuprim::DEFAULT_BATCH_LIMIT)
 }
 
+/// One row of the table as the CSV and JSON files have it.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// The section that made the row (`elementwise`, `reduce`, ..., `latency`).
+    pub section: String,
+    /// The row's name as printed.
+    pub name: String,
+    /// Elements per call: the table's `n` for bandwidth rows (rows on other sizes, the
+    /// 2D images and the stateful fill, say theirs in the name), the call's own for
+    /// latency rows, `None` where there is none (a wait on an idle device).
+    pub n: Option<usize>,
+    /// Bytes one call reads plus writes; `None` for latency rows.
+    pub bytes: Option<usize>,
+    /// Milliseconds per call (latency rows too: 22.4 us is 0.0224).
+    pub ms: f64,
+    /// Bandwidth relative to the copy kernel's (the copy kernel itself 1.0).
+    pub vs_copy: Option<f64>,
+}
+
+impl Record {
+    /// Effective bandwidth in GB/s (10^9 bytes), for rows with bytes.
+    pub fn gb_per_s(&self) -> Option<f64> {
+        self.bytes.map(|b| b as f64 / self.ms / 1e6)
+    }
+}
+
 /// One table: a context, a size, and the copy kernel's time as the reference.
 pub struct Bench<'a> {
     pub ctx: &'a Ctx,
     pub n: usize,
     pub software: bool,
     copy_ms: Option<f64>,
+    section: String,
+    records: Vec<Record>,
+    csv: Option<PathBuf>,
+    json: Option<PathBuf>,
 }
 
 impl<'a> Bench<'a> {
@@ -35,15 +71,36 @@ impl<'a> Bench<'a> {
             n,
             software,
             copy_ms: None,
+            section: "elementwise".into(),
+            records: Vec::new(),
+            csv: None,
+            json: None,
+        }
+    }
+
+    /// Also writes every row to these files (CSV, JSON), rewritten after each row.
+    /// Creates them at once, so a path that cannot be written fails before any timing.
+    pub fn write_to(&mut self, csv: Option<PathBuf>, json: Option<PathBuf>) -> std::io::Result<()> {
+        self.csv = csv;
+        self.json = json;
+        self.save()
+    }
+
+    /// Names the section later rows belong to in the CSV and JSON files.
+    pub fn section(&mut self, name: &str) {
+        self.section = name.into();
+    }
+
+    fn clock(&self) -> &'static str {
+        if self.ctx.has_features(wgpu::Features::TIMESTAMP_QUERY) {
+            "GPU timestamps"
+        } else {
+            "host clock, submit + wait"
         }
     }
 
     pub fn header(&self) {
-        let clock = if self.ctx.has_features(wgpu::Features::TIMESTAMP_QUERY) {
-            "GPU timestamps"
-        } else {
-            "host clock, submit + wait"
-        };
+        let clock = self.clock();
         println!("times: median over rounds of back-to-back calls, {clock}");
         println!(
             "{:44} {:>12} {:>10} {:>9}",
@@ -111,13 +168,125 @@ impl<'a> Bench<'a> {
         f: impl FnMut() -> Result<()>,
     ) -> Result<f64> {
         let ms = self.time_on(ctx, f)?;
-        let gbs = bytes as f64 / ms / 1e6;
-        let ratio = match self.copy_ms {
-            Some(c) => format!("{:8.2}x", (bytes as f64 / ms) / (8.0 * self.n as f64 / c)),
+        self.print_row(name, bytes, ms);
+        Ok(ms)
+    }
+
+    fn print_row(&mut self, name: &str, bytes: usize, ms: f64) {
+        let record = self.record_time(name, bytes, ms);
+        let gbs = record.gb_per_s().unwrap_or(f64::NAN);
+        let ratio = match record.vs_copy {
+            Some(r) => format!("{r:8.2}x"),
             None => "".into(),
         };
         println!("{name:44} {ms:9.4} ms {gbs:10.1} {ratio:>9}");
-        Ok(ms)
+    }
+
+    /// Keeps a bandwidth row timed and printed elsewhere (such as the alternating rows
+    /// of the `auto` section) for the CSV and JSON files, and returns it.
+    pub fn record_time(&mut self, name: &str, bytes: usize, ms: f64) -> Record {
+        let vs_copy = self
+            .copy_ms
+            .map(|c| (bytes as f64 / ms) / (8.0 * self.n as f64 / c));
+        self.push(Record {
+            section: self.section.clone(),
+            name: name.into(),
+            n: Some(self.n),
+            bytes: Some(bytes),
+            ms,
+            vs_copy,
+        })
+    }
+
+    /// Prints and keeps a host round-trip row: `us` microseconds per call of something
+    /// on `n` elements (`None`: no elements, such as a wait).
+    pub fn latency_row(&mut self, name: &str, n: Option<usize>, us: f64) {
+        println!("latency {name:36} {us:9.1} us");
+        self.push(Record {
+            section: self.section.clone(),
+            name: name.into(),
+            n,
+            bytes: None,
+            ms: us / 1e3,
+            vs_copy: None,
+        });
+    }
+
+    fn push(&mut self, record: Record) -> Record {
+        self.records.push(record.clone());
+        if let Err(e) = self.save() {
+            eprintln!("warning: could not write the table's files: {e}");
+        }
+        record
+    }
+
+    /// Rewrites the CSV and JSON files, where asked for, with every row so far.
+    fn save(&self) -> std::io::Result<()> {
+        if let Some(path) = &self.csv {
+            std::fs::write(path, self.to_csv())?;
+        }
+        if let Some(path) = &self.json {
+            std::fs::write(path, self.to_json())?;
+        }
+        Ok(())
+    }
+
+    /// The rows as CSV, one line each after a header; every line names the adapter.
+    pub fn to_csv(&self) -> String {
+        let adapter = csv_field(&self.ctx.info().name);
+        let mut out = String::from("adapter,section,primitive,n,bytes,ms,gb_per_s,vs_copy\n");
+        for r in &self.records {
+            let _ = writeln!(
+                out,
+                "{adapter},{},{},{},{},{},{},{}",
+                csv_field(&r.section),
+                csv_field(&r.name),
+                opt(r.n),
+                opt(r.bytes),
+                r.ms,
+                opt(r.gb_per_s()),
+                opt(r.vs_copy),
+            );
+        }
+        out
+    }
+
+    /// The rows as one JSON object: the run's settings, then `rows`.
+    pub fn to_json(&self) -> String {
+        let info = self.ctx.info();
+        let or_null = |v: Option<String>| v.unwrap_or_else(|| "null".into());
+        let mut out = String::from("{\n");
+        for (key, value) in [
+            ("adapter", json_string(&info.name)),
+            (
+                "device_type",
+                json_string(&format!("{:?}", info.device_type)),
+            ),
+            ("backend", json_string(&format!("{:?}", info.backend))),
+            ("driver", json_string(&info.driver)),
+            ("n", self.n.to_string()),
+            ("batch_limit", batch_limit().to_string()),
+            ("clock", json_string(self.clock())),
+        ] {
+            let _ = writeln!(out, "  \"{key}\": {value},");
+        }
+        out.push_str("  \"rows\": [");
+        for (i, r) in self.records.iter().enumerate() {
+            let fields = [
+                ("section", json_string(&r.section)),
+                ("primitive", json_string(&r.name)),
+                ("n", or_null(r.n.map(|v| v.to_string()))),
+                ("bytes", or_null(r.bytes.map(|v| v.to_string()))),
+                ("ms", json_number(r.ms)),
+                ("gb_per_s", or_null(r.gb_per_s().map(json_number))),
+                ("vs_copy", or_null(r.vs_copy.map(json_number))),
+            ]
+            .map(|(key, value)| format!("\"{key}\": {value}"));
+            let comma = if i == 0 { "" } else { "," };
+            let _ = write!(out, "{comma}\n    {{{}}}", fields.join(", "));
+        }
+        out.push_str("\n  ]\n}\n");
+        out
     }
 
     /// The copy kernel's row: later rows print their bandwidth relative to it.
@@ -127,16 +296,17 @@ impl<'a> Bench<'a> {
         bytes: usize,
         f: impl FnMut() -> Result<()>,
     ) -> Result<()> {
-        let ms = self.row(name, bytes, f)?;
+        let ms = self.time_on(self.ctx, f)?;
         self.copy_ms = Some(ms);
+        self.print_row(name, bytes, ms);
         Ok(())
     }
 }
 
 /// Two timestamps around a round of work, written by empty compute passes. Public for
-/// the demo examples, which reuse it through `examples/demos/common.rs`, and for
-/// `examples/grid_lab.rs`, which records the marks into its own command buffers (hence
-/// the public fields).
+/// the demo examples, which reuse it through `examples/demos/common.rs`, and for the
+/// labs (`lab/src/bin/grid_lab.rs`, `reduce_lab.rs`), which include this file and record
+/// the marks into their own command buffers (hence the public fields).
 pub struct GpuTimer {
     pub queries: wgpu::QuerySet,
     pub resolved: wgpu::Buffer,
@@ -203,6 +373,45 @@ impl GpuTimer {
         };
         self.read.unmap();
         Ok(ticks[1].wrapping_sub(ticks[0]) as f64 * f64::from(ctx.queue().get_timestamp_period()))
+    }
+}
+
+/// A CSV field, quoted where it holds a comma, a quote or a line break (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.into()
+    }
+}
+
+/// An optional CSV value: empty where there is none.
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(String::new, |v| v.to_string())
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// JSON has no NaN or infinity: those become null.
+fn json_number(v: f64) -> String {
+    if v.is_finite() {
+        v.to_string()
+    } else {
+        "null".into()
     }
 }
 

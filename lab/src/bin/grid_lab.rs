@@ -41,7 +41,7 @@
 //!   vec4 32x32/8x8: loads and stores as the transpose does them, no shared tile).
 //! - T-a: the old grid2d_transpose.wgsl verbatim (the library's kernel before T-b replaced
 //!   it): swizzle off; n = 16; one submit per call (as `ctx.transpose` is timed in
-//!   PERFORMANCE.md); naga's runtime checks off.
+//!   docs/perf-journal.md); naga's runtime checks off.
 //! - T-b: 32x32 tile, 32x8 threads, straight-line: 4 loads, then shared stores, barrier,
 //!   4 shared loads, 4 stores; full tiles skip bounds checks. Also checks off, and a
 //!   row pitch of side + 32.
@@ -64,8 +64,8 @@
 //!   `swizzle_tiles`), one submit per call.
 //!
 //! ```sh
-//! cargo run --release --example grid_lab                      # 4096, 8192 (512 on a CPU)
-//! cargo run --release --example grid_lab -- --sides 2048,4096 --filter transpose
+//! cargo run --release -p gpuprim-lab --bin grid_lab                      # 4096, 8192 (512 on a CPU)
+//! cargo run --release -p gpuprim-lab --bin grid_lab -- --sides 2048,4096 --filter transpose
 //! ```
 //!
 //! Guesses specific to the H100 (SXM/PCIe 80 GB, 132 SMs), stated where they are used:
@@ -95,13 +95,13 @@ use std::time::Instant;
 use gpuprim::{Ctx, GpuVec, Grid2D, Grid2DMut, Swizzle, wgpu};
 use rayon::prelude::*;
 
-#[path = "demos/common.rs"]
+#[path = "../../../examples/demos/common.rs"]
 #[allow(dead_code)] // shared by the examples; grid_lab uses its flags, error scopes, median
 mod common;
 
 // demos/common.rs includes timing.rs too, privately: grid_lab includes it again for
 // GpuTimer (compiled twice, two GpuTimer types; grid_lab uses only this one).
-#[path = "bandwidth/timing.rs"]
+#[path = "../../../examples/bandwidth/timing.rs"]
 #[allow(dead_code)] // the bandwidth table's helpers; grid_lab uses only its GpuTimer
 #[allow(clippy::duplicate_mod)]
 mod timing;
@@ -111,7 +111,7 @@ use timing::GpuTimer;
 
 const USAGE: &str = "grid_lab: transpose and swizzle experiments (issue #6)
 
-usage: cargo run --release --example grid_lab -- [flags]
+usage: cargo run --release -p gpuprim-lab --bin grid_lab -- [flags]
   --sides A,B,...    image sides to time (default 4096,8192 on a GPU, 512 on a CPU adapter)
   --warm-ms MS       warm-up per row in ms (default 500 on a GPU, 20 on a CPU adapter)
   --persistent N     workgroups of the grid-stride candidates (default 1056 on a GPU:
@@ -131,7 +131,7 @@ const RAGGED: (u32, u32) = (200, 92);
 // WGSL
 
 /// wgsl/swizzle.wgsl as it was (swizzle_group, verbatim): the old swizzle of the blur
-/// rows and of T-a, kept here as the baseline docs/PERFORMANCE.md quotes. The
+/// rows and of T-a, kept here as the baseline docs/perf-journal.md quotes. The
 /// `swizzle_tiles` row uses the library's text, `gpuprim::SWIZZLE_WGSL`.
 const SWIZZLE_OLD_WGSL: &str = r#"// Thread-group ID swizzling (NVIDIA, GDC 2019, with the fix for dispatch widths that are
 // not a multiple of n): the workgroups of a 2D dispatch, taken in launch order (row-major
@@ -150,7 +150,7 @@ fn swizzle_group(group: vec2<u32>, groups: vec2<u32>, n_in: u32) -> vec2<u32> {
 }"#;
 
 /// wgsl/grid2d_transpose.wgsl before T-b replaced it, verbatim (filled with T = f32, no
-/// ENABLE, the old swizzle): the T-a rows, the baseline docs/PERFORMANCE.md quotes.
+/// ENABLE, the old swizzle): the T-a rows, the baseline docs/perf-journal.md quotes.
 const TRANSPOSE_OLD_WGSL: &str = r#"// transpose: dst(y, x) = src(x, y). One workgroup of 32 x 8 threads moves a 32 x 32 tile
 // through workgroup memory: coalesced row reads of src, coalesced row writes of dst. The
 // tile has 33 columns so the column-wise read back hits 32 different banks.

@@ -32,7 +32,7 @@
 //! summed on the host (f64) and compared with the f64 sum of the input (relative error
 //! below 1e-5); a failed check prints FAIL and the run exits with status 1.
 //!
-//! `cargo run --release --example reduce_lab -- [log2 n]` (default 28 on a GPU, 20 on a
+//! `cargo run --release -p gpuprim-lab --bin reduce_lab -- [log2 n]` (default 28 on a GPU, 20 on a
 //! CPU adapter).
 
 use std::time::Instant;
@@ -40,11 +40,11 @@ use std::time::Instant;
 use gpuprim::wgpu;
 use gpuprim::{Ctx, GpuVec};
 
-#[path = "demos/common.rs"]
+#[path = "../../../examples/demos/common.rs"]
 #[allow(dead_code)] // shared by the examples; reduce_lab uses its error scopes
 mod common;
 
-#[path = "bandwidth/timing.rs"]
+#[path = "../../../examples/bandwidth/timing.rs"]
 #[allow(dead_code)] // the bandwidth table's helpers; reduce_lab uses only its GpuTimer
 #[allow(clippy::duplicate_mod)]
 mod timing;

@@ -25,14 +25,14 @@
 //! room for fused multiply-adds).
 //!
 //! ```sh
-//! cargo run --release --example matmul_lab -- --sides 4096
+//! cargo run --release -p gpuprim-lab --bin matmul_lab -- --sides 4096
 //! ```
 
 use std::fmt::Write as _;
 
 use gpuprim::{Ctx, SWIZZLE_WGSL};
 
-#[path = "demos/common.rs"]
+#[path = "../../../examples/demos/common.rs"]
 #[allow(dead_code)]
 mod common;
 
@@ -40,7 +40,7 @@ use common::{Args, Checks, DemoResult, Kernel, gpu_ms, scoped};
 
 const USAGE: &str = "matmul_lab: swizzled workgroup orders on a matrix multiply (issue #6)
 
-usage: cargo run --release --example matmul_lab -- [flags]
+usage: cargo run --release -p gpuprim-lab --bin matmul_lab -- [flags]
   --sides A,B,...   matrix sides, multiples of 64 (default 4096 on a GPU, 256 on a CPU)
   --round-ms MS     GPU time per timed round (default 200 on a GPU, 50 on a CPU)";
 
