@@ -50,6 +50,9 @@ pub(crate) struct Inner {
     pub(crate) deferred: Mutex<Option<Error>>,
     /// A one-binding layout, for checking that a buffer belongs to this device.
     pub(crate) probe_layout: std::sync::OnceLock<wgpu::BindGroupLayout>,
+    /// How large copies go, once measured ([`GpuVec::copy_from`](crate::GpuVec::copy_from)):
+    /// `true` through the copy kernel, `false` through wgpu's buffer copy.
+    pub(crate) copy_by_kernel: std::sync::OnceLock<bool>,
     /// The orders [`Swizzle::Auto`](crate::Swizzle::Auto) chose, per kernel and dispatch.
     pub(crate) swizzles: Mutex<
         std::collections::HashMap<
@@ -381,6 +384,7 @@ impl CtxBuilder {
                 batch_limit: self.batch_limit,
                 deferred: Mutex::new(None),
                 probe_layout: Default::default(),
+                copy_by_kernel: Default::default(),
                 swizzles: Mutex::default(),
             }),
         })

@@ -188,6 +188,7 @@ impl<'a, T: GpuElement> Grid2D<'a, T> {
     /// [`Error::InvalidArgument`] if `width` or `height` is 0, `pitch < width`, or the
     /// vector has fewer than `pitch * (height - 1) + width` elements.
     pub fn with_pitch(vec: &'a GpuVec<T>, width: u32, height: u32, pitch: u32) -> Result<Self> {
+        vec.require_host_len("Grid2D::new")?;
         let shape = Shape::new("Grid2D::new", vec.len(), width, height, pitch)?;
         Ok(Grid2D { vec, shape })
     }
@@ -201,6 +202,7 @@ impl<'a, T: GpuElement> Grid2DMut<'a, T> {
 
     /// A writable view with row pitch `pitch`; errors as [`Grid2D::with_pitch`].
     pub fn with_pitch(vec: &'a mut GpuVec<T>, width: u32, height: u32, pitch: u32) -> Result<Self> {
+        vec.require_host_len("Grid2DMut::new")?;
         let shape = Shape::new("Grid2DMut::new", vec.len(), width, height, pitch)?;
         Ok(Grid2DMut { vec, shape })
     }
