@@ -93,6 +93,7 @@ pub use ops::grid2d::{
 pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::Reduce;
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
+pub use ops::sort::{Sort, SortAlgorithm, SortKey, SortValue};
 pub use pipeline::PipelineKey;
 pub use vec::GpuVec;
 

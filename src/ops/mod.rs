@@ -10,3 +10,4 @@ pub mod map;
 pub mod random;
 pub mod reduce;
 pub mod scan;
+pub mod sort;

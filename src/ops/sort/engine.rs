@@ -1,0 +1,851 @@
+//! The sorts' kernels, their shapes per adapter, and the recording of the passes.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{Sort, SortAlgorithm, SortKey, check_bits};
+use crate::context::Ctx;
+use crate::dispatch::{Step, record_steps, submit_steps, workgroup_grid};
+use crate::error::{Error, Result};
+use crate::pipeline::{Kernel, PipelineKey, render};
+use crate::vec::{GpuVec, LANES};
+use std::sync::Arc;
+
+const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");
+const SUBGROUP_WGSL: &str = include_str!("../../../wgsl/sort_subgroup.wgsl");
+const HISTOGRAM_WGSL: &str = include_str!("../../../wgsl/sort_histogram.wgsl");
+const ONESWEEP_WGSL: &str = include_str!("../../../wgsl/sort_onesweep.wgsl");
+const RTS_WGSL: &str = include_str!("../../../wgsl/sort_rts.wgsl");
+
+/// Digits per pass (8 bits each).
+const RADIX: u32 = 256;
+
+/// OneSweep's status words hold a 30-bit count.
+pub(crate) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
+
+/// OneSweep's digit-pass tiles on GPUs: invocations per workgroup and keys per
+/// invocation (3840 keys a tile, GPUSorting's choice for 32-wide subgroups). Untuned on
+/// our H100: `examples/bandwidth`'s `sort_tiles` section times the alternatives.
+const ONESWEEP_TILE_GPU: (u32, u32) = (256, 15);
+/// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
+const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
+/// Probes of a predecessor's status before the look-back counts that tile itself.
+const SPIN: u32 = 64;
+/// The histogram pass: invocations per workgroup, and vec4 units each workgroup reads
+/// (8192 keys a workgroup: a few global atomics per 32 keys).
+const HISTOGRAM_WG: u32 = 256;
+const HISTOGRAM_UNITS_PER_GROUP: u64 = 2048;
+
+/// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters).
+const RTS_TILE_GPU: (u32, u32) = (256, 8);
+const RTS_TILE_CPU: (u32, u32) = (128, 8);
+/// Reduce-then-scan workgroups per pass (each owns a contiguous range of tiles): the
+/// counts to scan are 256 per workgroup.
+const RTS_GROUPS_GPU: u64 = 2048;
+const RTS_GROUPS_CPU: u64 = 16;
+
+/// `PassParams` in `wgsl/sort_onesweep.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct PassParams {
+    n: u32,
+    tiles: u32,
+    tile_base: u32,
+    first: u32,
+    shift: u32,
+    mask: u32,
+    key_xor: u32,
+    neg_mask: u32,
+    pass_index: u32,
+    indices: u32,
+    write_keys: u32,
+    out_lo: u32,
+    out_hi: u32,
+    _pad: [u32; 3],
+}
+
+/// `HistParams` in `wgsl/sort_histogram.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct HistParams {
+    n: u32,
+    units: u32,
+    passes: u32,
+    key_xor: u32,
+    neg_mask: u32,
+    _pad: [u32; 3],
+    shifts: [u32; 4],
+    masks: [u32; 4],
+}
+
+/// `RtsParams` in `wgsl/sort_rts.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct RtsParams {
+    n: u32,
+    tiles: u32,
+    tiles_per_group: u32,
+    groups: u32,
+    group_base: u32,
+    total_groups: u32,
+    first: u32,
+    shift: u32,
+    mask: u32,
+    key_xor: u32,
+    neg_mask: u32,
+    indices: u32,
+    write_keys: u32,
+    out_lo: u32,
+    out_hi: u32,
+    _pad: u32,
+}
+
+/// What moves with the keys.
+pub(super) enum Values<'a> {
+    None,
+    /// Values sorted in place along with the keys.
+    InPlace(&'a wgpu::Buffer),
+    /// The keys' indices, written here (argsort).
+    Indices(&'a wgpu::Buffer),
+}
+
+/// The buffers of one sort. `keys` holds the keys (padded to whole vec4 units); when
+/// not `keys_writable` it is only read (argsort).
+pub(super) struct Buffers<'a> {
+    pub(super) keys: &'a wgpu::Buffer,
+    pub(super) keys_writable: bool,
+    pub(super) values: Values<'a>,
+}
+
+/// A checked sort: its length, key words, digit passes and algorithm.
+pub(super) struct Plan {
+    op: &'static str,
+    n: u64,
+    key_xor: u32,
+    neg_mask: u32,
+    /// (shift, mask) of each digit pass, least significant first.
+    passes: Vec<(u32, u32)>,
+    algorithm: SortAlgorithm,
+    spin: u32,
+    tile: Option<(u32, u32)>,
+}
+
+impl Plan {
+    /// Checks a sort of `n` keys of type `K` with `sort`'s options on `ctx`, and picks
+    /// the algorithm.
+    pub(super) fn new<K: SortKey>(
+        ctx: &Ctx,
+        op: &'static str,
+        n: usize,
+        sort: &Sort,
+    ) -> Result<Plan> {
+        check_bits(op, &sort.bits)?;
+        let n = n as u64;
+        let padded = n.next_multiple_of(LANES as u64) * 4;
+        let max_binding = ctx.info().max_binding_bytes;
+        if padded > max_binding {
+            return Err(Error::TooLarge {
+                what: format!(
+                    "`{op}` of {n} keys, which must fit one storage binding \
+                     (Info::max_binding_bytes; sorts do not split across bindings),"
+                ),
+                requested: padded,
+                limit: max_binding,
+            });
+        }
+        let (start, end) = (sort.bits.start, sort.bits.end);
+        let passes = if start == end {
+            // No bits: one pass with every digit 0 keeps the order (and writes argsort's
+            // indices).
+            vec![(0, 0)]
+        } else {
+            (start..end)
+                .step_by(8)
+                .map(|shift| (shift, (1u32 << (end - shift).min(8)) - 1))
+                .collect()
+        };
+        let subgroups = ctx.has_features(wgpu::Features::SUBGROUP);
+        let tile = sort.tile;
+        let algorithm = match sort.algorithm {
+            SortAlgorithm::Auto => {
+                if subgroups && n <= ONESWEEP_MAX_KEYS && onesweep_shape(ctx, tile).is_ok() {
+                    SortAlgorithm::OneSweep
+                } else {
+                    SortAlgorithm::ReduceThenScan
+                }
+            }
+            SortAlgorithm::OneSweep => {
+                ctx.require(wgpu::Features::SUBGROUP, || {
+                    format!("`{op}` with SortAlgorithm::OneSweep")
+                })?;
+                onesweep_shape(ctx, tile)
+                    .map_err(|message| Error::InvalidArgument { op, message })?;
+                if n > ONESWEEP_MAX_KEYS {
+                    return Err(Error::TooLarge {
+                        what: format!(
+                            "`{op}` of {n} keys with SortAlgorithm::OneSweep, whose tile counts \
+                             have 30 bits (at most 2^30 - 1 keys; Auto and ReduceThenScan sort \
+                             more), as 4-byte keys"
+                        ),
+                        requested: n * 4,
+                        limit: ONESWEEP_MAX_KEYS * 4,
+                    });
+                }
+                SortAlgorithm::OneSweep
+            }
+            other => other,
+        };
+        if algorithm == SortAlgorithm::ReduceThenScan {
+            rts_shape(ctx, tile).map_err(|message| Error::InvalidArgument { op, message })?;
+        }
+        Ok(Plan {
+            op,
+            n,
+            key_xor: K::KEY_XOR ^ if sort.descending { u32::MAX } else { 0 },
+            neg_mask: K::NEG_MASK,
+            passes,
+            algorithm,
+            spin: sort.spin.unwrap_or(SPIN),
+            tile,
+        })
+    }
+
+    /// Records the sort and queues it.
+    pub(super) fn run(&self, ctx: &Ctx, buffers: Buffers<'_>) -> Result<()> {
+        if self.n == 0 {
+            return Ok(());
+        }
+        let pairs = !matches!(buffers.values, Values::None);
+        let scratch = self.scratch(ctx, &buffers)?;
+        let routes = self.routes(&buffers, &scratch);
+        match self.algorithm {
+            SortAlgorithm::ReduceThenScan => self.run_rts(ctx, pairs, &routes)?,
+            _ => self.run_onesweep(ctx, pairs, buffers.keys, &routes)?,
+        }
+        // An odd number of passes leaves an in-place sort in the scratch buffers.
+        let last = routes.last().expect("at least one pass");
+        if buffers.keys_writable && !std::ptr::eq(last.keys_out, buffers.keys) {
+            let mut enc = ctx.inner.device.create_command_encoder(&Default::default());
+            let bytes = self.padded_bytes();
+            enc.copy_buffer_to_buffer(last.keys_out, 0, buffers.keys, 0, bytes);
+            if let (Values::InPlace(v), Some(out)) = (&buffers.values, last.values_out) {
+                enc.copy_buffer_to_buffer(out, 0, v, 0, bytes);
+            }
+            ctx.submit(self.op, enc)?;
+        }
+        drop(scratch);
+        Ok(())
+    }
+
+    fn padded_bytes(&self) -> u64 {
+        self.n.next_multiple_of(LANES as u64) * 4
+    }
+
+    /// The scratch buffers the passes ping-pong through.
+    fn scratch(&self, ctx: &Ctx, buffers: &Buffers<'_>) -> Result<ScratchBuffers> {
+        let p = self.passes.len();
+        let bytes = self.padded_bytes();
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let make = |what: &str, bytes: u64| ctx.create_buffer(what, bytes, usage, false);
+        let argsort = !buffers.keys_writable;
+        Ok(ScratchBuffers {
+            // argsort writes keys in every pass but the last
+            keys: if !argsort || p >= 2 {
+                make("sort keys (scratch)", bytes)?
+            } else {
+                make("argsort keys (unused)", 256)?
+            },
+            keys2: if argsort && p >= 3 {
+                Some(make("argsort keys (scratch)", bytes)?)
+            } else {
+                None
+            },
+            values: match buffers.values {
+                Values::InPlace(_) => Some(make("sort values (scratch)", bytes)?),
+                Values::Indices(_) if p >= 2 => Some(make("argsort indices (scratch)", bytes)?),
+                _ => None,
+            },
+        })
+    }
+
+    /// Each pass's input and output buffers.
+    fn routes<'a>(&self, buffers: &Buffers<'a>, scratch: &'a ScratchBuffers) -> Vec<Route<'a>> {
+        let p = self.passes.len();
+        let mut routes = Vec::with_capacity(p);
+        for i in 0..p {
+            let (keys_in, keys_out) = if buffers.keys_writable {
+                if i % 2 == 0 {
+                    (buffers.keys, &scratch.keys)
+                } else {
+                    (&scratch.keys, buffers.keys)
+                }
+            } else {
+                // argsort: the input is only read; passes alternate between two scratch
+                // buffers, and the last writes no keys.
+                let alt2 = scratch.keys2.as_ref().unwrap_or(&scratch.keys);
+                let keys_in = match i {
+                    0 => buffers.keys,
+                    i if i % 2 == 1 => &scratch.keys,
+                    _ => alt2,
+                };
+                let keys_out = if i % 2 == 0 { &scratch.keys } else { alt2 };
+                (keys_in, keys_out)
+            };
+            let (values_in, values_out, indices) = match buffers.values {
+                Values::None => (None, None, false),
+                Values::InPlace(v) => {
+                    let alt = scratch.values.as_ref().expect("allocated for pairs");
+                    if i % 2 == 0 {
+                        (Some(v), Some(alt), false)
+                    } else {
+                        (Some(alt), Some(v), false)
+                    }
+                }
+                Values::Indices(out) => {
+                    // The last pass writes `out`; passes before alternate with scratch.
+                    let dst = |j: usize| {
+                        if (p - 1 - j).is_multiple_of(2) {
+                            out
+                        } else {
+                            scratch.values.as_ref().expect("allocated for 2+ passes")
+                        }
+                    };
+                    let src = if i == 0 { buffers.keys } else { dst(i - 1) };
+                    (Some(src), Some(dst(i)), i == 0)
+                }
+            };
+            routes.push(Route {
+                keys_in,
+                keys_out,
+                values_in,
+                values_out,
+                indices,
+                write_keys: buffers.keys_writable || i + 1 < p,
+            });
+        }
+        routes
+    }
+
+    fn run_onesweep(
+        &self,
+        ctx: &Ctx,
+        pairs: bool,
+        keys: &wgpu::Buffer,
+        routes: &[Route<'_>],
+    ) -> Result<()> {
+        let op = self.op;
+        let shape = onesweep_shape(ctx, self.tile)
+            .map_err(|message| Error::InvalidArgument { op, message })?;
+        let kernels = onesweep_kernels(ctx, &shape, self.spin, pairs)?;
+        let n = self.n;
+        let tiles = n.div_ceil(u64::from(shape.tile()));
+        let units = n.div_ceil(LANES as u64);
+        let passes = self.passes.len() as u64;
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let hist_bytes = passes * u64::from(RADIX) * 4;
+        let hist = ctx.scratch("sort histograms", hist_bytes, usage)?;
+        let status_bytes = tiles * u64::from(RADIX) * 4;
+        let status = ctx.create_buffer("sort tile status", status_bytes * passes, usage, false)?;
+
+        let mut shifts = [0u32; 4];
+        let mut masks = [0u32; 4];
+        for (i, &(s, m)) in self.passes.iter().enumerate() {
+            shifts[i] = s;
+            masks[i] = m;
+        }
+        let hist_params = HistParams {
+            n: n as u32,
+            units: units as u32,
+            passes: passes as u32,
+            key_xor: self.key_xor,
+            neg_mask: self.neg_mask,
+            shifts,
+            masks,
+            ..Default::default()
+        };
+        let hist_uniform = ctx.uniform_constant(bytemuck::bytes_of(&hist_params))?;
+        let pass_params: Vec<PassParams> = self
+            .passes
+            .iter()
+            .zip(routes)
+            .enumerate()
+            .map(|(i, (&(shift, mask), route))| PassParams {
+                n: n as u32,
+                tiles: tiles as u32,
+                tile_base: 0,
+                first: 0,
+                shift,
+                mask,
+                key_xor: self.key_xor,
+                neg_mask: self.neg_mask,
+                pass_index: i as u32,
+                indices: u32::from(route.indices),
+                write_keys: u32::from(route.write_keys),
+                out_lo: 0,
+                out_hi: n as u32,
+                ..Default::default()
+            })
+            .collect();
+        let uniform = UniformSlots::new(ctx, &pass_params)?;
+        let max_dim = ctx.info().max_workgroups_per_dimension;
+        let hist_groups = units.div_ceil(HISTOGRAM_UNITS_PER_GROUP).max(1);
+        let padded = self.padded_bytes();
+        let mut steps = vec![
+            Step {
+                kernel: &kernels.histogram,
+                entries: vec![
+                    whole(0, &hist_uniform),
+                    sized(1, keys, 0, padded),
+                    sized(2, &hist, 0, hist_bytes),
+                ],
+                grid: workgroup_grid(hist_groups, max_dim)?,
+            },
+            Step {
+                kernel: &kernels.scan,
+                entries: vec![sized(2, &hist, 0, hist_bytes)],
+                grid: [passes as u32, 1, 1],
+            },
+        ];
+        let grid = workgroup_grid(tiles, max_dim)?;
+        for (i, route) in routes.iter().enumerate() {
+            let mut entries = vec![
+                uniform.entry(0, i),
+                sized(1, route.keys_in, 0, padded),
+                sized(2, route.keys_out, 0, route.keys_out.size().min(padded)),
+                sized(5, &status, i as u64 * status_bytes, status_bytes),
+                sized(6, &hist, 0, hist_bytes),
+            ];
+            if pairs {
+                let (vi, vo) = (
+                    route.values_in.expect("pairs"),
+                    route.values_out.expect("pairs"),
+                );
+                entries.push(sized(3, vi, 0, padded));
+                entries.push(sized(4, vo, 0, padded));
+            }
+            steps.push(Step {
+                kernel: &kernels.pass,
+                entries,
+                grid,
+            });
+        }
+        let mut enc = ctx.inner.device.create_command_encoder(&Default::default());
+        ctx.capture(op, || {
+            enc.clear_buffer(&hist, 0, Some(hist_bytes));
+            enc.clear_buffer(&status, 0, Some(status_bytes * passes));
+            record_steps(ctx, op, &mut enc, steps);
+        })?;
+        ctx.submit(op, enc)?;
+        drop(hist);
+        Ok(())
+    }
+
+    fn run_rts(&self, ctx: &Ctx, pairs: bool, routes: &[Route<'_>]) -> Result<()> {
+        let op = self.op;
+        let shape =
+            rts_shape(ctx, self.tile).map_err(|message| Error::InvalidArgument { op, message })?;
+        let kernels = rts_kernels(ctx, &shape, pairs)?;
+        let n = self.n;
+        let tile = u64::from(shape.wg * shape.kpt);
+        let tiles = n.div_ceil(tile);
+        let cap = match ctx.info().device_type {
+            wgpu::DeviceType::Cpu => RTS_GROUPS_CPU,
+            _ => RTS_GROUPS_GPU,
+        };
+        let per_group = tiles.div_ceil(cap.min(tiles));
+        let groups = tiles.div_ceil(per_group);
+        let counts: GpuVec<u32> = ctx.zeros(groups as usize * RADIX as usize)?;
+        let mut offsets: GpuVec<u32> = ctx.zeros(groups as usize * RADIX as usize)?;
+        let params: Vec<RtsParams> = self
+            .passes
+            .iter()
+            .zip(routes)
+            .map(|(&(shift, mask), route)| RtsParams {
+                n: n as u32,
+                tiles: tiles as u32,
+                tiles_per_group: per_group as u32,
+                groups: groups as u32,
+                group_base: 0,
+                total_groups: groups as u32,
+                first: 0,
+                shift,
+                mask,
+                key_xor: self.key_xor,
+                neg_mask: self.neg_mask,
+                indices: u32::from(route.indices),
+                write_keys: u32::from(route.write_keys),
+                out_lo: 0,
+                out_hi: n as u32,
+                _pad: 0,
+            })
+            .collect();
+        let uniform = UniformSlots::new(ctx, &params)?;
+        let grid = workgroup_grid(groups, ctx.info().max_workgroups_per_dimension)?;
+        let padded = self.padded_bytes();
+        for (i, route) in routes.iter().enumerate() {
+            submit_steps(
+                ctx,
+                op,
+                [Step {
+                    kernel: &kernels.upsweep,
+                    entries: vec![
+                        uniform.entry(0, i),
+                        sized(1, route.keys_in, 0, padded),
+                        whole(5, &counts.buffer),
+                    ],
+                    grid,
+                }],
+            )?;
+            ctx.scan_exclusive_into(&counts, &mut offsets)?;
+            let mut entries = vec![
+                uniform.entry(0, i),
+                sized(1, route.keys_in, 0, padded),
+                sized(2, route.keys_out, 0, route.keys_out.size().min(padded)),
+                whole(5, &offsets.buffer),
+            ];
+            if pairs {
+                let (vi, vo) = (
+                    route.values_in.expect("pairs"),
+                    route.values_out.expect("pairs"),
+                );
+                entries.push(sized(3, vi, 0, padded));
+                entries.push(sized(4, vo, 0, padded));
+            }
+            submit_steps(
+                ctx,
+                op,
+                [Step {
+                    kernel: &kernels.downsweep,
+                    entries,
+                    grid,
+                }],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+struct ScratchBuffers {
+    keys: wgpu::Buffer,
+    keys2: Option<wgpu::Buffer>,
+    values: Option<wgpu::Buffer>,
+}
+
+/// One pass's buffers.
+struct Route<'a> {
+    keys_in: &'a wgpu::Buffer,
+    keys_out: &'a wgpu::Buffer,
+    values_in: Option<&'a wgpu::Buffer>,
+    values_out: Option<&'a wgpu::Buffer>,
+    /// The values are the keys' indices (argsort's first pass).
+    indices: bool,
+    write_keys: bool,
+}
+
+/// OneSweep's shape on an adapter.
+pub(crate) struct OneSweepShape {
+    wg: u32,
+    kpt: u32,
+    sg_min: u32,
+    sg_max: u32,
+}
+
+impl OneSweepShape {
+    fn tile(&self) -> u32 {
+        self.wg * self.kpt
+    }
+    fn max_subgroups(&self) -> u32 {
+        self.wg / self.sg_min
+    }
+    fn stage(&self) -> u32 {
+        self.tile().max(self.max_subgroups() * RADIX)
+    }
+    fn workgroup_bytes(&self) -> u32 {
+        4 * (self.stage() + 2 * RADIX + self.max_subgroups() + 2)
+    }
+}
+
+/// The digit passes' shape on `ctx`'s adapter (with `tile` asked for instead of the
+/// default), or why OneSweep cannot run there.
+pub(crate) fn onesweep_shape(
+    ctx: &Ctx,
+    tile: Option<(u32, u32)>,
+) -> std::result::Result<OneSweepShape, String> {
+    let info = ctx.info();
+    let sg_min = info.subgroup_min_size.max(1);
+    let sg_max = info.subgroup_max_size.max(sg_min);
+    if !sg_min.is_power_of_two() || !sg_max.is_power_of_two() || sg_max > 128 {
+        return Err(format!(
+            "OneSweep needs power-of-two subgroup sizes up to 128; this adapter's are {sg_min}..{sg_max}"
+        ));
+    }
+    let (wg, kpt) = tile.unwrap_or(match info.device_type {
+        wgpu::DeviceType::Cpu => ONESWEEP_TILE_CPU,
+        _ => ONESWEEP_TILE_GPU,
+    });
+    let limits = &info.limits;
+    let max_wg = limits
+        .max_compute_invocations_per_workgroup
+        .min(limits.max_compute_workgroup_size_x);
+    if !wg.is_power_of_two() || wg < sg_max || wg > max_wg || kpt == 0 || kpt > 64 {
+        return Err(format!(
+            "a OneSweep tile of {wg} x {kpt}: the workgroup must be a power of two from the \
+             largest subgroup ({sg_max}) to {max_wg} invocations, with 1 to 64 keys each"
+        ));
+    }
+    let shape = OneSweepShape {
+        wg,
+        kpt,
+        sg_min,
+        sg_max,
+    };
+    let limit = limits.max_compute_workgroup_storage_size;
+    if shape.workgroup_bytes() > limit {
+        return Err(format!(
+            "a OneSweep tile of {wg} x {kpt} needs {} bytes of workgroup memory, more than \
+             this adapter's {limit}",
+            shape.workgroup_bytes()
+        ));
+    }
+    Ok(shape)
+}
+
+struct OneSweepKernels {
+    histogram: Arc<Kernel>,
+    scan: Arc<Kernel>,
+    pass: Arc<Kernel>,
+}
+
+fn words(sg_max: u32) -> String {
+    (0..4)
+        .map(|w| if w * 32 < sg_max { "0xffffffffu" } else { "0u" })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn onesweep_kernels(
+    ctx: &Ctx,
+    shape: &OneSweepShape,
+    spin: u32,
+    pairs: bool,
+) -> Result<OneSweepKernels> {
+    let hist_wg = crate::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max);
+    let hist_subgroups = hist_wg / shape.sg_min;
+    let dpt = |wg: u32| RADIX.div_ceil(wg);
+    let hist_vars = vec![
+        ("WG", hist_wg.to_string()),
+        ("DPT", dpt(hist_wg).to_string()),
+        ("MAX_SUBGROUPS", hist_subgroups.to_string()),
+        ("KEYS", KEYS_WGSL.to_string()),
+        ("IDS", SUBGROUP_WGSL.to_string()),
+    ];
+    let hist_key = PipelineKey {
+        op: "sort_histogram",
+        element: "u32",
+        workgroup_size: hist_wg,
+        variant: format!("sg{}", shape.sg_min),
+        code: String::new(),
+    };
+    let histogram = ctx.kernel_entry(hist_key.clone(), "histogram", || {
+        render(HISTOGRAM_WGSL, &hist_vars)
+    })?;
+    let scan = ctx.kernel_entry(hist_key, "scan_histogram", || {
+        render(HISTOGRAM_WGSL, &hist_vars)
+    })?;
+    let (value_bindings, values) = if pairs {
+        (ONESWEEP_VALUE_BINDINGS, ONESWEEP_VALUES)
+    } else {
+        ("", "")
+    };
+    let vars = vec![
+        ("WG", shape.wg.to_string()),
+        ("KPT", shape.kpt.to_string()),
+        ("DPT", dpt(shape.wg).to_string()),
+        ("MAX_SUBGROUPS", shape.max_subgroups().to_string()),
+        ("STAGE", shape.stage().to_string()),
+        ("SPIN", spin.to_string()),
+        ("WORDS", words(shape.sg_max)),
+        ("VALUE_BINDINGS", value_bindings.to_string()),
+        ("VALUES", values.to_string()),
+        ("KEYS", KEYS_WGSL.to_string()),
+        ("IDS", SUBGROUP_WGSL.to_string()),
+    ];
+    let key = PipelineKey {
+        op: "sort_onesweep",
+        element: "u32",
+        workgroup_size: shape.wg,
+        variant: format!(
+            "{}x{}+sg{}-{}+spin{spin}{}",
+            shape.wg,
+            shape.kpt,
+            shape.sg_min,
+            shape.sg_max,
+            if pairs { "+pairs" } else { "" }
+        ),
+        code: String::new(),
+    };
+    let pass = ctx.kernel_entry(key, "onesweep", || render(ONESWEEP_WGSL, &vars))?;
+    Ok(OneSweepKernels {
+        histogram,
+        scan,
+        pass,
+    })
+}
+
+const ONESWEEP_VALUE_BINDINGS: &str = "\
+@group(0) @binding(3) var<storage, read> values_in: array<u32>;
+@group(0) @binding(4) var<storage, read_write> values_out: array<u32>;";
+
+const ONESWEEP_VALUES: &str = "
+    // The values, the same way (the stage's keys are all read: `dst` holds where
+    // each goes).
+    workgroupBarrier();
+    for (var k = 0u; k < KPT; k++) {
+        let i = row0 + k * ids.width;
+        if i < params.n {
+            var v = params.first + i;
+            if params.indices == 0u {
+                v = values_in[i];
+            }
+            atomicStore(&stage[pos[k]], v);
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < KPT; k++) {
+        let j = k * WG + me;
+        if j < kept {
+            let to = dst[k];
+            if to >= params.out_lo && to < params.out_hi {
+                values_out[to - params.out_lo] = atomicLoad(&stage[j]);
+            }
+        }
+    }";
+
+/// Reduce-then-scan's shape on an adapter.
+pub(crate) struct RtsShape {
+    wg: u32,
+    kpt: u32,
+}
+
+pub(crate) fn rts_shape(
+    ctx: &Ctx,
+    tile: Option<(u32, u32)>,
+) -> std::result::Result<RtsShape, String> {
+    let info = ctx.info();
+    let (wg, kpt) = tile.unwrap_or(match info.device_type {
+        wgpu::DeviceType::Cpu => RTS_TILE_CPU,
+        _ => RTS_TILE_GPU,
+    });
+    let limits = &info.limits;
+    let max_wg = limits
+        .max_compute_invocations_per_workgroup
+        .min(limits.max_compute_workgroup_size_x);
+    let bytes = 4 * (2 * wg * kpt + 8 * wg + 3 * RADIX);
+    if !wg.is_power_of_two() || wg > max_wg || kpt == 0 || wg * kpt >= 65536 {
+        return Err(format!(
+            "a reduce-then-scan tile of {wg} x {kpt}: the workgroup must be a power of two up \
+             to {max_wg} invocations, the tile under 65536 keys"
+        ));
+    }
+    if bytes > limits.max_compute_workgroup_storage_size {
+        return Err(format!(
+            "a reduce-then-scan tile of {wg} x {kpt} needs {bytes} bytes of workgroup memory, \
+             more than this adapter's {}",
+            limits.max_compute_workgroup_storage_size
+        ));
+    }
+    Ok(RtsShape { wg, kpt })
+}
+
+struct RtsKernels {
+    upsweep: Arc<Kernel>,
+    downsweep: Arc<Kernel>,
+}
+
+fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
+    let (value_bindings, values) = if pairs {
+        (ONESWEEP_VALUE_BINDINGS, RTS_VALUES)
+    } else {
+        ("", "")
+    };
+    let vars = vec![
+        ("WG", shape.wg.to_string()),
+        ("KPT", shape.kpt.to_string()),
+        ("VALUE_BINDINGS", value_bindings.to_string()),
+        ("VALUES", values.to_string()),
+        ("KEYS", KEYS_WGSL.to_string()),
+    ];
+    let key = PipelineKey {
+        op: "sort_rts",
+        element: "u32",
+        workgroup_size: shape.wg,
+        variant: format!(
+            "{}x{}{}",
+            shape.wg,
+            shape.kpt,
+            if pairs { "+pairs" } else { "" }
+        ),
+        code: String::new(),
+    };
+    let source = || render(RTS_WGSL, &vars);
+    Ok(RtsKernels {
+        upsweep: ctx.kernel_entry(key.clone(), "upsweep", source)?,
+        downsweep: ctx.kernel_entry(key, "downsweep", source)?,
+    })
+}
+
+const RTS_VALUES: &str = "\
+                    let origin = base + tile_origin[p];
+                    var v = params.first + origin;
+                    if params.indices == 0u {
+                        v = values_in[origin];
+                    }
+                    values_out[to - params.out_lo] = v;";
+
+/// Kernel parameters for several dispatches in one uniform buffer, a slot each.
+struct UniformSlots {
+    buffer: wgpu::Buffer,
+    slot: u64,
+    size: u64,
+}
+
+impl UniformSlots {
+    fn new<P: Pod>(ctx: &Ctx, params: &[P]) -> Result<UniformSlots> {
+        let align = u64::from(ctx.info().limits.min_uniform_buffer_offset_alignment).max(1);
+        let size = size_of::<P>() as u64;
+        let slot = size.next_multiple_of(align);
+        let mut bytes = vec![0u8; (slot as usize) * params.len()];
+        for (i, p) in params.iter().enumerate() {
+            let at = i * slot as usize;
+            bytes[at..at + size as usize].copy_from_slice(bytemuck::bytes_of(p));
+        }
+        Ok(UniformSlots {
+            buffer: ctx.uniform_constant(&bytes)?,
+            slot,
+            size,
+        })
+    }
+
+    fn entry(&self, binding: u32, i: usize) -> wgpu::BindGroupEntry<'_> {
+        sized(binding, &self.buffer, self.slot * i as u64, self.size)
+    }
+}
+
+fn sized(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset,
+            size: wgpu::BufferSize::new(size),
+        }),
+    }
+}
+
+fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
