@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::vec::GpuVec;
 
 mod engine;
+mod runs;
 
 mod sealed {
     pub trait Sealed {}

@@ -252,12 +252,18 @@ impl Plan {
         Ok(ScratchBuffers {
             // argsort writes keys in every pass but the last
             keys: if !argsort || p >= 2 {
-                make("sort keys (scratch)", bytes)?
+                Some(make("sort keys (scratch)", bytes)?)
             } else {
-                make("argsort keys (unused)", 256)?
+                None
             },
             keys2: if argsort && p >= 3 {
                 Some(make("argsort keys (scratch)", bytes)?)
+            } else {
+                None
+            },
+            // argsort's last pass binds an output for keys it does not write
+            unused: if argsort {
+                Some(make("argsort keys (not written)", 256)?)
             } else {
                 None
             },
@@ -275,21 +281,30 @@ impl Plan {
         let mut routes = Vec::with_capacity(p);
         for i in 0..p {
             let (keys_in, keys_out) = if buffers.keys_writable {
+                let alt = scratch.keys.as_ref().expect("allocated for in-place sorts");
                 if i % 2 == 0 {
-                    (buffers.keys, &scratch.keys)
+                    (buffers.keys, alt)
                 } else {
-                    (&scratch.keys, buffers.keys)
+                    (alt, buffers.keys)
                 }
             } else {
                 // argsort: the input is only read; passes alternate between two scratch
                 // buffers, and the last writes no keys.
-                let alt2 = scratch.keys2.as_ref().unwrap_or(&scratch.keys);
-                let keys_in = match i {
-                    0 => buffers.keys,
-                    i if i % 2 == 1 => &scratch.keys,
-                    _ => alt2,
+                let alt = |j: usize| {
+                    let b = if j.is_multiple_of(2) {
+                        &scratch.keys
+                    } else {
+                        &scratch.keys2
+                    };
+                    b.as_ref()
+                        .expect("allocated for the passes that write keys")
                 };
-                let keys_out = if i % 2 == 0 { &scratch.keys } else { alt2 };
+                let keys_in = if i == 0 { buffers.keys } else { alt(i - 1) };
+                let keys_out = if i + 1 == p {
+                    scratch.unused.as_ref().expect("allocated for argsort")
+                } else {
+                    alt(i)
+                };
                 (keys_in, keys_out)
             };
             let (values_in, values_out, indices) = match buffers.values {
@@ -527,8 +542,9 @@ impl Plan {
 }
 
 struct ScratchBuffers {
-    keys: wgpu::Buffer,
+    keys: Option<wgpu::Buffer>,
     keys2: Option<wgpu::Buffer>,
+    unused: Option<wgpu::Buffer>,
     values: Option<wgpu::Buffer>,
 }
 
