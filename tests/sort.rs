@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use common::*;
 use gpuprim::wgpu;
-use gpuprim::{Ctx, Error, GpuElement, Sort, SortAlgorithm, SortKey};
+use gpuprim::{Ctx, Error, Sort, SortAlgorithm, SortKey};
 use proptest::prelude::*;
 
 const ONESWEEP: SortAlgorithm = SortAlgorithm::OneSweep;
@@ -579,7 +579,7 @@ fn errors_name_the_numbers() {
         "{err:?}"
     );
 
-    for bits in [0..33, 20..10] {
+    for bits in [0..33, Range { start: 20, end: 10 }] {
         let err = ctx
             .sort_with(&mut keys, &Sort::ascending().bits(bits.clone()))
             .unwrap_err();
