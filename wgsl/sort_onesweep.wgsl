@@ -13,12 +13,12 @@
 //    subgroup size up to 128 works.
 // 2. Per digit, the subgroups' counts become offsets and their sum the tile's count,
 //    published at once as the tile's aggregate (tile 0: as its inclusive prefix).
-// 3. Look-back: all digits walk back together, one predecessor tile per step, adding
-//    aggregates until they meet an inclusive prefix. A digit whose predecessor has
-//    published nothing after SPIN probes is not waited for: the workgroup counts that
-//    tile's digits itself from its keys (which are in the input, always readable) and
-//    publishes them for it (Smith's decoupled fallback, as in GPUPrefixSums' CSDLDF).
-//    No workgroup waits on another being scheduled.
+// 3. Look-back: each digit walks back over its predecessors, adding aggregates until it
+//    meets an inclusive prefix. A predecessor that has published nothing after SPIN
+//    probes is not waited for: the workgroup counts that tile's digits itself from its
+//    keys (which are in the input, always readable) and publishes them for it (Smith's
+//    decoupled fallback, as in GPUPrefixSums' CSDLDF). No workgroup waits on another
+//    being scheduled.
 // 4. The tile's keys go to workgroup memory in digit order, and from there to their
 //    place in the output: consecutive invocations write consecutive addresses.
 //
@@ -117,8 +117,7 @@ fn lowest_lane(m: vec4<u32>) -> u32 {
 
 // The rank of this lane's key among the keys of digit `d` in its subgroup's rows so far
 // (valid keys only), and the row's keys added to the subgroup's counter at `counters`.
-fn rank_in_subgroup(d: u32, valid: bool, counters: u32, below: vec4<u32>, ids: Ids) -> u32 {
-    let lanes = subgroupBallot(true);
+fn rank_in_subgroup(d: u32, valid: bool, counters: u32, lanes: vec4<u32>, below: vec4<u32>, ids: Ids) -> u32 {
     var peers = subgroupBallot(valid);
     for (var b = 0u; b < 8u; b++) {
         let one = ((d >> b) & 1u) != 0u;
@@ -135,10 +134,10 @@ fn rank_in_subgroup(d: u32, valid: bool, counters: u32, below: vec4<u32>, ids: I
     return subgroupShuffle(before, leader) + bit_count(peers & below);
 }
 
-// The OR of every invocation's `bits`, the same in all of them. Barriers inside.
-fn workgroup_or(bits: u32, ids: Ids) -> u32 {
-    if bits != 0u {
-        atomicOr(&signal, bits);
+// The largest `x` of any invocation, the same in all of them. Barriers inside.
+fn workgroup_max(x: u32, ids: Ids) -> u32 {
+    if x != 0u {
+        atomicMax(&signal, x);
     }
     workgroupBarrier();
     if ids.index == 0u {
@@ -165,22 +164,31 @@ fn count_tile(t: u32, ids: Ids) {
 
 // For each of this invocation's digits, the number of keys with that digit in the
 // tiles before global tile g.
+//
+// Each digit walks back on its own from tile g - 1, adding aggregates, until it meets an
+// inclusive prefix (done) or a tile that has published nothing after SPIN probes
+// (stuck). Then the workgroup meets: if any digit is stuck, it counts the highest tile
+// any digit is stuck at itself, every digit stuck there takes that count and walks on,
+// and the round repeats. The highest stuck tile falls every round, so the rounds end.
 fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
     var prefix: array<u32, DPT>;
     if g == 0u {
         return prefix;
     }
     var open: array<bool, DPT>;
+    var at: array<u32, DPT>;  // the tile an open digit looks at next
     for (var j = 0u; j < DPT; j++) {
         open[j] = me * DPT + j < RADIX;
+        at[j] = g - 1u;
     }
-    var tile = g - 1u;
     loop {
-        var seen: array<u32, DPT>;
-        var bits = 0u;
+        var stuck = 0u;  // 1 + the highest tile one of this invocation's digits is stuck at
         for (var j = 0u; j < DPT; j++) {
-            if open[j] {
-                let w = tile * RADIX + me * DPT + j;
+            loop {
+                if !open[j] {
+                    break;
+                }
+                let w = at[j] * RADIX + me * DPT + j;
                 var s = 0u;
                 for (var spin = 0u; spin < SPIN; spin++) {
                     s = atomicLoad(&status[w]);
@@ -188,43 +196,42 @@ fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
                         break;
                     }
                 }
-                seen[j] = s;
                 if s == 0u {
-                    bits |= 1u;  // nothing published: fall back
-                    if tile != 0u {
-                        bits |= 2u;  // and go on past it (tile 0 is always inclusive)
-                    }
-                } else if s < INCLUSIVE {
-                    bits |= 2u;  // an aggregate: go on
+                    stuck = max(stuck, at[j] + 1u);
+                    break;
+                }
+                prefix[j] += s & COUNT;
+                // (tile 0 publishes only inclusive prefixes)
+                if s >= INCLUSIVE || at[j] == 0u {
+                    open[j] = false;
+                } else {
+                    at[j] -= 1u;
                 }
             }
         }
-        let signals = workgroup_or(bits, ids);
-        if (signals & 1u) != 0u {
-            if tile < params.tile_base {
-                // An earlier dispatch's tile: complete, visible at the next probe.
-                continue;
-            }
-            count_tile(tile - params.tile_base, ids);
-            let kind = select(AGGREGATE, INCLUSIVE, tile == 0u);
-            for (var j = 0u; j < DPT; j++) {
-                if open[j] && seen[j] == 0u {
-                    let d = me * DPT + j;
-                    seen[j] = kind | atomicLoad(&fallback[d]);
-                    atomicMax(&status[tile * RADIX + d], seen[j]);
-                }
-            }
+        let highest = workgroup_max(stuck, ids);
+        if highest == 0u {
+            break;  // every digit met an inclusive prefix
         }
+        let tile = highest - 1u;
+        if tile < params.tile_base {
+            continue;  // an earlier dispatch's tile: complete, visible at the next probe
+        }
+        count_tile(tile - params.tile_base, ids);
+        let kind = select(AGGREGATE, INCLUSIVE, tile == 0u);
         for (var j = 0u; j < DPT; j++) {
-            if open[j] {
-                prefix[j] += seen[j] & COUNT;
-                open[j] = seen[j] < INCLUSIVE;
+            if open[j] && at[j] == tile {
+                let d = me * DPT + j;
+                let c = atomicLoad(&fallback[d]);
+                atomicMax(&status[tile * RADIX + d], kind | c);
+                prefix[j] += c;
+                if tile == 0u {
+                    open[j] = false;
+                } else {
+                    at[j] = tile - 1u;
+                }
             }
         }
-        if (signals & 2u) == 0u || tile == 0u {
-            break;
-        }
-        tile -= 1u;
     }
     return prefix;
 }
@@ -248,6 +255,7 @@ fn onesweep(ids: Ids) {
     // 1. Load and rank within the subgroup.
     let row0 = t * TILE + ids.subgroup * KPT * ids.width + ids.lane;
     let counters = ids.subgroup * RADIX;
+    let lanes = subgroupBallot(true);
     let below = lanes_below(ids.lane);
     var keys: array<u32, KPT>;
     var pos: array<u32, KPT>;
@@ -259,7 +267,7 @@ fn onesweep(ids: Ids) {
             key = keys_in[i];
         }
         keys[k] = key;
-        pos[k] = rank_in_subgroup(digit_of(key), valid, counters, below, ids);
+        pos[k] = rank_in_subgroup(digit_of(key), valid, counters, lanes, below, ids);
     }
     workgroupBarrier();
 

@@ -7,7 +7,7 @@ use crate::context::Ctx;
 use crate::dispatch::{Step, record_steps, submit_steps, workgroup_grid};
 use crate::error::{Error, Result};
 use crate::pipeline::{Kernel, PipelineKey, render};
-use crate::vec::{GpuVec, LANES};
+use crate::vec::{GpuVec, LANES, Scratch};
 use std::sync::Arc;
 
 const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");
@@ -30,10 +30,14 @@ const ONESWEEP_TILE_GPU: (u32, u32) = (256, 15);
 const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
 /// Probes of a predecessor's status before the look-back counts that tile itself.
 const SPIN: u32 = 64;
-/// The histogram pass: invocations per workgroup, and vec4 units each workgroup reads
-/// (8192 keys a workgroup: a few global atomics per 32 keys).
+/// The histogram pass: invocations per workgroup; at least 2048 vec4 units (8192 keys)
+/// per workgroup and at most 1024 workgroups on a GPU (about one wave on an H100: each
+/// workgroup adds its counts to the global histograms with up to 1024 atomics), 16 on a
+/// CPU adapter. Untuned.
 const HISTOGRAM_WG: u32 = 256;
 const HISTOGRAM_UNITS_PER_GROUP: u64 = 2048;
+const HISTOGRAM_GROUPS_GPU: u64 = 1024;
+const HISTOGRAM_GROUPS_CPU: u64 = 16;
 
 /// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters).
 const RTS_TILE_GPU: (u32, u32) = (256, 8);
@@ -247,7 +251,7 @@ impl Plan {
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
-        let make = |what: &str, bytes: u64| ctx.create_buffer(what, bytes, usage, false);
+        let make = |what: &str, bytes: u64| ctx.scratch(what, bytes, usage);
         let argsort = !buffers.keys_writable;
         Ok(ScratchBuffers {
             // argsort writes keys in every pass but the last
@@ -281,7 +285,10 @@ impl Plan {
         let mut routes = Vec::with_capacity(p);
         for i in 0..p {
             let (keys_in, keys_out) = if buffers.keys_writable {
-                let alt = scratch.keys.as_ref().expect("allocated for in-place sorts");
+                let alt = scratch
+                    .keys
+                    .as_deref()
+                    .expect("allocated for in-place sorts");
                 if i % 2 == 0 {
                     (buffers.keys, alt)
                 } else {
@@ -296,12 +303,12 @@ impl Plan {
                     } else {
                         &scratch.keys2
                     };
-                    b.as_ref()
+                    b.as_deref()
                         .expect("allocated for the passes that write keys")
                 };
                 let keys_in = if i == 0 { buffers.keys } else { alt(i - 1) };
                 let keys_out = if i + 1 == p {
-                    scratch.unused.as_ref().expect("allocated for argsort")
+                    scratch.unused.as_deref().expect("allocated for argsort")
                 } else {
                     alt(i)
                 };
@@ -310,7 +317,7 @@ impl Plan {
             let (values_in, values_out, indices) = match buffers.values {
                 Values::None => (None, None, false),
                 Values::InPlace(v) => {
-                    let alt = scratch.values.as_ref().expect("allocated for pairs");
+                    let alt = scratch.values.as_deref().expect("allocated for pairs");
                     if i % 2 == 0 {
                         (Some(v), Some(alt), false)
                     } else {
@@ -323,7 +330,7 @@ impl Plan {
                         if (p - 1 - j).is_multiple_of(2) {
                             out
                         } else {
-                            scratch.values.as_ref().expect("allocated for 2+ passes")
+                            scratch.values.as_deref().expect("allocated for 2+ passes")
                         }
                     };
                     let src = if i == 0 { buffers.keys } else { dst(i - 1) };
@@ -361,7 +368,7 @@ impl Plan {
         let hist_bytes = passes * u64::from(RADIX) * 4;
         let hist = ctx.scratch("sort histograms", hist_bytes, usage)?;
         let status_bytes = tiles * u64::from(RADIX) * 4;
-        let status = ctx.create_buffer("sort tile status", status_bytes * passes, usage, false)?;
+        let status = ctx.scratch("sort tile status", status_bytes * passes, usage)?;
 
         let mut shifts = [0u32; 4];
         let mut masks = [0u32; 4];
@@ -404,7 +411,11 @@ impl Plan {
             .collect();
         let uniform = UniformSlots::new(ctx, &pass_params)?;
         let max_dim = ctx.info().max_workgroups_per_dimension;
-        let hist_groups = units.div_ceil(HISTOGRAM_UNITS_PER_GROUP).max(1);
+        let hist_cap = match ctx.info().device_type {
+            wgpu::DeviceType::Cpu => HISTOGRAM_GROUPS_CPU,
+            _ => HISTOGRAM_GROUPS_GPU,
+        };
+        let hist_groups = units.div_ceil(HISTOGRAM_UNITS_PER_GROUP).clamp(1, hist_cap);
         let padded = self.padded_bytes();
         let mut steps = vec![
             Step {
@@ -541,11 +552,13 @@ impl Plan {
     }
 }
 
+/// The passes' scratch buffers (from the pool; they go back to it when dropped, after
+/// the passes are queued).
 struct ScratchBuffers {
-    keys: Option<wgpu::Buffer>,
-    keys2: Option<wgpu::Buffer>,
-    unused: Option<wgpu::Buffer>,
-    values: Option<wgpu::Buffer>,
+    keys: Option<Scratch>,
+    keys2: Option<Scratch>,
+    unused: Option<Scratch>,
+    values: Option<Scratch>,
 }
 
 /// One pass's buffers.
