@@ -825,3 +825,62 @@ fn run_errors() {
         .unwrap_err();
     assert!(matches!(err, Error::Compile { .. }), "{err:?}");
 }
+
+/// OneSweep's other tile shapes: staging overlapped with the counters (a tile too large
+/// for both), several digits per invocation (small workgroups), odd keys per invocation;
+/// and shapes the adapter cannot run, refused.
+#[test]
+fn onesweep_tile_shapes() {
+    let ctx = ctx();
+    if !ctx.has_features(wgpu::Features::SUBGROUP) {
+        return;
+    }
+    let limit = ctx.info().limits.max_compute_workgroup_storage_size;
+    let sg = ctx.info().subgroup_min_size;
+    for (wg, kpt) in [(128, 48), (64, 5), (32, 3), (sg.max(16), 1)] {
+        let host = keys::<u32>(7 * wg as usize * kpt as usize + 5, u64::from(wg + kpt), 0);
+        let case = Case::full(ONESWEEP);
+        let order = cpu_order(&host, &case);
+        for spins in [64, 0] {
+            let sort = Sort::ascending()
+                .algorithm(ONESWEEP)
+                .tile(wg, kpt)
+                .look_back_spins(spins);
+            let mut k = ctx.upload(&host).unwrap();
+            let mut v = ctx
+                .upload(&(0..host.len() as u32).collect::<Vec<_>>())
+                .unwrap();
+            match ctx.sort_by_key_with(&mut k, &mut v, &sort) {
+                Ok(()) => assert_all_eq(
+                    &v.to_vec().unwrap(),
+                    &order,
+                    &format!("tile {wg} x {kpt}, spins {spins}"),
+                ),
+                // (only where the adapter's workgroup memory is smaller than lavapipe's)
+                Err(Error::InvalidArgument { message, .. }) if limit < 32768 => {
+                    assert!(message.contains("workgroup memory"), "{message}")
+                }
+                Err(e) => panic!("tile {wg} x {kpt}: {e}"),
+            }
+        }
+    }
+    let mut k = ctx.upload(&[1u32, 0]).unwrap();
+    for (wg, kpt) in [(100, 8), (128, 0), (128, 65), (1 << 20, 1)] {
+        let err = ctx
+            .sort_with(&mut k, &Sort::ascending().algorithm(ONESWEEP).tile(wg, kpt))
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidArgument { op: "sort", .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains(&format!("{wg} x {kpt}")), "{err}");
+    }
+    // Too much workgroup memory for this adapter: refused with the numbers.
+    let err = ctx
+        .sort_with(
+            &mut k,
+            &Sort::ascending().algorithm(ONESWEEP).tile(1024, 64),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains(&limit.to_string()), "{err}");
+}

@@ -33,7 +33,6 @@ const TILE: u32 = WG * KPT;
 const RADIX: u32 = 256u;
 const DPT: u32 = {{DPT}}u;                  // digits per invocation: ceil(RADIX / WG)
 const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;  // WG / smallest subgroup size
-const STAGE: u32 = {{STAGE}}u;              // max(TILE, MAX_SUBGROUPS * RADIX)
 const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fallback
 // The ballot words a subgroup of the adapter's largest size uses.
 const WORDS: vec4<u32> = vec4<u32>({{WORDS}});
@@ -72,9 +71,11 @@ struct PassParams {
 {{KEYS}}
 {{IDS}}
 
-// The subgroups' digit counters while ranking (MAX_SUBGROUPS x RADIX), then the tile's
-// keys (and values) in digit order.
-var<workgroup> stage: array<atomic<u32>, STAGE>;
+// `counts`: the subgroups' digit counters while ranking (MAX_SUBGROUPS x RADIX);
+// `stage_store` / `stage_load`: the tile's keys (and values) in digit order, in an array
+// of their own where workgroup memory allows, else in `counts` (whose counters are no
+// longer needed by then) through atomic loads and stores.
+{{STAGE}}
 // Each digit's first position in the tile, then its output address minus that.
 var<workgroup> digit_base: array<u32, RADIX>;
 // The fallback's digit counts of a predecessor tile.
@@ -129,7 +130,7 @@ fn rank_in_subgroup(d: u32, valid: bool, counters: u32, lanes: vec4<u32>, below:
     if valid && ids.lane == leader {
         // The next row's leader may be another lane: it reads this value only after the
         // shuffle below, which waits for this lane.
-        before = atomicAdd(&stage[counters + d], bit_count(peers));
+        before = atomicAdd(&counts[counters + d], bit_count(peers));
     }
     return subgroupShuffle(before, leader) + bit_count(peers & below);
 }
@@ -245,7 +246,7 @@ fn onesweep(ids: Ids) {
     let g = params.tile_base + t;
     let me = position(ids);
     for (var i = ids.index; i < MAX_SUBGROUPS * RADIX; i += WG) {
-        atomicStore(&stage[i], 0u);
+        atomicStore(&counts[i], 0u);
     }
     if ids.index == 0u {
         atomicStore(&signal, 0u);
@@ -278,8 +279,8 @@ fn onesweep(ids: Ids) {
         var running = 0u;
         if d < RADIX {
             for (var s = 0u; s < ids.subgroups; s++) {
-                let c = atomicLoad(&stage[s * RADIX + d]);
-                atomicStore(&stage[s * RADIX + d], running);
+                let c = atomicLoad(&counts[s * RADIX + d]);
+                atomicStore(&counts[s * RADIX + d], running);
                 running += c;
             }
             atomicMax(&status[g * RADIX + d], select(AGGREGATE, INCLUSIVE, g == 0u) | running);
@@ -298,13 +299,13 @@ fn onesweep(ids: Ids) {
     for (var k = 0u; k < KPT; k++) {
         if row0 + k * ids.width < params.n {
             let d = digit_of(keys[k]);
-            pos[k] += digit_base[d] + atomicLoad(&stage[counters + d]);
+            pos[k] += digit_base[d] + atomicLoad(&counts[counters + d]);
         }
     }
 
     // 3. The tiles before this one.
     let prefix = look_back(g, me, ids);
-    workgroupBarrier();  // every position is computed: digit_base and stage are free
+    workgroupBarrier();  // every position is computed: digit_base and counts are free
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
         if d < RADIX {
@@ -318,7 +319,7 @@ fn onesweep(ids: Ids) {
     // 4. Through workgroup memory to the output.
     for (var k = 0u; k < KPT; k++) {
         if row0 + k * ids.width < params.n {
-            atomicStore(&stage[pos[k]], keys[k]);
+            stage_store(pos[k], keys[k]);
         }
     }
     workgroupBarrier();
@@ -326,7 +327,7 @@ fn onesweep(ids: Ids) {
     for (var k = 0u; k < KPT; k++) {
         let j = k * WG + me;
         if j < kept {
-            let key = atomicLoad(&stage[j]);
+            let key = stage_load(j);
             let to = digit_base[digit_of(key)] + j;
             dst[k] = to;
             if params.write_keys != 0u && to >= params.out_lo && to < params.out_hi {

@@ -2,8 +2,9 @@
 //! to a copy kernel, plus the host round trip of a blocking `reduce`.
 //!
 //! `cargo run --release --example bandwidth -- [log2 n] [section ...]` (default 28 on a
-//! GPU, 22 on the software adapter; sections: reduce, scan, atomic, random, grid2d, auto
-//! (`Swizzle::Auto` against linear order), latency, all by default; the element-wise rows always run). Bytes count each input read once and each output written
+//! GPU, 22 on the software adapter; sections: reduce, scan, sort, atomic, random, grid2d,
+//! auto (`Swizzle::Auto` against linear order), latency, all by default; and sort_tiles
+//! (OneSweep's tile shapes, only when named); the element-wise rows always run). Bytes count each input read once and each output written
 //! once. Times are medians over rounds of back-to-back calls ended by one wait.
 //! `BATCH_LIMIT=1` in the environment times every call in a submission of its own
 //! (`CtxBuilder::batch_limit`; the default lets calls made while the GPU is busy share one).
@@ -13,6 +14,7 @@ mod grid2d;
 mod random;
 mod reduce;
 mod scan;
+mod sort;
 mod timing;
 
 use gpuprim::{Ctx, Result};
@@ -25,7 +27,8 @@ fn main() -> Result<()> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(if software { 22 } else { 28 });
-    // Sections to run (all by default): reduce, scan, atomic, random, grid2d, auto, latency.
+    // Sections to run (all by default): reduce, scan, sort, atomic, random, grid2d, auto,
+    // latency; sort_tiles only when named.
     let sections: Vec<String> = std::env::args().skip(2).collect();
     let n = 1usize << log2;
     println!("adapter: {}", ctx.info());
@@ -57,6 +60,12 @@ fn main() -> Result<()> {
     }
     if run("scan") {
         scan::rows(&mut b)?;
+    }
+    if run("sort") {
+        sort::rows(&mut b)?;
+    }
+    if sections.iter().any(|s| s == "sort_tiles") {
+        sort::tile_rows(&mut b)?;
     }
     if run("atomic") {
         atomic::rows(&mut b)?;

@@ -111,13 +111,18 @@ impl<'a> Bench<'a> {
         f: impl FnMut() -> Result<()>,
     ) -> Result<f64> {
         let ms = self.time_on(ctx, f)?;
+        self.print_row(name, bytes, ms);
+        Ok(ms)
+    }
+
+    /// Prints a row for a time measured otherwise (e.g. a difference of two rows' times).
+    pub fn print_row(&self, name: &str, bytes: usize, ms: f64) {
         let gbs = bytes as f64 / ms / 1e6;
         let ratio = match self.copy_ms {
             Some(c) => format!("{:8.2}x", (bytes as f64 / ms) / (8.0 * self.n as f64 / c)),
             None => "".into(),
         };
         println!("{name:44} {ms:9.4} ms {gbs:10.1} {ratio:>9}");
-        Ok(ms)
     }
 
     /// The copy kernel's row: later rows print their bandwidth relative to it.

@@ -170,6 +170,16 @@ impl Sort {
         self
     }
 
+    /// Whether the largest key comes first.
+    pub fn is_descending(&self) -> bool {
+        self.descending
+    }
+
+    /// The key bits sorted by (`0..32` unless [`Sort::bits`] said otherwise).
+    pub fn key_bits(&self) -> Range<u32> {
+        self.bits.clone()
+    }
+
     /// Probes of a predecessor's status before OneSweep's look-back counts that tile
     /// itself (0: never wait, always count). For tests of the fallback.
     #[doc(hidden)]

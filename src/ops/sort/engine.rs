@@ -578,6 +578,8 @@ pub(crate) struct OneSweepShape {
     kpt: u32,
     sg_min: u32,
     sg_max: u32,
+    /// The staged tile has an array of its own (see `stage_apart`).
+    apart: bool,
 }
 
 impl OneSweepShape {
@@ -587,11 +589,22 @@ impl OneSweepShape {
     fn max_subgroups(&self) -> u32 {
         self.wg / self.sg_min
     }
-    fn stage(&self) -> u32 {
-        self.tile().max(self.max_subgroups() * RADIX)
+    /// Words of the counters and of the staged tile: apart, or overlapped.
+    fn staging_words(&self, apart: bool) -> u32 {
+        let counters = self.max_subgroups() * RADIX;
+        if apart {
+            counters + self.tile()
+        } else {
+            counters.max(self.tile())
+        }
     }
-    fn workgroup_bytes(&self) -> u32 {
-        4 * (self.stage() + 2 * RADIX + self.max_subgroups() + 2)
+    fn workgroup_bytes(&self, apart: bool) -> u32 {
+        4 * (self.staging_words(apart) + 2 * RADIX + self.max_subgroups() + 2)
+    }
+    /// Whether the staged tile gets an array of its own (plain loads and stores), which
+    /// it does where workgroup memory allows.
+    fn stage_apart(&self, limit: u32) -> bool {
+        self.workgroup_bytes(true) <= limit
     }
 }
 
@@ -628,16 +641,20 @@ pub(crate) fn onesweep_shape(
         kpt,
         sg_min,
         sg_max,
+        apart: false,
     };
     let limit = limits.max_compute_workgroup_storage_size;
-    if shape.workgroup_bytes() > limit {
+    if shape.workgroup_bytes(false) > limit {
         return Err(format!(
             "a OneSweep tile of {wg} x {kpt} needs {} bytes of workgroup memory, more than \
              this adapter's {limit}",
-            shape.workgroup_bytes()
+            shape.workgroup_bytes(false)
         ));
     }
-    Ok(shape)
+    Ok(OneSweepShape {
+        apart: shape.stage_apart(limit),
+        ..shape
+    })
 }
 
 struct OneSweepKernels {
@@ -692,7 +709,7 @@ fn onesweep_kernels(
         ("KPT", shape.kpt.to_string()),
         ("DPT", dpt(shape.wg).to_string()),
         ("MAX_SUBGROUPS", shape.max_subgroups().to_string()),
-        ("STAGE", shape.stage().to_string()),
+        ("STAGE", stage_wgsl(shape)),
         ("SPIN", spin.to_string()),
         ("WORDS", words(shape.sg_max)),
         ("VALUE_BINDINGS", value_bindings.to_string()),
@@ -705,11 +722,12 @@ fn onesweep_kernels(
         element: "u32",
         workgroup_size: shape.wg,
         variant: format!(
-            "{}x{}+sg{}-{}+spin{spin}{}",
+            "{}x{}+sg{}-{}+spin{spin}{}{}",
             shape.wg,
             shape.kpt,
             shape.sg_min,
             shape.sg_max,
+            if shape.apart { "+apart" } else { "" },
             if pairs { "+pairs" } else { "" }
         ),
         code: String::new(),
@@ -720,6 +738,26 @@ fn onesweep_kernels(
         scan,
         pass,
     })
+}
+
+/// The workgroup arrays of the digit counters and the staged tile (`{{STAGE}}`).
+fn stage_wgsl(shape: &OneSweepShape) -> String {
+    let counters = shape.max_subgroups() * RADIX;
+    if shape.apart {
+        format!(
+            "var<workgroup> counts: array<atomic<u32>, {counters}u>;\n\
+             var<workgroup> stage: array<u32, TILE>;\n\
+             fn stage_store(i: u32, v: u32) {{ stage[i] = v; }}\n\
+             fn stage_load(i: u32) -> u32 {{ return stage[i]; }}"
+        )
+    } else {
+        format!(
+            "var<workgroup> counts: array<atomic<u32>, {}u>;\n\
+             fn stage_store(i: u32, v: u32) {{ atomicStore(&counts[i], v); }}\n\
+             fn stage_load(i: u32) -> u32 {{ return atomicLoad(&counts[i]); }}",
+            shape.staging_words(false)
+        )
+    }
 }
 
 const ONESWEEP_VALUE_BINDINGS: &str = "\
@@ -737,7 +775,7 @@ const ONESWEEP_VALUES: &str = "
             if params.indices == 0u {
                 v = values_in[i];
             }
-            atomicStore(&stage[pos[k]], v);
+            stage_store(pos[k], v);
         }
     }
     workgroupBarrier();
@@ -746,7 +784,7 @@ const ONESWEEP_VALUES: &str = "
         if j < kept {
             let to = dst[k];
             if to >= params.out_lo && to < params.out_hi {
-                values_out[to - params.out_lo] = atomicLoad(&stage[j]);
+                values_out[to - params.out_lo] = stage_load(j);
             }
         }
     }";
