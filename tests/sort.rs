@@ -621,24 +621,75 @@ fn onesweep_needs_subgroups() {
     assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
 }
 
-/// Keys past one storage binding are refused with the binding limit in the message
-/// (the sorts do not split across bindings); up to it they sort.
+/// 16 KiB bindings: 4096 keys per binding window. A pass then reads each input window and
+/// writes each output window in a dispatch of its own, and OneSweep's look-back crosses
+/// windows (tiles of earlier dispatches).
+fn window_ctx() -> &'static Ctx {
+    static CTX: OnceLock<Ctx> = OnceLock::new();
+    CTX.get_or_init(|| built(Ctx::builder().max_binding_bytes(16384)))
+}
+
 #[test]
-fn keys_past_one_binding_are_too_large() {
-    let ctx = split_ctx(); // 4 KiB bindings: 1024 keys
-    let host = keys::<u32>(1024, 40, 0);
-    check(ctx, &host, &Case::full(SortAlgorithm::Auto));
-    let mut keys = ctx.upload(&keys::<u32>(1025, 41, 0)).unwrap();
-    let err = ctx.sort(&mut keys).unwrap_err();
-    match &err {
-        Error::TooLarge {
-            requested, limit, ..
-        } => {
-            assert_eq!((*requested, *limit), (1028 * 4, 4096), "{err}");
+fn keys_across_binding_windows() {
+    let ctx = window_ctx();
+    for alg in algorithms(ctx) {
+        for len in [4096, 4097, 3 * 4096 + 5, 15_000] {
+            for descending in [false, true] {
+                let case = Case {
+                    algorithm: alg,
+                    descending,
+                    bits: 0..32,
+                };
+                check(ctx, &keys::<f32>(len, len as u64, 1), &case);
+            }
         }
-        other => panic!("{other:?}"),
+        let case = Case {
+            algorithm: alg,
+            descending: false,
+            bits: 4..20,
+        };
+        check(ctx, &keys::<i32>(9000, 7, 0), &case);
     }
-    assert!(err.to_string().contains("4096"), "{err}");
+    // Forced fallback across windows (a stalled tile of an earlier window is never counted
+    // again: its dispatch is complete).
+    if ctx.has_features(wgpu::Features::SUBGROUP) {
+        let host = keys::<u32>(13_000, 8, 0);
+        let order = cpu_order(&host, &Case::full(ONESWEEP));
+        let sort = Sort::ascending().algorithm(ONESWEEP).look_back_spins(0);
+        let mut out = poisoned::<u32>(ctx, host.len());
+        ctx.argsort_into(&ctx.upload(&host).unwrap(), &sort, &mut out)
+            .unwrap();
+        assert_all_eq(&out.to_vec().unwrap(), &order, "forced fallback, windows");
+    }
+}
+
+/// Where the per-tile (OneSweep) or per-workgroup (reduce-then-scan) counts do not fit one
+/// binding, the sort is refused with the numbers; up to it, it sorts.
+#[test]
+fn counts_past_one_binding_are_too_large() {
+    let ctx = split_ctx(); // 4 KiB bindings: 1024 keys per window, 4 tiles' statuses
+    for alg in algorithms(ctx) {
+        check(ctx, &keys::<u32>(4096, 40, 0), &Case::full(alg));
+    }
+    let mut keys = ctx.upload(&keys::<u32>(5000, 41, 0)).unwrap();
+    for alg in [SortAlgorithm::Auto, RTS] {
+        let err = ctx
+            .sort_with(&mut keys, &Sort::ascending().algorithm(alg))
+            .unwrap_err();
+        match &err {
+            Error::TooLarge {
+                requested, limit, ..
+            } => assert_eq!((*requested, *limit), (5 * 1024, 4096), "{err}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(err.to_string().contains("4096"), "{err}");
+    }
+    if ctx.has_features(wgpu::Features::SUBGROUP) {
+        let err = ctx
+            .sort_with(&mut keys, &Sort::ascending().algorithm(ONESWEEP))
+            .unwrap_err();
+        assert!(err.to_string().contains("tile statuses"), "{err}");
+    }
 }
 
 // ---- runs: unique, run_length_encode, reduce_by_key ----

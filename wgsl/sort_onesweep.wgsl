@@ -170,7 +170,8 @@ fn count_tile(t: u32, ids: Ids) {
 // inclusive prefix (done) or a tile that has published nothing after SPIN probes
 // (stuck). Then the workgroup meets: if any digit is stuck, it counts the highest tile
 // any digit is stuck at itself, every digit stuck there takes that count and walks on,
-// and the round repeats. The highest stuck tile falls every round, so the rounds end.
+// and the round repeats. The highest stuck tile falls every round (a tile of an earlier
+// dispatch is complete and probed at least once, so never stuck), so the rounds end.
 fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
     var prefix: array<u32, DPT>;
     if g == 0u {
@@ -190,8 +191,10 @@ fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
                     break;
                 }
                 let w = at[j] * RADIX + me * DPT + j;
+                // A tile of an earlier dispatch is complete: one probe always finds it.
+                let spins = select(SPIN, max(SPIN, 1u), at[j] < params.tile_base);
                 var s = 0u;
-                for (var spin = 0u; spin < SPIN; spin++) {
+                for (var spin = 0u; spin < spins; spin++) {
                     s = atomicLoad(&status[w]);
                     if s != 0u {
                         break;
@@ -216,7 +219,7 @@ fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
         }
         let tile = highest - 1u;
         if tile < params.tile_base {
-            continue;  // an earlier dispatch's tile: complete, visible at the next probe
+            continue;  // (not reached: see above)
         }
         count_tile(tile - params.tile_base, ids);
         let kind = select(AGGREGATE, INCLUSIVE, tile == 0u);

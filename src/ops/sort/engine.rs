@@ -4,7 +4,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{Sort, SortAlgorithm, SortKey, check_bits};
 use crate::context::Ctx;
-use crate::dispatch::{Step, record_steps, submit_steps, workgroup_grid};
+use crate::dispatch::{Step, chunks, record_steps, submit_steps, units_per_window, workgroup_grid};
 use crate::error::{Error, Result};
 use crate::pipeline::{Kernel, PipelineKey, render};
 use crate::vec::{GpuVec, LANES, Scratch};
@@ -120,7 +120,7 @@ pub(super) struct Buffers<'a> {
     pub(super) values: Values<'a>,
 }
 
-/// A checked sort: its length, key words, digit passes and algorithm.
+/// A checked sort: its length, key words, digit passes, algorithm and binding windows.
 pub(super) struct Plan {
     op: &'static str,
     n: u64,
@@ -131,6 +131,26 @@ pub(super) struct Plan {
     algorithm: SortAlgorithm,
     spin: u32,
     tile: Option<(u32, u32)>,
+    /// The binding windows every buffer is cut into: a pass reads each input window and
+    /// writes each output window in a dispatch of its own.
+    windows: Vec<Window>,
+}
+
+/// One binding window of the keys (and of every other buffer of `n` 4-byte elements).
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    /// Its first element.
+    first: u64,
+    /// Its elements.
+    len: u64,
+    /// The vec4 units its binding covers (`len` rounded up).
+    units: u64,
+}
+
+impl Window {
+    fn entry<'a>(&self, binding: u32, buffer: &'a wgpu::Buffer) -> wgpu::BindGroupEntry<'a> {
+        sized(binding, buffer, self.first * 4, self.units * 16)
+    }
 }
 
 impl Plan {
@@ -144,18 +164,6 @@ impl Plan {
     ) -> Result<Plan> {
         check_bits(op, &sort.bits)?;
         let n = n as u64;
-        let padded = n.next_multiple_of(LANES as u64) * 4;
-        let max_binding = ctx.info().max_binding_bytes;
-        if padded > max_binding {
-            return Err(Error::TooLarge {
-                what: format!(
-                    "`{op}` of {n} keys, which must fit one storage binding \
-                     (Info::max_binding_bytes; sorts do not split across bindings),"
-                ),
-                requested: padded,
-                limit: max_binding,
-            });
-        }
         let (start, end) = (sort.bits.start, sort.bits.end);
         let passes = if start == end {
             // No bits: one pass with every digit 0 keeps the order (and writes argsort's
@@ -167,39 +175,77 @@ impl Plan {
                 .map(|shift| (shift, (1u32 << (end - shift).min(8)) - 1))
                 .collect()
         };
-        let subgroups = ctx.has_features(wgpu::Features::SUBGROUP);
-        let tile = sort.tile;
-        let algorithm = match sort.algorithm {
-            SortAlgorithm::Auto => {
-                if subgroups && n <= ONESWEEP_MAX_KEYS && onesweep_shape(ctx, tile).is_ok() {
-                    SortAlgorithm::OneSweep
-                } else {
-                    SortAlgorithm::ReduceThenScan
-                }
+        let windows: Vec<Window> = chunks(
+            n.div_ceil(LANES as u64),
+            units_per_window(ctx, &[4 * LANES as u64]),
+        )
+        .map(|c| {
+            let first = c.offset_units * LANES as u64;
+            Window {
+                first,
+                len: (n - first).min(c.units * LANES as u64),
+                units: c.units,
             }
+        })
+        .collect();
+        let max_binding = ctx.info().max_binding_bytes;
+        let tile = sort.tile;
+        // Why OneSweep cannot sort this here, if it cannot.
+        let onesweep = || -> Result<()> {
+            ctx.require(wgpu::Features::SUBGROUP, || {
+                format!("`{op}` with SortAlgorithm::OneSweep")
+            })?;
+            let shape = onesweep_shape(ctx, tile)
+                .map_err(|message| Error::InvalidArgument { op, message })?;
+            if n > ONESWEEP_MAX_KEYS {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "`{op}` of {n} keys with SortAlgorithm::OneSweep, whose tile counts \
+                         have 30 bits (at most 2^30 - 1 keys; Auto and ReduceThenScan sort \
+                         more), as 4-byte keys"
+                    ),
+                    requested: n * 4,
+                    limit: ONESWEEP_MAX_KEYS * 4,
+                });
+            }
+            let status = status_bytes(&windows, shape.tile());
+            if status > max_binding {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "the tile statuses of `{op}` with SortAlgorithm::OneSweep over {n} keys \
+                         (1 KiB per tile of {} keys, in one storage binding)",
+                        shape.tile()
+                    ),
+                    requested: status,
+                    limit: max_binding,
+                });
+            }
+            Ok(())
+        };
+        let algorithm = match sort.algorithm {
+            SortAlgorithm::Auto if onesweep().is_ok() => SortAlgorithm::OneSweep,
+            SortAlgorithm::Auto => SortAlgorithm::ReduceThenScan,
             SortAlgorithm::OneSweep => {
-                ctx.require(wgpu::Features::SUBGROUP, || {
-                    format!("`{op}` with SortAlgorithm::OneSweep")
-                })?;
-                onesweep_shape(ctx, tile)
-                    .map_err(|message| Error::InvalidArgument { op, message })?;
-                if n > ONESWEEP_MAX_KEYS {
-                    return Err(Error::TooLarge {
-                        what: format!(
-                            "`{op}` of {n} keys with SortAlgorithm::OneSweep, whose tile counts \
-                             have 30 bits (at most 2^30 - 1 keys; Auto and ReduceThenScan sort \
-                             more), as 4-byte keys"
-                        ),
-                        requested: n * 4,
-                        limit: ONESWEEP_MAX_KEYS * 4,
-                    });
-                }
+                onesweep()?;
                 SortAlgorithm::OneSweep
             }
             other => other,
         };
         if algorithm == SortAlgorithm::ReduceThenScan {
-            rts_shape(ctx, tile).map_err(|message| Error::InvalidArgument { op, message })?;
+            let shape =
+                rts_shape(ctx, tile).map_err(|message| Error::InvalidArgument { op, message })?;
+            let counts = 4 * u64::from(RADIX) * rts_groups(ctx, &windows, &shape).1;
+            if counts > max_binding {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "the digit counts of `{op}` over {n} keys in {} binding windows (1 KiB \
+                         per workgroup, in one storage binding)",
+                        windows.len()
+                    ),
+                    requested: counts,
+                    limit: max_binding,
+                });
+            }
         }
         Ok(Plan {
             op,
@@ -210,6 +256,7 @@ impl Plan {
             algorithm,
             spin: sort.spin.unwrap_or(SPIN),
             tile,
+            windows,
         })
     }
 
@@ -360,14 +407,13 @@ impl Plan {
         let shape = onesweep_shape(ctx, self.tile)
             .map_err(|message| Error::InvalidArgument { op, message })?;
         let kernels = onesweep_kernels(ctx, &shape, self.spin, pairs)?;
-        let n = self.n;
-        let tiles = n.div_ceil(u64::from(shape.tile()));
-        let units = n.div_ceil(LANES as u64);
+        let tile = u64::from(shape.tile());
+        let windows = &self.windows;
         let passes = self.passes.len() as u64;
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let hist_bytes = passes * u64::from(RADIX) * 4;
         let hist = ctx.scratch("sort histograms", hist_bytes, usage)?;
-        let status_bytes = tiles * u64::from(RADIX) * 4;
+        let status_bytes = status_bytes(windows, shape.tile());
         let status = ctx.scratch("sort tile status", status_bytes * passes, usage)?;
 
         let mut shifts = [0u32; 4];
@@ -376,85 +422,98 @@ impl Plan {
             shifts[i] = s;
             masks[i] = m;
         }
-        let hist_params = HistParams {
-            n: n as u32,
-            units: units as u32,
-            passes: passes as u32,
-            key_xor: self.key_xor,
-            neg_mask: self.neg_mask,
-            shifts,
-            masks,
-            ..Default::default()
-        };
-        let hist_uniform = ctx.uniform_constant(bytemuck::bytes_of(&hist_params))?;
-        let pass_params: Vec<PassParams> = self
-            .passes
+        let hist_params: Vec<HistParams> = windows
             .iter()
-            .zip(routes)
-            .enumerate()
-            .map(|(i, (&(shift, mask), route))| PassParams {
-                n: n as u32,
-                tiles: tiles as u32,
-                tile_base: 0,
-                first: 0,
-                shift,
-                mask,
+            .map(|w| HistParams {
+                n: w.len as u32,
+                units: w.units as u32,
+                passes: passes as u32,
                 key_xor: self.key_xor,
                 neg_mask: self.neg_mask,
-                pass_index: i as u32,
-                indices: u32::from(route.indices),
-                write_keys: u32::from(route.write_keys),
-                out_lo: 0,
-                out_hi: n as u32,
+                shifts,
+                masks,
                 ..Default::default()
             })
             .collect();
+        let hist_uniform = UniformSlots::new(ctx, &hist_params)?;
+        // One parameter block per pass, input window and output window.
+        let mut pass_params = Vec::new();
+        for (p, (&(shift, mask), route)) in self.passes.iter().zip(routes).enumerate() {
+            let mut tile_base = 0;
+            for wi in windows {
+                let tiles = wi.len.div_ceil(tile);
+                for wo in windows {
+                    pass_params.push(PassParams {
+                        n: wi.len as u32,
+                        tiles: tiles as u32,
+                        tile_base: tile_base as u32,
+                        first: wi.first as u32,
+                        shift,
+                        mask,
+                        key_xor: self.key_xor,
+                        neg_mask: self.neg_mask,
+                        pass_index: p as u32,
+                        indices: u32::from(route.indices),
+                        write_keys: u32::from(route.write_keys),
+                        out_lo: wo.first as u32,
+                        out_hi: (wo.first + wo.len) as u32,
+                        ..Default::default()
+                    });
+                }
+                tile_base += tiles;
+            }
+        }
         let uniform = UniformSlots::new(ctx, &pass_params)?;
         let max_dim = ctx.info().max_workgroups_per_dimension;
         let hist_cap = match ctx.info().device_type {
             wgpu::DeviceType::Cpu => HISTOGRAM_GROUPS_CPU,
             _ => HISTOGRAM_GROUPS_GPU,
         };
-        let hist_groups = units.div_ceil(HISTOGRAM_UNITS_PER_GROUP).clamp(1, hist_cap);
-        let padded = self.padded_bytes();
-        let mut steps = vec![
-            Step {
+        let mut steps = Vec::new();
+        for (i, w) in windows.iter().enumerate() {
+            let groups = w
+                .units
+                .div_ceil(HISTOGRAM_UNITS_PER_GROUP)
+                .clamp(1, hist_cap);
+            steps.push(Step {
                 kernel: &kernels.histogram,
                 entries: vec![
-                    whole(0, &hist_uniform),
-                    sized(1, keys, 0, padded),
+                    hist_uniform.entry(0, i),
+                    w.entry(1, keys),
                     sized(2, &hist, 0, hist_bytes),
                 ],
-                grid: workgroup_grid(hist_groups, max_dim)?,
-            },
-            Step {
-                kernel: &kernels.scan,
-                entries: vec![sized(2, &hist, 0, hist_bytes)],
-                grid: [passes as u32, 1, 1],
-            },
-        ];
-        let grid = workgroup_grid(tiles, max_dim)?;
-        for (i, route) in routes.iter().enumerate() {
-            let mut entries = vec![
-                uniform.entry(0, i),
-                sized(1, route.keys_in, 0, padded),
-                sized(2, route.keys_out, 0, route.keys_out.size().min(padded)),
-                sized(5, &status, i as u64 * status_bytes, status_bytes),
-                sized(6, &hist, 0, hist_bytes),
-            ];
-            if pairs {
-                let (vi, vo) = (
-                    route.values_in.expect("pairs"),
-                    route.values_out.expect("pairs"),
-                );
-                entries.push(sized(3, vi, 0, padded));
-                entries.push(sized(4, vo, 0, padded));
-            }
-            steps.push(Step {
-                kernel: &kernels.pass,
-                entries,
-                grid,
+                grid: workgroup_grid(groups, max_dim)?,
             });
+        }
+        steps.push(Step {
+            kernel: &kernels.scan,
+            entries: vec![sized(2, &hist, 0, hist_bytes)],
+            grid: [passes as u32, 1, 1],
+        });
+        let mut slot = 0;
+        for (p, route) in routes.iter().enumerate() {
+            for wi in windows {
+                let grid = workgroup_grid(wi.len.div_ceil(tile), max_dim)?;
+                for wo in windows {
+                    let mut entries = vec![
+                        uniform.entry(0, slot),
+                        wi.entry(1, route.keys_in),
+                        keys_out_entry(route, wo),
+                        sized(5, &status, p as u64 * status_bytes, status_bytes),
+                        sized(6, &hist, 0, hist_bytes),
+                    ];
+                    if pairs {
+                        entries.push(wi.entry(3, route.values_in.expect("pairs")));
+                        entries.push(wo.entry(4, route.values_out.expect("pairs")));
+                    }
+                    steps.push(Step {
+                        kernel: &kernels.pass,
+                        entries,
+                        grid,
+                    });
+                    slot += 1;
+                }
+            }
         }
         let mut enc = ctx.inner.device.create_command_encoder(&Default::default());
         ctx.capture(op, || {
@@ -463,7 +522,7 @@ impl Plan {
             record_steps(ctx, op, &mut enc, steps);
         })?;
         ctx.submit(op, enc)?;
-        drop(hist);
+        drop((hist, status));
         Ok(())
     }
 
@@ -472,83 +531,132 @@ impl Plan {
         let shape =
             rts_shape(ctx, self.tile).map_err(|message| Error::InvalidArgument { op, message })?;
         let kernels = rts_kernels(ctx, &shape, pairs)?;
-        let n = self.n;
-        let tile = u64::from(shape.wg * shape.kpt);
-        let tiles = n.div_ceil(tile);
-        let cap = match ctx.info().device_type {
-            wgpu::DeviceType::Cpu => RTS_GROUPS_CPU,
-            _ => RTS_GROUPS_GPU,
-        };
-        let per_group = tiles.div_ceil(cap.min(tiles));
-        let groups = tiles.div_ceil(per_group);
-        let counts: GpuVec<u32> = ctx.zeros(groups as usize * RADIX as usize)?;
-        let mut offsets: GpuVec<u32> = ctx.zeros(groups as usize * RADIX as usize)?;
-        let params: Vec<RtsParams> = self
-            .passes
-            .iter()
-            .zip(routes)
-            .map(|(&(shift, mask), route)| RtsParams {
-                n: n as u32,
-                tiles: tiles as u32,
-                tiles_per_group: per_group as u32,
-                groups: groups as u32,
-                group_base: 0,
-                total_groups: groups as u32,
-                first: 0,
-                shift,
-                mask,
-                key_xor: self.key_xor,
-                neg_mask: self.neg_mask,
-                indices: u32::from(route.indices),
-                write_keys: u32::from(route.write_keys),
-                out_lo: 0,
-                out_hi: n as u32,
-                _pad: 0,
-            })
-            .collect();
+        let windows = &self.windows;
+        let (layout, total_groups) = rts_groups(ctx, windows, &shape);
+        let counts: GpuVec<u32> = ctx.zeros(total_groups as usize * RADIX as usize)?;
+        let mut offsets: GpuVec<u32> = ctx.zeros(total_groups as usize * RADIX as usize)?;
+        // One parameter block per pass, input window and output window.
+        let mut params = Vec::new();
+        for (&(shift, mask), route) in self.passes.iter().zip(routes) {
+            for (wi, g) in windows.iter().zip(&layout) {
+                for wo in windows {
+                    params.push(RtsParams {
+                        n: wi.len as u32,
+                        tiles: g.tiles as u32,
+                        tiles_per_group: g.per_group as u32,
+                        groups: g.groups as u32,
+                        group_base: g.base as u32,
+                        total_groups: total_groups as u32,
+                        first: wi.first as u32,
+                        shift,
+                        mask,
+                        key_xor: self.key_xor,
+                        neg_mask: self.neg_mask,
+                        indices: u32::from(route.indices),
+                        write_keys: u32::from(route.write_keys),
+                        out_lo: wo.first as u32,
+                        out_hi: (wo.first + wo.len) as u32,
+                        _pad: 0,
+                    });
+                }
+            }
+        }
         let uniform = UniformSlots::new(ctx, &params)?;
-        let grid = workgroup_grid(groups, ctx.info().max_workgroups_per_dimension)?;
-        let padded = self.padded_bytes();
-        for (i, route) in routes.iter().enumerate() {
-            submit_steps(
-                ctx,
-                op,
-                [Step {
+        let max_dim = ctx.info().max_workgroups_per_dimension;
+        let w = windows.len();
+        for (p, route) in routes.iter().enumerate() {
+            let mut up = Vec::with_capacity(w);
+            for (i, (wi, g)) in windows.iter().zip(&layout).enumerate() {
+                up.push(Step {
                     kernel: &kernels.upsweep,
                     entries: vec![
-                        uniform.entry(0, i),
-                        sized(1, route.keys_in, 0, padded),
+                        uniform.entry(0, (p * w + i) * w),
+                        wi.entry(1, route.keys_in),
                         whole(5, &counts.buffer),
                     ],
-                    grid,
-                }],
-            )?;
-            ctx.scan_exclusive_into(&counts, &mut offsets)?;
-            let mut entries = vec![
-                uniform.entry(0, i),
-                sized(1, route.keys_in, 0, padded),
-                sized(2, route.keys_out, 0, route.keys_out.size().min(padded)),
-                whole(5, &offsets.buffer),
-            ];
-            if pairs {
-                let (vi, vo) = (
-                    route.values_in.expect("pairs"),
-                    route.values_out.expect("pairs"),
-                );
-                entries.push(sized(3, vi, 0, padded));
-                entries.push(sized(4, vo, 0, padded));
+                    grid: workgroup_grid(g.groups, max_dim)?,
+                });
             }
-            submit_steps(
-                ctx,
-                op,
-                [Step {
-                    kernel: &kernels.downsweep,
-                    entries,
-                    grid,
-                }],
-            )?;
+            submit_steps(ctx, op, up)?;
+            ctx.scan_exclusive_into(&counts, &mut offsets)?;
+            let mut down = Vec::with_capacity(w * w);
+            for (i, (wi, g)) in windows.iter().zip(&layout).enumerate() {
+                for (o, wo) in windows.iter().enumerate() {
+                    let mut entries = vec![
+                        uniform.entry(0, (p * w + i) * w + o),
+                        wi.entry(1, route.keys_in),
+                        keys_out_entry(route, wo),
+                        whole(5, &offsets.buffer),
+                    ];
+                    if pairs {
+                        entries.push(wi.entry(3, route.values_in.expect("pairs")));
+                        entries.push(wo.entry(4, route.values_out.expect("pairs")));
+                    }
+                    down.push(Step {
+                        kernel: &kernels.downsweep,
+                        entries,
+                        grid: workgroup_grid(g.groups, max_dim)?,
+                    });
+                }
+            }
+            submit_steps(ctx, op, down)?;
         }
         Ok(())
+    }
+}
+
+/// Bytes of one pass's tile statuses: a word per digit per tile, over every window.
+fn status_bytes(windows: &[Window], tile: u32) -> u64 {
+    let tiles: u64 = windows
+        .iter()
+        .map(|w| w.len.div_ceil(u64::from(tile)))
+        .sum();
+    tiles * u64::from(RADIX) * 4
+}
+
+/// Reduce-then-scan's workgroups in one window.
+struct RtsGroups {
+    tiles: u64,
+    per_group: u64,
+    groups: u64,
+    /// The window's first workgroup over all windows.
+    base: u64,
+}
+
+/// Each window's workgroups (each owns a contiguous range of its tiles), and their total.
+fn rts_groups(ctx: &Ctx, windows: &[Window], shape: &RtsShape) -> (Vec<RtsGroups>, u64) {
+    let cap = match ctx.info().device_type {
+        wgpu::DeviceType::Cpu => RTS_GROUPS_CPU,
+        _ => RTS_GROUPS_GPU,
+    };
+    let tile = u64::from(shape.wg * shape.kpt);
+    let mut base = 0;
+    let layout = windows
+        .iter()
+        .map(|w| {
+            let tiles = w.len.div_ceil(tile);
+            let per_group = tiles.div_ceil(cap.min(tiles).max(1)).max(1);
+            let groups = tiles.div_ceil(per_group);
+            let g = RtsGroups {
+                tiles,
+                per_group,
+                groups,
+                base,
+            };
+            base += groups;
+            g
+        })
+        .collect();
+    (layout, base)
+}
+
+/// A pass's keys output for output window `w` (argsort's last pass writes no keys: its
+/// stand-in buffer is bound whole).
+fn keys_out_entry<'a>(route: &Route<'a>, w: &Window) -> wgpu::BindGroupEntry<'a> {
+    if route.write_keys {
+        w.entry(2, route.keys_out)
+    } else {
+        sized(2, route.keys_out, 0, route.keys_out.size())
     }
 }
 
