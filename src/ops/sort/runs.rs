@@ -17,10 +17,11 @@ use crate::vec::{GpuVec, LANES};
 
 const RUNS_WGSL: &str = include_str!("../../../wgsl/sort_runs.wgsl");
 
-/// Invocations per workgroup and elements per invocation of the run kernels (tiles of
-/// 2048 elements; the spine folds the tiles' values 2048 at a time).
-const WG: u32 = 256;
-const V: u32 = 8;
+/// Invocations per workgroup and elements per invocation of the run kernels: tiles of
+/// 2048 elements on a GPU (the spine folds the tiles' values 2048 at a time; untuned),
+/// 256 on a CPU adapter (so the tests reach the spine's later rounds cheaply).
+const SHAPE_GPU: (u32, u32) = (256, 8);
+const SHAPE_CPU: (u32, u32) = (64, 4);
 
 /// `RunParams` in `wgsl/sort_runs.wgsl`.
 #[repr(C)]
@@ -304,7 +305,11 @@ impl Ctx {
                 limit: max_binding,
             });
         }
-        let wg = crate::dispatch::pow2_workgroup_size(self, WG);
+        let (wg, v) = match self.info().device_type {
+            wgpu::DeviceType::Cpu => SHAPE_CPU,
+            _ => SHAPE_GPU,
+        };
+        let wg = crate::dispatch::pow2_workgroup_size(self, wg);
         let (value_type, value_bindings, value_at, write_value, combine, identity, code) =
             match &output {
                 Output::None => (
@@ -344,7 +349,7 @@ impl Ctx {
             };
         let vars = vec![
             ("WG", wg.to_string()),
-            ("V", V.to_string()),
+            ("V", v.to_string()),
             ("T", value_type.to_string()),
             ("VALUE_BINDINGS", value_bindings.to_string()),
             ("IDENTITY", identity),
@@ -356,7 +361,7 @@ impl Ctx {
             op: "sort_runs",
             element: value_type,
             workgroup_size: wg,
-            variant: format!("v{V}"),
+            variant: format!("v{v}"),
             code,
         };
         let source = || render(RUNS_WGSL, &vars);
@@ -371,7 +376,7 @@ impl Ctx {
             enc.clear_buffer(&count.buffer, 0, Some(4));
             return self.submit(op, enc);
         }
-        let tile = u64::from(wg * V);
+        let tile = u64::from(wg * v);
         let tiles = n.div_ceil(tile);
         let usage = wgpu::BufferUsages::STORAGE;
         let heads = self.scratch("run partial heads", tiles * 4, usage)?;
