@@ -12,6 +12,10 @@
 //!   workgroup being scheduled (it counts a stalled predecessor's digits itself).
 //! - reduce-then-scan (any adapter, `wgsl/sort_rts.wgsl`): per digit, count each
 //!   workgroup's keys per digit, scan the counts, scatter.
+//!
+//! Keys and values may be larger than one storage binding (each pass reads and writes
+//! them window by window). The runs (`unique` and the others) need their input in one
+//! binding.
 
 use std::ops::Range;
 
@@ -81,7 +85,15 @@ impl SortKey for f32 {
 
 /// A value type [`Ctx::sort_by_key`] carries along: any 4-byte element (`u32`, `i32`,
 /// `f32`). Values are moved as bits, never computed with, so floats come back exact.
-/// Sealed; 2- and 8-byte types are rejected at compile time.
+/// Sealed; 2- and 8-byte types are rejected at compile time:
+///
+/// ```compile_fail
+/// let ctx = gpuprim::Ctx::new()?;
+/// let mut keys = ctx.upload(&[2u32, 1])?;
+/// let mut values = ctx.upload(&[0.5f64, 1.5])?;
+/// ctx.sort_by_key(&mut keys, &mut values)?; // f64 is not a SortValue
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
 pub trait SortValue: GpuElement + sealed::Sealed {}
 
 impl SortValue for u32 {}
@@ -204,10 +216,14 @@ impl Ctx {
     /// `f32` keys sort in [`f32::total_cmp`] order: -NaN < -inf < ... < -0.0 < +0.0 <
     /// ... < +inf < +NaN, what `sort_by(f32::total_cmp)` gives on the CPU.
     ///
+    /// Keys may be larger than one storage binding: each pass then reads and writes
+    /// them binding window by binding window.
+    ///
     /// # Errors
-    /// [`Error::TooLarge`] when the keys do not fit one storage binding
-    /// ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes)): the sort does not
-    /// split into several bindings.
+    /// [`Error::TooLarge`] only where the sort's own counts do not fit one storage
+    /// binding ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes)): OneSweep
+    /// keeps 1 KiB per tile (3840 keys on a GPU), reduce-then-scan 1 KiB per workgroup
+    /// (up to 2048 per binding window), far past any length a GPU's memory holds.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;

@@ -3,7 +3,9 @@
 //!
 //! Keys are equal when their bits are (the equality of [`f32::total_cmp`], so `-0.0`
 //! and `+0.0` are different keys and NaNs with the same bits one key): after a sort,
-//! each run is one distinct key.
+//! each run is one distinct key. The input must fit one storage binding
+//! ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes); else
+//! [`Error::TooLarge`]).
 
 use bytemuck::{Pod, Zeroable};
 
