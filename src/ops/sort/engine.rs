@@ -730,14 +730,36 @@ pub(crate) fn onesweep_shape(
             "OneSweep needs power-of-two subgroup sizes up to 128; this adapter's are {sg_min}..{sg_max}"
         ));
     }
-    let (wg, kpt) = tile.unwrap_or(match info.device_type {
-        wgpu::DeviceType::Cpu => ONESWEEP_TILE_CPU,
-        _ => ONESWEEP_TILE_GPU,
-    });
     let limits = &info.limits;
     let max_wg = limits
         .max_compute_invocations_per_workgroup
         .min(limits.max_compute_workgroup_size_x);
+    let (wg, kpt) = match tile {
+        Some(asked) => asked,
+        None => {
+            // The default, with the workgroup halved (down to the largest subgroup) while
+            // its subgroups' counters do not fit: small subgroups mean many counters.
+            let (mut wg, kpt) = match info.device_type {
+                wgpu::DeviceType::Cpu => ONESWEEP_TILE_CPU,
+                _ => ONESWEEP_TILE_GPU,
+            };
+            wg = wg.min(1 << max_wg.max(1).ilog2());
+            let bytes = |wg| {
+                let shape = OneSweepShape {
+                    wg,
+                    kpt,
+                    sg_min,
+                    sg_max,
+                    apart: false,
+                };
+                shape.workgroup_bytes(false)
+            };
+            while wg / 2 >= sg_max && bytes(wg) > limits.max_compute_workgroup_storage_size {
+                wg /= 2;
+            }
+            (wg, kpt)
+        }
+    };
     if !wg.is_power_of_two() || wg < sg_max || wg > max_wg || kpt == 0 || kpt > 64 {
         return Err(format!(
             "a OneSweep tile of {wg} x {kpt}: the workgroup must be a power of two from the \
