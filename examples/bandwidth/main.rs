@@ -3,8 +3,9 @@
 //!
 //! `cargo run --release --example bandwidth -- [log2 n] [section ...] [--csv PATH]
 //! [--json PATH]` (default 28 on a GPU, 22 on the software adapter; sections: reduce,
-//! kernel, scan, atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), latency,
-//! all by default; the element-wise rows always run). Bytes count each input read once
+//! kernel, scan, sort, atomic, random, grid2d, auto (`Swizzle::Auto` against linear order),
+//! latency, all by default; sort_tiles (OneSweep's tile shapes) only when named; the
+//! element-wise rows always run). Bytes count each input read once
 //! and each output written once. Times are medians over rounds of back-to-back calls
 //! ended by one wait. `BATCH_LIMIT=1` in the environment times every call in a
 //! submission of its own (`CtxBuilder::batch_limit`; the default lets calls made while
@@ -21,6 +22,7 @@ mod kernel;
 mod random;
 mod reduce;
 mod scan;
+mod sort;
 mod timing;
 
 use std::path::PathBuf;
@@ -32,10 +34,12 @@ use timing::Bench;
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 8] = [
+const SECTIONS: [(&str, Rows); 10] = [
     ("reduce", reduce::rows),
     ("kernel", kernel::rows),
     ("scan", scan::rows),
+    ("sort", sort::rows),
+    ("sort_tiles", sort::tile_rows),
     ("atomic", atomic::rows),
     ("random", random::rows),
     ("grid2d", grid2d::rows),
@@ -45,10 +49,14 @@ const SECTIONS: [(&str, Rows); 8] = [
 
 const USAGE: &str = "usage: bandwidth [log2 n] [section ...] [--csv PATH] [--json PATH]
   log2 n     elements per vector: 2^log2 (default 28 on a GPU, 22 on a CPU adapter)
-  section    reduce, kernel, scan, atomic, random, grid2d, auto, latency (default: all); the
-             element-wise rows (the copy kernel first) always run
+  section    reduce, kernel, scan, sort, atomic, random, grid2d, auto, latency (default:
+             all), sort_tiles (only when named); the element-wise rows (the copy kernel
+             first) always run
   --csv PATH, --json PATH
              also write every row (latency rows too) to PATH as CSV or JSON";
+
+/// Sections that run only when named (long tuning sweeps).
+const NAMED_ONLY: [&str; 1] = ["sort_tiles"];
 
 /// The command line: `[log2 n] [section ...]`, with `--csv PATH` and `--json PATH`
 /// (or `--csv=PATH`) anywhere.
@@ -138,7 +146,8 @@ fn main() -> Result<()> {
     drop((a, c, out));
 
     for (name, rows) in SECTIONS {
-        if args.sections.is_empty() || args.sections.iter().any(|s| s == name) {
+        let named = args.sections.iter().any(|s| s == name);
+        if named || (args.sections.is_empty() && !NAMED_ONLY.contains(&name)) {
             b.section(name);
             rows(&mut b)?;
         }

@@ -172,7 +172,9 @@ impl<'a> Bench<'a> {
         Ok(ms)
     }
 
-    fn print_row(&mut self, name: &str, bytes: usize, ms: f64) {
+    /// Prints and keeps a row for a time measured otherwise (the difference of two
+    /// timings: the sort rows' copy + sort minus the copy).
+    pub fn print_row(&mut self, name: &str, bytes: usize, ms: f64) {
         let record = self.record_time(name, bytes, ms);
         let gbs = record.gb_per_s().unwrap_or(f64::NAN);
         let ratio = match record.vs_copy {

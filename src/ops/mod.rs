@@ -12,3 +12,4 @@ pub mod map;
 pub mod random;
 pub mod reduce;
 pub mod scan;
+pub mod sort;

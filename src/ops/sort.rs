@@ -1,0 +1,400 @@
+//! Radix sorts: [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] and their
+//! [`Sort`] options; and on top of them runs of equal elements: [`Ctx::unique`],
+//! [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`].
+//!
+//! LSD radix sorts with 8-bit digits, stable, in place on the device. Keys are `u32`,
+//! `i32` or `f32` ([`SortKey`]), seen by the kernels as `u32` words whose unsigned order
+//! is the key order (`f32` in [`f32::total_cmp`] order); values are any 4-byte element
+//! type ([`SortValue`]). Two algorithms ([`SortAlgorithm`]):
+//! - OneSweep (adapters with subgroups, `wgsl/sort_onesweep.wgsl`): one pass builds the
+//!   histograms of every digit, then one pass per digit scatters the keys, each tile
+//!   finding its digits' offsets by a decoupled look-back that never waits on another
+//!   workgroup being scheduled (it counts a stalled predecessor's digits itself).
+//! - reduce-then-scan (any adapter, `wgsl/sort_rts.wgsl`): per digit, count each
+//!   workgroup's keys per digit, scan the counts, scatter.
+//!
+//! Keys and values may be larger than one storage binding (each pass reads and writes
+//! them window by window). The runs (`unique` and the others) need their input in one
+//! binding.
+
+use std::ops::Range;
+
+use crate::context::{Ctx, check_len};
+use crate::element::GpuElement;
+use crate::error::{Error, Result};
+use crate::vec::GpuVec;
+
+mod engine;
+mod runs;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for i32 {}
+    impl Sealed for f32 {}
+}
+
+/// A key type the radix sorts accept: `u32`, `i32` and `f32`.
+///
+/// Each is sorted as a `u32` word whose unsigned order is the key's order: `u32` as it
+/// is, `i32` with its sign bit flipped, `f32` in the order of [`f32::total_cmp`]
+/// (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN). The trait is sealed; other
+/// element types (`f64`, `f16`) are rejected at compile time:
+///
+/// ```compile_fail
+/// let ctx = gpuprim::Ctx::new()?;
+/// let mut keys = ctx.upload(&[2.0f64, 1.0])?;
+/// ctx.sort(&mut keys)?; // f64 is not a SortKey
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+pub trait SortKey: GpuElement + sealed::Sealed {
+    /// XORed into every key's bits (the sign bit for signed and float keys).
+    #[doc(hidden)]
+    const KEY_XOR: u32;
+    /// XORed into the bits of keys with the sign bit set (the rest of a negative float).
+    #[doc(hidden)]
+    const NEG_MASK: u32;
+    /// The sortable `u32` word of a key (what the kernels sort by, before `descending`).
+    fn ordered_bits(self) -> u32;
+}
+
+impl SortKey for u32 {
+    const KEY_XOR: u32 = 0;
+    const NEG_MASK: u32 = 0;
+    fn ordered_bits(self) -> u32 {
+        self
+    }
+}
+
+impl SortKey for i32 {
+    const KEY_XOR: u32 = 0x8000_0000;
+    const NEG_MASK: u32 = 0;
+    fn ordered_bits(self) -> u32 {
+        self as u32 ^ Self::KEY_XOR
+    }
+}
+
+impl SortKey for f32 {
+    const KEY_XOR: u32 = 0x8000_0000;
+    const NEG_MASK: u32 = 0x7fff_ffff;
+    fn ordered_bits(self) -> u32 {
+        let x = self.to_bits();
+        x ^ Self::KEY_XOR ^ (((x as i32) >> 31) as u32 & Self::NEG_MASK)
+    }
+}
+
+/// A value type [`Ctx::sort_by_key`] carries along: any 4-byte element (`u32`, `i32`,
+/// `f32`). Values are moved as bits, never computed with, so floats come back exact.
+/// Sealed; 2- and 8-byte types are rejected at compile time:
+///
+/// ```compile_fail
+/// let ctx = gpuprim::Ctx::new()?;
+/// let mut keys = ctx.upload(&[2u32, 1])?;
+/// let mut values = ctx.upload(&[0.5f64, 1.5])?;
+/// ctx.sort_by_key(&mut keys, &mut values)?; // f64 is not a SortValue
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+pub trait SortValue: GpuElement + sealed::Sealed {}
+
+impl SortValue for u32 {}
+impl SortValue for i32 {}
+impl SortValue for f32 {}
+
+/// How the sorts find each key's place. See the [module docs](self).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum SortAlgorithm {
+    /// OneSweep where the adapter has subgroups and the length fits its 30-bit counts
+    /// (fewer than 2^30 keys), reduce-then-scan elsewhere.
+    #[default]
+    Auto,
+    /// One histogram pass, then one pass per digit with a decoupled look-back. Needs
+    /// `Features::SUBGROUP` and fewer than 2^30 keys.
+    OneSweep,
+    /// Per digit: count, scan, scatter. Any adapter, any length.
+    ReduceThenScan,
+}
+
+/// Options of a sort: direction, the key bits to sort by, the algorithm. For
+/// [`Ctx::sort_with`], [`Ctx::sort_by_key_with`] and [`Ctx::argsort_with`].
+///
+/// Every sort is stable, descending ones too: keys that compare equal keep their input
+/// order.
+///
+/// ```
+/// use gpuprim::Sort;
+/// let ctx = gpuprim::Ctx::new()?;
+/// let mut keys = ctx.upload(&[0x0103u32, 0x0201, 0x0302, 0x0401])?;
+/// ctx.sort_with(&mut keys, &Sort::ascending().bits(0..8))?; // by the low byte only
+/// assert_eq!(keys.to_vec()?, vec![0x0201, 0x0401, 0x0302, 0x0103]);
+/// ctx.sort_with(&mut keys, &Sort::descending())?;
+/// assert_eq!(keys.to_vec()?, vec![0x0401, 0x0302, 0x0201, 0x0103]);
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Sort {
+    descending: bool,
+    bits: Range<u32>,
+    algorithm: SortAlgorithm,
+    spin: Option<u32>,
+    tile: Option<(u32, u32)>,
+}
+
+impl Default for Sort {
+    fn default() -> Self {
+        Sort::ascending()
+    }
+}
+
+impl Sort {
+    /// Smallest key first (the default).
+    pub fn ascending() -> Sort {
+        Sort {
+            descending: false,
+            bits: 0..32,
+            algorithm: SortAlgorithm::Auto,
+            spin: None,
+            tile: None,
+        }
+    }
+
+    /// Largest key first. Equal keys still keep their input order.
+    pub fn descending() -> Sort {
+        Sort {
+            descending: true,
+            ..Sort::ascending()
+        }
+    }
+
+    /// Sorts by bits `range` of the key's sortable word only (see [`SortKey`]: the key
+    /// itself for `u32`), in passes of 8 bits: `0..16` takes two passes where the full
+    /// key takes four. Keys whose words differ only outside the range compare equal
+    /// and keep their order. `start <= end <= 32`; an empty range leaves the order as
+    /// it is.
+    pub fn bits(mut self, range: Range<u32>) -> Sort {
+        self.bits = range;
+        self
+    }
+
+    /// Forces an algorithm (the default is [`SortAlgorithm::Auto`]).
+    pub fn algorithm(mut self, algorithm: SortAlgorithm) -> Sort {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// Whether the largest key comes first.
+    pub fn is_descending(&self) -> bool {
+        self.descending
+    }
+
+    /// The key bits sorted by (`0..32` unless [`Sort::bits`] said otherwise).
+    pub fn key_bits(&self) -> Range<u32> {
+        self.bits.clone()
+    }
+
+    /// Probes of a predecessor's status before OneSweep's look-back counts that tile
+    /// itself (0: never wait, always count). For tests of the fallback.
+    #[doc(hidden)]
+    pub fn look_back_spins(mut self, spins: u32) -> Sort {
+        self.spin = Some(spins);
+        self
+    }
+
+    /// The digit passes' tiles: `workgroup` invocations (a power of two) with
+    /// `keys_per_invocation` keys each, instead of the adapter's default. For tuning
+    /// (`examples/bandwidth`'s `sort_tiles` section).
+    #[doc(hidden)]
+    pub fn tile(mut self, workgroup: u32, keys_per_invocation: u32) -> Sort {
+        self.tile = Some((workgroup, keys_per_invocation));
+        self
+    }
+}
+
+impl Ctx {
+    /// Sorts `keys` in place on the device, ascending and stable, without waiting.
+    ///
+    /// `f32` keys sort in [`f32::total_cmp`] order: -NaN < -inf < ... < -0.0 < +0.0 <
+    /// ... < +inf < +NaN, what `sort_by(f32::total_cmp)` gives on the CPU.
+    ///
+    /// Keys may be larger than one storage binding: each pass then reads and writes
+    /// them binding window by binding window.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] only where the sort's own counts do not fit one storage
+    /// binding ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes)): OneSweep
+    /// keeps 1 KiB per tile (3840 keys on a GPU), reduce-then-scan 1 KiB per workgroup
+    /// (up to 2048 per binding window), far past any length a GPU's memory holds.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let mut keys = ctx.upload(&[3.5f32, -0.0, f32::NAN, -2.0, 0.0, f32::NEG_INFINITY])?;
+    /// ctx.sort(&mut keys)?;
+    /// let sorted = keys.to_vec()?;
+    /// assert_eq!(&sorted[..5], &[f32::NEG_INFINITY, -2.0, -0.0, 0.0, 3.5]);
+    /// assert!(sorted[5].is_nan());
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn sort<K: SortKey>(&self, keys: &mut GpuVec<K>) -> Result<()> {
+        self.sort_with(keys, &Sort::ascending())
+    }
+
+    /// [`Ctx::sort`] with options (see [`Sort`]): descending, a key-bit range, the
+    /// algorithm.
+    ///
+    /// # Errors
+    /// As [`Ctx::sort`]; [`Error::InvalidArgument`] for a bit range past 32 or
+    /// reversed; [`Error::Unsupported`] for [`SortAlgorithm::OneSweep`] without
+    /// subgroups; [`Error::TooLarge`] for OneSweep past 2^30 - 1 keys.
+    ///
+    /// ```
+    /// use gpuprim::Sort;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let mut keys = ctx.upload(&[-5i32, 7, 0, -1, 7])?;
+    /// ctx.sort_with(&mut keys, &Sort::descending())?;
+    /// assert_eq!(keys.to_vec()?, vec![7, 7, 0, -1, -5]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn sort_with<K: SortKey>(&self, keys: &mut GpuVec<K>, sort: &Sort) -> Result<()> {
+        let op = "sort";
+        self.check_owned(op, &[&keys.ctx])?;
+        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort)?;
+        plan.run(
+            self,
+            engine::Buffers {
+                keys: &keys.buffer,
+                keys_writable: true,
+                values: engine::Values::None,
+            },
+        )
+    }
+
+    /// Sorts `keys` in place and moves `values` with them: stable, so values of equal
+    /// keys keep their order. Without waiting.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `keys` and `values` have the same length; as
+    /// [`Ctx::sort`] otherwise.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let mut depth = ctx.upload(&[0.7f32, 0.2, 0.9, 0.2])?;
+    /// let mut id = ctx.upload(&[10u32, 11, 12, 13])?;
+    /// ctx.sort_by_key(&mut depth, &mut id)?;
+    /// assert_eq!(depth.to_vec()?, vec![0.2, 0.2, 0.7, 0.9]);
+    /// assert_eq!(id.to_vec()?, vec![11, 13, 10, 12]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn sort_by_key<K: SortKey, V: SortValue>(
+        &self,
+        keys: &mut GpuVec<K>,
+        values: &mut GpuVec<V>,
+    ) -> Result<()> {
+        self.sort_by_key_with(keys, values, &Sort::ascending())
+    }
+
+    /// [`Ctx::sort_by_key`] with options (see [`Sort`]).
+    ///
+    /// ```
+    /// use gpuprim::Sort;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let mut score = ctx.upload(&[3i32, 9, 3, -4])?;
+    /// let mut name = ctx.upload(&[0u32, 1, 2, 3])?;
+    /// ctx.sort_by_key_with(&mut score, &mut name, &Sort::descending())?;
+    /// assert_eq!(score.to_vec()?, vec![9, 3, 3, -4]);
+    /// assert_eq!(name.to_vec()?, vec![1, 0, 2, 3]); // 0 before 2: stable
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn sort_by_key_with<K: SortKey, V: SortValue>(
+        &self,
+        keys: &mut GpuVec<K>,
+        values: &mut GpuVec<V>,
+        sort: &Sort,
+    ) -> Result<()> {
+        let op = "sort_by_key";
+        self.check_owned(op, &[&keys.ctx, &values.ctx])?;
+        check_len(op, ("keys", keys.len()), ("values", values.len()))?;
+        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort)?;
+        plan.run(
+            self,
+            engine::Buffers {
+                keys: &keys.buffer,
+                keys_writable: true,
+                values: engine::Values::InPlace(&values.buffer),
+            },
+        )
+    }
+
+    /// The permutation that sorts `keys`: element `i` is the index of the `i`-th
+    /// smallest key, equal keys in index order. `keys` is left as it is.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let keys = ctx.upload(&[30u32, 10, 20, 10])?;
+    /// assert_eq!(ctx.argsort(&keys)?.to_vec()?, vec![1, 3, 2, 0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn argsort<K: SortKey>(&self, keys: &GpuVec<K>) -> Result<GpuVec<u32>> {
+        self.argsort_with(keys, &Sort::ascending())
+    }
+
+    /// [`Ctx::argsort`] with options (see [`Sort`]).
+    ///
+    /// ```
+    /// use gpuprim::Sort;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let keys = ctx.upload(&[0.5f32, -1.0, 2.0])?;
+    /// let order = ctx.argsort_with(&keys, &Sort::descending())?;
+    /// assert_eq!(order.to_vec()?, vec![2, 0, 1]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn argsort_with<K: SortKey>(&self, keys: &GpuVec<K>, sort: &Sort) -> Result<GpuVec<u32>> {
+        let mut out = self.zeros::<u32>(keys.len())?;
+        self.argsort_into(keys, sort, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Ctx::argsort_with`] into `out` (same length), without waiting.
+    ///
+    /// ```
+    /// use gpuprim::Sort;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let keys = ctx.upload(&[5i32, -3, 5, 0])?;
+    /// let mut order = ctx.zeros::<u32>(4)?;
+    /// ctx.argsort_into(&keys, &Sort::ascending(), &mut order)?;
+    /// assert_eq!(order.to_vec()?, vec![1, 3, 0, 2]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn argsort_into<K: SortKey>(
+        &self,
+        keys: &GpuVec<K>,
+        sort: &Sort,
+        out: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        let op = "argsort";
+        self.check_owned(op, &[&keys.ctx, &out.ctx])?;
+        check_len(op, ("out", out.len()), ("keys", keys.len()))?;
+        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort)?;
+        plan.run(
+            self,
+            engine::Buffers {
+                keys: &keys.buffer,
+                keys_writable: false,
+                values: engine::Values::Indices(&out.buffer),
+            },
+        )
+    }
+}
+
+/// The checks every sort makes of its options, before any work.
+fn check_bits(op: &'static str, bits: &Range<u32>) -> Result<()> {
+    if bits.start > bits.end || bits.end > 32 {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "key bits {}..{}: a range start..end with start <= end <= 32 (keys are 32-bit)",
+                bits.start, bits.end
+            ),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,1048 @@
+//! The sorts' kernels, their shapes per adapter, and the recording of the passes.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{Sort, SortAlgorithm, SortKey, check_bits};
+use crate::context::Ctx;
+use crate::dispatch::{Step, chunks, record_steps, submit_steps, units_per_window, workgroup_grid};
+use crate::error::{Error, Result};
+use crate::pipeline::{Kernel, PipelineKey, render};
+use crate::vec::{GpuVec, LANES, Scratch};
+use std::sync::Arc;
+
+const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");
+const SUBGROUP_WGSL: &str = include_str!("../../../wgsl/sort_subgroup.wgsl");
+const HISTOGRAM_WGSL: &str = include_str!("../../../wgsl/sort_histogram.wgsl");
+const ONESWEEP_WGSL: &str = include_str!("../../../wgsl/sort_onesweep.wgsl");
+const RTS_WGSL: &str = include_str!("../../../wgsl/sort_rts.wgsl");
+
+/// Digits per pass (8 bits each).
+const RADIX: u32 = 256;
+
+/// OneSweep's status words hold a 30-bit count.
+pub(crate) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
+
+/// OneSweep's digit-pass tiles on GPUs: invocations per workgroup and keys per
+/// invocation (3840 keys a tile, GPUSorting's choice for 32-wide subgroups). Untuned on
+/// our H100: `examples/bandwidth`'s `sort_tiles` section times the alternatives.
+const ONESWEEP_TILE_GPU: (u32, u32) = (256, 15);
+/// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
+const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
+/// Probes of a predecessor's status before the look-back counts that tile itself.
+const SPIN: u32 = 64;
+/// The histogram pass: invocations per workgroup; at least 2048 vec4 units (8192 keys)
+/// per workgroup and at most 1024 workgroups on a GPU (about one wave on an H100: each
+/// workgroup adds its counts to the global histograms with up to 1024 atomics), 16 on a
+/// CPU adapter. Untuned.
+const HISTOGRAM_WG: u32 = 256;
+const HISTOGRAM_UNITS_PER_GROUP: u64 = 2048;
+const HISTOGRAM_GROUPS_GPU: u64 = 1024;
+const HISTOGRAM_GROUPS_CPU: u64 = 16;
+
+/// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters).
+const RTS_TILE_GPU: (u32, u32) = (256, 8);
+const RTS_TILE_CPU: (u32, u32) = (128, 8);
+/// Reduce-then-scan workgroups per pass (each owns a contiguous range of tiles): the
+/// counts to scan are 256 per workgroup.
+const RTS_GROUPS_GPU: u64 = 2048;
+const RTS_GROUPS_CPU: u64 = 16;
+
+/// `PassParams` in `wgsl/sort_onesweep.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct PassParams {
+    n: u32,
+    tiles: u32,
+    tile_base: u32,
+    first: u32,
+    shift: u32,
+    mask: u32,
+    key_xor: u32,
+    neg_mask: u32,
+    pass_index: u32,
+    indices: u32,
+    write_keys: u32,
+    out_lo: u32,
+    out_hi: u32,
+    _pad: [u32; 3],
+}
+
+/// `HistParams` in `wgsl/sort_histogram.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct HistParams {
+    n: u32,
+    units: u32,
+    passes: u32,
+    key_xor: u32,
+    neg_mask: u32,
+    _pad: [u32; 3],
+    shifts: [u32; 4],
+    masks: [u32; 4],
+}
+
+/// `RtsParams` in `wgsl/sort_rts.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct RtsParams {
+    n: u32,
+    tiles: u32,
+    tiles_per_group: u32,
+    groups: u32,
+    group_base: u32,
+    total_groups: u32,
+    first: u32,
+    shift: u32,
+    mask: u32,
+    key_xor: u32,
+    neg_mask: u32,
+    indices: u32,
+    write_keys: u32,
+    out_lo: u32,
+    out_hi: u32,
+    _pad: u32,
+}
+
+/// What moves with the keys.
+pub(super) enum Values<'a> {
+    None,
+    /// Values sorted in place along with the keys.
+    InPlace(&'a wgpu::Buffer),
+    /// The keys' indices, written here (argsort).
+    Indices(&'a wgpu::Buffer),
+}
+
+/// The buffers of one sort. `keys` holds the keys (padded to whole vec4 units); when
+/// not `keys_writable` it is only read (argsort).
+pub(super) struct Buffers<'a> {
+    pub(super) keys: &'a wgpu::Buffer,
+    pub(super) keys_writable: bool,
+    pub(super) values: Values<'a>,
+}
+
+/// A checked sort: its length, key words, digit passes, algorithm and binding windows.
+pub(super) struct Plan {
+    op: &'static str,
+    n: u64,
+    key_xor: u32,
+    neg_mask: u32,
+    /// (shift, mask) of each digit pass, least significant first.
+    passes: Vec<(u32, u32)>,
+    algorithm: SortAlgorithm,
+    spin: u32,
+    tile: Option<(u32, u32)>,
+    /// The binding windows every buffer is cut into: a pass reads each input window and
+    /// writes each output window in a dispatch of its own.
+    windows: Vec<Window>,
+}
+
+/// One binding window of the keys (and of every other buffer of `n` 4-byte elements).
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    /// Its first element.
+    first: u64,
+    /// Its elements.
+    len: u64,
+    /// The vec4 units its binding covers (`len` rounded up).
+    units: u64,
+}
+
+impl Window {
+    fn entry<'a>(&self, binding: u32, buffer: &'a wgpu::Buffer) -> wgpu::BindGroupEntry<'a> {
+        sized(binding, buffer, self.first * 4, self.units * 16)
+    }
+}
+
+impl Plan {
+    /// Checks a sort of `n` keys of type `K` with `sort`'s options on `ctx`, and picks
+    /// the algorithm.
+    pub(super) fn new<K: SortKey>(
+        ctx: &Ctx,
+        op: &'static str,
+        n: usize,
+        sort: &Sort,
+    ) -> Result<Plan> {
+        check_bits(op, &sort.bits)?;
+        let n = n as u64;
+        let (start, end) = (sort.bits.start, sort.bits.end);
+        let passes = if start == end {
+            // No bits: one pass with every digit 0 keeps the order (and writes argsort's
+            // indices).
+            vec![(0, 0)]
+        } else {
+            (start..end)
+                .step_by(8)
+                .map(|shift| (shift, (1u32 << (end - shift).min(8)) - 1))
+                .collect()
+        };
+        let windows: Vec<Window> = chunks(
+            n.div_ceil(LANES as u64),
+            units_per_window(ctx, &[4 * LANES as u64]),
+        )
+        .map(|c| {
+            let first = c.offset_units * LANES as u64;
+            Window {
+                first,
+                len: (n - first).min(c.units * LANES as u64),
+                units: c.units,
+            }
+        })
+        .collect();
+        let max_binding = ctx.info().max_binding_bytes;
+        let tile = sort.tile;
+        // Why OneSweep cannot sort this here, if it cannot.
+        let onesweep = || -> Result<()> {
+            ctx.require(wgpu::Features::SUBGROUP, || {
+                format!("`{op}` with SortAlgorithm::OneSweep")
+            })?;
+            let shape = onesweep_shape(ctx, tile)
+                .map_err(|message| Error::InvalidArgument { op, message })?;
+            if n > ONESWEEP_MAX_KEYS {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "`{op}` of {n} keys with SortAlgorithm::OneSweep, whose tile counts \
+                         have 30 bits (at most 2^30 - 1 keys; Auto and ReduceThenScan sort \
+                         more), as 4-byte keys"
+                    ),
+                    requested: n * 4,
+                    limit: ONESWEEP_MAX_KEYS * 4,
+                });
+            }
+            let status = status_bytes(&windows, shape.tile());
+            if status > max_binding {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "the tile statuses of `{op}` with SortAlgorithm::OneSweep over {n} keys \
+                         (1 KiB per tile of {} keys, in one storage binding)",
+                        shape.tile()
+                    ),
+                    requested: status,
+                    limit: max_binding,
+                });
+            }
+            Ok(())
+        };
+        let algorithm = match sort.algorithm {
+            SortAlgorithm::Auto if onesweep().is_ok() => SortAlgorithm::OneSweep,
+            SortAlgorithm::Auto => SortAlgorithm::ReduceThenScan,
+            SortAlgorithm::OneSweep => {
+                onesweep()?;
+                SortAlgorithm::OneSweep
+            }
+            other => other,
+        };
+        if algorithm == SortAlgorithm::ReduceThenScan {
+            let shape =
+                rts_shape(ctx, tile).map_err(|message| Error::InvalidArgument { op, message })?;
+            let counts = 4 * u64::from(RADIX) * rts_groups(ctx, &windows, &shape).1;
+            if counts > max_binding {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "the digit counts of `{op}` over {n} keys in {} binding windows (1 KiB \
+                         per workgroup, in one storage binding)",
+                        windows.len()
+                    ),
+                    requested: counts,
+                    limit: max_binding,
+                });
+            }
+        }
+        Ok(Plan {
+            op,
+            n,
+            key_xor: K::KEY_XOR ^ if sort.descending { u32::MAX } else { 0 },
+            neg_mask: K::NEG_MASK,
+            passes,
+            algorithm,
+            spin: sort.spin.unwrap_or(SPIN),
+            tile,
+            windows,
+        })
+    }
+
+    /// Records the sort and queues it.
+    pub(super) fn run(&self, ctx: &Ctx, buffers: Buffers<'_>) -> Result<()> {
+        if self.n == 0 {
+            return Ok(());
+        }
+        let pairs = !matches!(buffers.values, Values::None);
+        let scratch = self.scratch(ctx, &buffers)?;
+        let routes = self.routes(&buffers, &scratch);
+        match self.algorithm {
+            SortAlgorithm::ReduceThenScan => self.run_rts(ctx, pairs, &routes)?,
+            _ => self.run_onesweep(ctx, pairs, buffers.keys, &routes)?,
+        }
+        // An odd number of passes leaves an in-place sort in the scratch buffers.
+        let last = routes.last().expect("at least one pass");
+        if buffers.keys_writable && !std::ptr::eq(last.keys_out, buffers.keys) {
+            let mut enc = ctx.inner.device.create_command_encoder(&Default::default());
+            let bytes = self.padded_bytes();
+            enc.copy_buffer_to_buffer(last.keys_out, 0, buffers.keys, 0, bytes);
+            if let (Values::InPlace(v), Some(out)) = (&buffers.values, last.values_out) {
+                enc.copy_buffer_to_buffer(out, 0, v, 0, bytes);
+            }
+            ctx.submit(self.op, enc)?;
+        }
+        drop(scratch);
+        Ok(())
+    }
+
+    fn padded_bytes(&self) -> u64 {
+        self.n.next_multiple_of(LANES as u64) * 4
+    }
+
+    /// The scratch buffers the passes ping-pong through.
+    fn scratch(&self, ctx: &Ctx, buffers: &Buffers<'_>) -> Result<ScratchBuffers> {
+        let p = self.passes.len();
+        let bytes = self.padded_bytes();
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let make = |what: &str, bytes: u64| ctx.scratch(what, bytes, usage);
+        let argsort = !buffers.keys_writable;
+        Ok(ScratchBuffers {
+            // argsort writes keys in every pass but the last
+            keys: if !argsort || p >= 2 {
+                Some(make("sort keys (scratch)", bytes)?)
+            } else {
+                None
+            },
+            keys2: if argsort && p >= 3 {
+                Some(make("argsort keys (scratch)", bytes)?)
+            } else {
+                None
+            },
+            // argsort's last pass binds an output for keys it does not write
+            unused: if argsort {
+                Some(make("argsort keys (not written)", 256)?)
+            } else {
+                None
+            },
+            values: match buffers.values {
+                Values::InPlace(_) => Some(make("sort values (scratch)", bytes)?),
+                Values::Indices(_) if p >= 2 => Some(make("argsort indices (scratch)", bytes)?),
+                _ => None,
+            },
+        })
+    }
+
+    /// Each pass's input and output buffers.
+    fn routes<'a>(&self, buffers: &Buffers<'a>, scratch: &'a ScratchBuffers) -> Vec<Route<'a>> {
+        let p = self.passes.len();
+        let mut routes = Vec::with_capacity(p);
+        for i in 0..p {
+            let (keys_in, keys_out) = if buffers.keys_writable {
+                let alt = scratch
+                    .keys
+                    .as_deref()
+                    .expect("allocated for in-place sorts");
+                if i % 2 == 0 {
+                    (buffers.keys, alt)
+                } else {
+                    (alt, buffers.keys)
+                }
+            } else {
+                // argsort: the input is only read; passes alternate between two scratch
+                // buffers, and the last writes no keys.
+                let alt = |j: usize| {
+                    let b = if j.is_multiple_of(2) {
+                        &scratch.keys
+                    } else {
+                        &scratch.keys2
+                    };
+                    b.as_deref()
+                        .expect("allocated for the passes that write keys")
+                };
+                let keys_in = if i == 0 { buffers.keys } else { alt(i - 1) };
+                let keys_out = if i + 1 == p {
+                    scratch.unused.as_deref().expect("allocated for argsort")
+                } else {
+                    alt(i)
+                };
+                (keys_in, keys_out)
+            };
+            let (values_in, values_out, indices) = match buffers.values {
+                Values::None => (None, None, false),
+                Values::InPlace(v) => {
+                    let alt = scratch.values.as_deref().expect("allocated for pairs");
+                    if i % 2 == 0 {
+                        (Some(v), Some(alt), false)
+                    } else {
+                        (Some(alt), Some(v), false)
+                    }
+                }
+                Values::Indices(out) => {
+                    // The last pass writes `out`; passes before alternate with scratch.
+                    let dst = |j: usize| {
+                        if (p - 1 - j).is_multiple_of(2) {
+                            out
+                        } else {
+                            scratch.values.as_deref().expect("allocated for 2+ passes")
+                        }
+                    };
+                    let src = if i == 0 { buffers.keys } else { dst(i - 1) };
+                    (Some(src), Some(dst(i)), i == 0)
+                }
+            };
+            routes.push(Route {
+                keys_in,
+                keys_out,
+                values_in,
+                values_out,
+                indices,
+                write_keys: buffers.keys_writable || i + 1 < p,
+            });
+        }
+        routes
+    }
+
+    fn run_onesweep(
+        &self,
+        ctx: &Ctx,
+        pairs: bool,
+        keys: &wgpu::Buffer,
+        routes: &[Route<'_>],
+    ) -> Result<()> {
+        let op = self.op;
+        let shape = onesweep_shape(ctx, self.tile)
+            .map_err(|message| Error::InvalidArgument { op, message })?;
+        let kernels = onesweep_kernels(ctx, &shape, self.spin, pairs)?;
+        let tile = u64::from(shape.tile());
+        let windows = &self.windows;
+        let passes = self.passes.len() as u64;
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let hist_bytes = passes * u64::from(RADIX) * 4;
+        let hist = ctx.scratch("sort histograms", hist_bytes, usage)?;
+        let status_bytes = status_bytes(windows, shape.tile());
+        let status = ctx.scratch("sort tile status", status_bytes * passes, usage)?;
+
+        let mut shifts = [0u32; 4];
+        let mut masks = [0u32; 4];
+        for (i, &(s, m)) in self.passes.iter().enumerate() {
+            shifts[i] = s;
+            masks[i] = m;
+        }
+        let hist_params: Vec<HistParams> = windows
+            .iter()
+            .map(|w| HistParams {
+                n: w.len as u32,
+                units: w.units as u32,
+                passes: passes as u32,
+                key_xor: self.key_xor,
+                neg_mask: self.neg_mask,
+                shifts,
+                masks,
+                ..Default::default()
+            })
+            .collect();
+        let hist_uniform = UniformSlots::new(ctx, &hist_params)?;
+        // One parameter block per pass, input window and output window.
+        let mut pass_params = Vec::new();
+        for (p, (&(shift, mask), route)) in self.passes.iter().zip(routes).enumerate() {
+            let mut tile_base = 0;
+            for wi in windows {
+                let tiles = wi.len.div_ceil(tile);
+                for wo in windows {
+                    pass_params.push(PassParams {
+                        n: wi.len as u32,
+                        tiles: tiles as u32,
+                        tile_base: tile_base as u32,
+                        first: wi.first as u32,
+                        shift,
+                        mask,
+                        key_xor: self.key_xor,
+                        neg_mask: self.neg_mask,
+                        pass_index: p as u32,
+                        indices: u32::from(route.indices),
+                        write_keys: u32::from(route.write_keys),
+                        out_lo: wo.first as u32,
+                        out_hi: (wo.first + wo.len) as u32,
+                        ..Default::default()
+                    });
+                }
+                tile_base += tiles;
+            }
+        }
+        let uniform = UniformSlots::new(ctx, &pass_params)?;
+        let max_dim = ctx.info().max_workgroups_per_dimension;
+        let hist_cap = match ctx.info().device_type {
+            wgpu::DeviceType::Cpu => HISTOGRAM_GROUPS_CPU,
+            _ => HISTOGRAM_GROUPS_GPU,
+        };
+        let mut steps = Vec::new();
+        for (i, w) in windows.iter().enumerate() {
+            let groups = w
+                .units
+                .div_ceil(HISTOGRAM_UNITS_PER_GROUP)
+                .clamp(1, hist_cap);
+            steps.push(Step {
+                kernel: &kernels.histogram,
+                entries: vec![
+                    hist_uniform.entry(0, i),
+                    w.entry(1, keys),
+                    sized(2, &hist, 0, hist_bytes),
+                ],
+                grid: workgroup_grid(groups, max_dim)?,
+            });
+        }
+        steps.push(Step {
+            kernel: &kernels.scan,
+            entries: vec![sized(2, &hist, 0, hist_bytes)],
+            grid: [passes as u32, 1, 1],
+        });
+        let mut slot = 0;
+        for (p, route) in routes.iter().enumerate() {
+            for wi in windows {
+                let grid = workgroup_grid(wi.len.div_ceil(tile), max_dim)?;
+                for wo in windows {
+                    let mut entries = vec![
+                        uniform.entry(0, slot),
+                        wi.entry(1, route.keys_in),
+                        keys_out_entry(route, wo),
+                        sized(5, &status, p as u64 * status_bytes, status_bytes),
+                        sized(6, &hist, 0, hist_bytes),
+                    ];
+                    if pairs {
+                        entries.push(wi.entry(3, route.values_in.expect("pairs")));
+                        entries.push(wo.entry(4, route.values_out.expect("pairs")));
+                    }
+                    steps.push(Step {
+                        kernel: &kernels.pass,
+                        entries,
+                        grid,
+                    });
+                    slot += 1;
+                }
+            }
+        }
+        let mut enc = ctx.inner.device.create_command_encoder(&Default::default());
+        ctx.capture(op, || {
+            enc.clear_buffer(&hist, 0, Some(hist_bytes));
+            enc.clear_buffer(&status, 0, Some(status_bytes * passes));
+            record_steps(ctx, op, &mut enc, steps);
+        })?;
+        ctx.submit(op, enc)?;
+        drop((hist, status));
+        Ok(())
+    }
+
+    fn run_rts(&self, ctx: &Ctx, pairs: bool, routes: &[Route<'_>]) -> Result<()> {
+        let op = self.op;
+        let shape =
+            rts_shape(ctx, self.tile).map_err(|message| Error::InvalidArgument { op, message })?;
+        let kernels = rts_kernels(ctx, &shape, pairs)?;
+        let windows = &self.windows;
+        let (layout, total_groups) = rts_groups(ctx, windows, &shape);
+        let counts: GpuVec<u32> = ctx.zeros(total_groups as usize * RADIX as usize)?;
+        let mut offsets: GpuVec<u32> = ctx.zeros(total_groups as usize * RADIX as usize)?;
+        // One parameter block per pass, input window and output window.
+        let mut params = Vec::new();
+        for (&(shift, mask), route) in self.passes.iter().zip(routes) {
+            for (wi, g) in windows.iter().zip(&layout) {
+                for wo in windows {
+                    params.push(RtsParams {
+                        n: wi.len as u32,
+                        tiles: g.tiles as u32,
+                        tiles_per_group: g.per_group as u32,
+                        groups: g.groups as u32,
+                        group_base: g.base as u32,
+                        total_groups: total_groups as u32,
+                        first: wi.first as u32,
+                        shift,
+                        mask,
+                        key_xor: self.key_xor,
+                        neg_mask: self.neg_mask,
+                        indices: u32::from(route.indices),
+                        write_keys: u32::from(route.write_keys),
+                        out_lo: wo.first as u32,
+                        out_hi: (wo.first + wo.len) as u32,
+                        _pad: 0,
+                    });
+                }
+            }
+        }
+        let uniform = UniformSlots::new(ctx, &params)?;
+        let max_dim = ctx.info().max_workgroups_per_dimension;
+        let w = windows.len();
+        for (p, route) in routes.iter().enumerate() {
+            let mut up = Vec::with_capacity(w);
+            for (i, (wi, g)) in windows.iter().zip(&layout).enumerate() {
+                up.push(Step {
+                    kernel: &kernels.upsweep,
+                    entries: vec![
+                        uniform.entry(0, (p * w + i) * w),
+                        wi.entry(1, route.keys_in),
+                        whole(5, &counts.buffer),
+                    ],
+                    grid: workgroup_grid(g.groups, max_dim)?,
+                });
+            }
+            submit_steps(ctx, op, up)?;
+            ctx.scan_exclusive_into(&counts, &mut offsets)?;
+            let mut down = Vec::with_capacity(w * w);
+            for (i, (wi, g)) in windows.iter().zip(&layout).enumerate() {
+                for (o, wo) in windows.iter().enumerate() {
+                    let mut entries = vec![
+                        uniform.entry(0, (p * w + i) * w + o),
+                        wi.entry(1, route.keys_in),
+                        keys_out_entry(route, wo),
+                        whole(5, &offsets.buffer),
+                    ];
+                    if pairs {
+                        entries.push(wi.entry(3, route.values_in.expect("pairs")));
+                        entries.push(wo.entry(4, route.values_out.expect("pairs")));
+                    }
+                    down.push(Step {
+                        kernel: &kernels.downsweep,
+                        entries,
+                        grid: workgroup_grid(g.groups, max_dim)?,
+                    });
+                }
+            }
+            submit_steps(ctx, op, down)?;
+        }
+        Ok(())
+    }
+}
+
+/// Bytes of one pass's tile statuses: a word per digit per tile, over every window.
+fn status_bytes(windows: &[Window], tile: u32) -> u64 {
+    let tiles: u64 = windows
+        .iter()
+        .map(|w| w.len.div_ceil(u64::from(tile)))
+        .sum();
+    tiles * u64::from(RADIX) * 4
+}
+
+/// Reduce-then-scan's workgroups in one window.
+struct RtsGroups {
+    tiles: u64,
+    per_group: u64,
+    groups: u64,
+    /// The window's first workgroup over all windows.
+    base: u64,
+}
+
+/// Each window's workgroups (each owns a contiguous range of its tiles), and their total.
+fn rts_groups(ctx: &Ctx, windows: &[Window], shape: &RtsShape) -> (Vec<RtsGroups>, u64) {
+    let cap = match ctx.info().device_type {
+        wgpu::DeviceType::Cpu => RTS_GROUPS_CPU,
+        _ => RTS_GROUPS_GPU,
+    };
+    let tile = u64::from(shape.wg * shape.kpt);
+    let mut base = 0;
+    let layout = windows
+        .iter()
+        .map(|w| {
+            let tiles = w.len.div_ceil(tile);
+            let per_group = tiles.div_ceil(cap.min(tiles).max(1)).max(1);
+            let groups = tiles.div_ceil(per_group);
+            let g = RtsGroups {
+                tiles,
+                per_group,
+                groups,
+                base,
+            };
+            base += groups;
+            g
+        })
+        .collect();
+    (layout, base)
+}
+
+/// A pass's keys output for output window `w` (argsort's last pass writes no keys: its
+/// stand-in buffer is bound whole).
+fn keys_out_entry<'a>(route: &Route<'a>, w: &Window) -> wgpu::BindGroupEntry<'a> {
+    if route.write_keys {
+        w.entry(2, route.keys_out)
+    } else {
+        sized(2, route.keys_out, 0, route.keys_out.size())
+    }
+}
+
+/// The passes' scratch buffers (from the pool; they go back to it when dropped, after
+/// the passes are queued).
+struct ScratchBuffers {
+    keys: Option<Scratch>,
+    keys2: Option<Scratch>,
+    unused: Option<Scratch>,
+    values: Option<Scratch>,
+}
+
+/// One pass's buffers.
+struct Route<'a> {
+    keys_in: &'a wgpu::Buffer,
+    keys_out: &'a wgpu::Buffer,
+    values_in: Option<&'a wgpu::Buffer>,
+    values_out: Option<&'a wgpu::Buffer>,
+    /// The values are the keys' indices (argsort's first pass).
+    indices: bool,
+    write_keys: bool,
+}
+
+/// OneSweep's shape on an adapter.
+pub(crate) struct OneSweepShape {
+    wg: u32,
+    kpt: u32,
+    sg_min: u32,
+    sg_max: u32,
+    /// The staged tile has an array of its own (see `stage_apart`).
+    apart: bool,
+}
+
+impl OneSweepShape {
+    fn tile(&self) -> u32 {
+        self.wg * self.kpt
+    }
+    fn max_subgroups(&self) -> u32 {
+        self.wg / self.sg_min
+    }
+    /// Words of the counters and of the staged tile: apart, or overlapped.
+    fn staging_words(&self, apart: bool) -> u32 {
+        let counters = self.max_subgroups() * RADIX;
+        if apart {
+            counters + self.tile()
+        } else {
+            counters.max(self.tile())
+        }
+    }
+    fn workgroup_bytes(&self, apart: bool) -> u32 {
+        4 * (self.staging_words(apart) + 2 * RADIX + self.max_subgroups() + 2)
+    }
+    /// Whether the staged tile gets an array of its own (plain loads and stores), which
+    /// it does where workgroup memory allows.
+    fn stage_apart(&self, limit: u32) -> bool {
+        self.workgroup_bytes(true) <= limit
+    }
+}
+
+/// The digit passes' shape on `ctx`'s adapter (with `tile` asked for instead of the
+/// default), or why OneSweep cannot run there.
+pub(crate) fn onesweep_shape(
+    ctx: &Ctx,
+    tile: Option<(u32, u32)>,
+) -> std::result::Result<OneSweepShape, String> {
+    let info = ctx.info();
+    let sg_min = info.subgroup_min_size.max(1);
+    let sg_max = info.subgroup_max_size.max(sg_min);
+    if !sg_min.is_power_of_two() || !sg_max.is_power_of_two() || sg_max > 128 {
+        return Err(format!(
+            "OneSweep needs power-of-two subgroup sizes up to 128; this adapter's are {sg_min}..{sg_max}"
+        ));
+    }
+    let limits = &info.limits;
+    let max_wg = limits
+        .max_compute_invocations_per_workgroup
+        .min(limits.max_compute_workgroup_size_x);
+    let (wg, kpt) = match tile {
+        Some(asked) => asked,
+        None => {
+            // The default, with the workgroup halved (down to the largest subgroup) while
+            // its subgroups' counters do not fit: small subgroups mean many counters.
+            let (mut wg, kpt) = match info.device_type {
+                wgpu::DeviceType::Cpu => ONESWEEP_TILE_CPU,
+                _ => ONESWEEP_TILE_GPU,
+            };
+            wg = wg.min(1 << max_wg.max(1).ilog2());
+            let bytes = |wg| {
+                let shape = OneSweepShape {
+                    wg,
+                    kpt,
+                    sg_min,
+                    sg_max,
+                    apart: false,
+                };
+                shape.workgroup_bytes(false)
+            };
+            while wg / 2 >= sg_max && bytes(wg) > limits.max_compute_workgroup_storage_size {
+                wg /= 2;
+            }
+            (wg, kpt)
+        }
+    };
+    if !wg.is_power_of_two() || wg < sg_max || wg > max_wg || kpt == 0 || kpt > 64 {
+        return Err(format!(
+            "a OneSweep tile of {wg} x {kpt}: the workgroup must be a power of two from the \
+             largest subgroup ({sg_max}) to {max_wg} invocations, with 1 to 64 keys each"
+        ));
+    }
+    let shape = OneSweepShape {
+        wg,
+        kpt,
+        sg_min,
+        sg_max,
+        apart: false,
+    };
+    let limit = limits.max_compute_workgroup_storage_size;
+    if shape.workgroup_bytes(false) > limit {
+        return Err(format!(
+            "a OneSweep tile of {wg} x {kpt} needs {} bytes of workgroup memory, more than \
+             this adapter's {limit}",
+            shape.workgroup_bytes(false)
+        ));
+    }
+    Ok(OneSweepShape {
+        apart: shape.stage_apart(limit),
+        ..shape
+    })
+}
+
+struct OneSweepKernels {
+    histogram: Arc<Kernel>,
+    scan: Arc<Kernel>,
+    pass: Arc<Kernel>,
+}
+
+fn words(sg_max: u32) -> String {
+    (0..4)
+        .map(|w| if w * 32 < sg_max { "0xffffffffu" } else { "0u" })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn onesweep_kernels(
+    ctx: &Ctx,
+    shape: &OneSweepShape,
+    spin: u32,
+    pairs: bool,
+) -> Result<OneSweepKernels> {
+    let hist_wg = crate::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max);
+    let hist_subgroups = hist_wg / shape.sg_min;
+    let dpt = |wg: u32| RADIX.div_ceil(wg);
+    let hist_vars = vec![
+        ("WG", hist_wg.to_string()),
+        ("DPT", dpt(hist_wg).to_string()),
+        ("MAX_SUBGROUPS", hist_subgroups.to_string()),
+        ("KEYS", KEYS_WGSL.to_string()),
+        ("IDS", SUBGROUP_WGSL.to_string()),
+    ];
+    let hist_key = PipelineKey {
+        op: "sort_histogram",
+        element: "u32",
+        workgroup_size: hist_wg,
+        variant: format!("sg{}", shape.sg_min),
+        code: String::new(),
+    };
+    let histogram = ctx.kernel_entry(hist_key.clone(), "histogram", || {
+        render(HISTOGRAM_WGSL, &hist_vars)
+    })?;
+    let scan = ctx.kernel_entry(hist_key, "scan_histogram", || {
+        render(HISTOGRAM_WGSL, &hist_vars)
+    })?;
+    let (value_bindings, values) = if pairs {
+        (ONESWEEP_VALUE_BINDINGS, ONESWEEP_VALUES)
+    } else {
+        ("", "")
+    };
+    let vars = vec![
+        ("WG", shape.wg.to_string()),
+        ("KPT", shape.kpt.to_string()),
+        ("DPT", dpt(shape.wg).to_string()),
+        ("MAX_SUBGROUPS", shape.max_subgroups().to_string()),
+        ("STAGE", stage_wgsl(shape)),
+        ("SPIN", spin.to_string()),
+        ("WORDS", words(shape.sg_max)),
+        ("VALUE_BINDINGS", value_bindings.to_string()),
+        ("VALUES", values.to_string()),
+        ("KEYS", KEYS_WGSL.to_string()),
+        ("IDS", SUBGROUP_WGSL.to_string()),
+    ];
+    let key = PipelineKey {
+        op: "sort_onesweep",
+        element: "u32",
+        workgroup_size: shape.wg,
+        variant: format!(
+            "{}x{}+sg{}-{}+spin{spin}{}{}",
+            shape.wg,
+            shape.kpt,
+            shape.sg_min,
+            shape.sg_max,
+            if shape.apart { "+apart" } else { "" },
+            if pairs { "+pairs" } else { "" }
+        ),
+        code: String::new(),
+    };
+    let pass = ctx.kernel_entry(key, "onesweep", || render(ONESWEEP_WGSL, &vars))?;
+    Ok(OneSweepKernels {
+        histogram,
+        scan,
+        pass,
+    })
+}
+
+/// The workgroup arrays of the digit counters and the staged tile (`{{STAGE}}`).
+fn stage_wgsl(shape: &OneSweepShape) -> String {
+    let counters = shape.max_subgroups() * RADIX;
+    if shape.apart {
+        format!(
+            "var<workgroup> counts: array<atomic<u32>, {counters}u>;\n\
+             var<workgroup> stage: array<u32, TILE>;\n\
+             fn stage_store(i: u32, v: u32) {{ stage[i] = v; }}\n\
+             fn stage_load(i: u32) -> u32 {{ return stage[i]; }}"
+        )
+    } else {
+        format!(
+            "var<workgroup> counts: array<atomic<u32>, {}u>;\n\
+             fn stage_store(i: u32, v: u32) {{ atomicStore(&counts[i], v); }}\n\
+             fn stage_load(i: u32) -> u32 {{ return atomicLoad(&counts[i]); }}",
+            shape.staging_words(false)
+        )
+    }
+}
+
+const ONESWEEP_VALUE_BINDINGS: &str = "\
+@group(0) @binding(3) var<storage, read> values_in: array<u32>;
+@group(0) @binding(4) var<storage, read_write> values_out: array<u32>;";
+
+const ONESWEEP_VALUES: &str = "
+    // The values, the same way (the stage's keys are all read: `dst` holds where
+    // each goes).
+    workgroupBarrier();
+    for (var k = 0u; k < KPT; k++) {
+        let i = row0 + k * ids.width;
+        if i < params.n {
+            var v = params.first + i;
+            if params.indices == 0u {
+                v = values_in[i];
+            }
+            stage_store(pos[k], v);
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < KPT; k++) {
+        let j = k * WG + me;
+        if j < kept {
+            let to = dst[k];
+            if to >= params.out_lo && to < params.out_hi {
+                values_out[to - params.out_lo] = stage_load(j);
+            }
+        }
+    }";
+
+/// Reduce-then-scan's shape on an adapter.
+pub(crate) struct RtsShape {
+    wg: u32,
+    kpt: u32,
+}
+
+pub(crate) fn rts_shape(
+    ctx: &Ctx,
+    tile: Option<(u32, u32)>,
+) -> std::result::Result<RtsShape, String> {
+    let info = ctx.info();
+    let (wg, kpt) = tile.unwrap_or(match info.device_type {
+        wgpu::DeviceType::Cpu => RTS_TILE_CPU,
+        _ => RTS_TILE_GPU,
+    });
+    let limits = &info.limits;
+    let max_wg = limits
+        .max_compute_invocations_per_workgroup
+        .min(limits.max_compute_workgroup_size_x);
+    let bytes = 4 * (2 * wg * kpt + 8 * wg + 3 * RADIX);
+    if !wg.is_power_of_two() || wg > max_wg || kpt == 0 || wg * kpt >= 65536 {
+        return Err(format!(
+            "a reduce-then-scan tile of {wg} x {kpt}: the workgroup must be a power of two up \
+             to {max_wg} invocations, the tile under 65536 keys"
+        ));
+    }
+    if bytes > limits.max_compute_workgroup_storage_size {
+        return Err(format!(
+            "a reduce-then-scan tile of {wg} x {kpt} needs {bytes} bytes of workgroup memory, \
+             more than this adapter's {}",
+            limits.max_compute_workgroup_storage_size
+        ));
+    }
+    Ok(RtsShape { wg, kpt })
+}
+
+struct RtsKernels {
+    upsweep: Arc<Kernel>,
+    downsweep: Arc<Kernel>,
+}
+
+fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
+    let (value_bindings, values) = if pairs {
+        (ONESWEEP_VALUE_BINDINGS, RTS_VALUES)
+    } else {
+        ("", "")
+    };
+    let vars = vec![
+        ("WG", shape.wg.to_string()),
+        ("KPT", shape.kpt.to_string()),
+        ("VALUE_BINDINGS", value_bindings.to_string()),
+        ("VALUES", values.to_string()),
+        ("KEYS", KEYS_WGSL.to_string()),
+    ];
+    let key = PipelineKey {
+        op: "sort_rts",
+        element: "u32",
+        workgroup_size: shape.wg,
+        variant: format!(
+            "{}x{}{}",
+            shape.wg,
+            shape.kpt,
+            if pairs { "+pairs" } else { "" }
+        ),
+        code: String::new(),
+    };
+    let source = || render(RTS_WGSL, &vars);
+    Ok(RtsKernels {
+        upsweep: ctx.kernel_entry(key.clone(), "upsweep", source)?,
+        downsweep: ctx.kernel_entry(key, "downsweep", source)?,
+    })
+}
+
+const RTS_VALUES: &str = "\
+                    let origin = base + tile_origin[p];
+                    var v = params.first + origin;
+                    if params.indices == 0u {
+                        v = values_in[origin];
+                    }
+                    values_out[to - params.out_lo] = v;";
+
+/// Kernel parameters for several dispatches in one uniform buffer, a slot each.
+struct UniformSlots {
+    buffer: wgpu::Buffer,
+    slot: u64,
+    size: u64,
+}
+
+impl UniformSlots {
+    fn new<P: Pod>(ctx: &Ctx, params: &[P]) -> Result<UniformSlots> {
+        let align = u64::from(ctx.info().limits.min_uniform_buffer_offset_alignment).max(1);
+        let size = size_of::<P>() as u64;
+        let slot = size.next_multiple_of(align);
+        let mut bytes = vec![0u8; (slot as usize) * params.len()];
+        for (i, p) in params.iter().enumerate() {
+            let at = i * slot as usize;
+            bytes[at..at + size as usize].copy_from_slice(bytemuck::bytes_of(p));
+        }
+        Ok(UniformSlots {
+            buffer: ctx.uniform_constant(&bytes)?,
+            slot,
+            size,
+        })
+    }
+
+    fn entry(&self, binding: u32, i: usize) -> wgpu::BindGroupEntry<'_> {
+        sized(binding, &self.buffer, self.slot * i as u64, self.size)
+    }
+}
+
+fn sized(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset,
+            size: wgpu::BufferSize::new(size),
+        }),
+    }
+}
+
+fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}

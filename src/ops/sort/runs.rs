@@ -1,0 +1,475 @@
+//! Runs of equal elements: [`Ctx::unique`], [`Ctx::run_length_encode`],
+//! [`Ctx::reduce_by_key`] and their `_into` forms (`wgsl/sort_runs.wgsl`).
+//!
+//! Keys are equal when their bits are (the equality of [`f32::total_cmp`], so `-0.0`
+//! and `+0.0` are different keys and NaNs with the same bits one key): after a sort,
+//! each run is one distinct key. The input must fit one storage binding
+//! ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes); else
+//! [`Error::TooLarge`]).
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{SortKey, SortValue};
+use crate::context::{Ctx, check_len};
+use crate::dispatch::{Step, encode_steps, workgroup_grid};
+use crate::error::{Error, Result};
+use crate::ops::scan::ScanOp;
+use crate::pipeline::{PipelineKey, render};
+use crate::vec::{GpuVec, LANES};
+
+const RUNS_WGSL: &str = include_str!("../../../wgsl/sort_runs.wgsl");
+
+/// Invocations per workgroup and elements per invocation of the run kernels: tiles of
+/// 2048 elements on a GPU (the spine folds the tiles' values 2048 at a time; untuned),
+/// 256 on a CPU adapter (so the tests reach the spine's later rounds cheaply).
+const SHAPE_GPU: (u32, u32) = (256, 8);
+const SHAPE_CPU: (u32, u32) = (64, 4);
+
+/// `RunParams` in `wgsl/sort_runs.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct RunParams {
+    n: u32,
+    tiles: u32,
+    _pad: [u32; 2],
+}
+
+/// What the runs' kernel computes per run besides its key.
+enum Output<'a> {
+    /// Nothing (unique).
+    None,
+    /// The run's length (run_length_encode).
+    Lengths(&'a wgpu::Buffer),
+    /// The reduction of the values (reduce_by_key): values, their WGSL type, operator.
+    Reduced {
+        values: &'a wgpu::Buffer,
+        out: &'a wgpu::Buffer,
+        wgsl: &'static str,
+        combine: String,
+        identity: String,
+        code: String,
+    },
+}
+
+impl Ctx {
+    /// The first element of every run of equal elements of `v`, in order: on a sorted
+    /// vector, its distinct values. Blocks until the number of runs is known (see
+    /// [`Ctx::unique_into`] for a form that keeps it on the device).
+    ///
+    /// Elements are equal when their bits are: for `f32`, `-0.0` and `+0.0` differ, as
+    /// in [`f32::total_cmp`] order.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let mut v = ctx.upload(&[3u32, 1, 3, 3, 2, 1])?;
+    /// ctx.sort(&mut v)?;
+    /// assert_eq!(ctx.unique(&v)?.to_vec()?, vec![1, 2, 3]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn unique<K: SortKey>(&self, v: &GpuVec<K>) -> Result<GpuVec<K>> {
+        let mut out = self.zeros::<K>(v.len())?;
+        let mut count = self.zeros::<u32>(1)?;
+        self.unique_into(v, &mut out, &mut count)?;
+        out.len = count.to_vec()?[0] as usize;
+        Ok(out)
+    }
+
+    /// [`Ctx::unique`] without waiting: the runs' first elements go to the front of
+    /// `out` (at least as long as `v`), their number to `count[0]`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `out` is shorter than `v` or `count` is empty;
+    /// [`Error::TooLarge`] when `v` does not fit one storage binding.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[-1i32, -1, 4, 4, 4, 9])?;
+    /// let mut out = ctx.zeros::<i32>(6)?;
+    /// let mut count = ctx.zeros::<u32>(1)?;
+    /// ctx.unique_into(&v, &mut out, &mut count)?;
+    /// assert_eq!(count.to_vec()?, vec![3]);
+    /// assert_eq!(out.to_vec()?[..3], [-1, 4, 9]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn unique_into<K: SortKey>(
+        &self,
+        v: &GpuVec<K>,
+        out: &mut GpuVec<K>,
+        count: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        let op = "unique_into";
+        self.check_owned(op, &[&v.ctx, &out.ctx, &count.ctx])?;
+        check_room(op, "out", out.len(), v.len())?;
+        self.runs(op, v, &out.buffer, count, Output::None)
+    }
+
+    /// Each run of equal elements of `v` as its element and its length, in order.
+    /// Blocks until the number of runs is known (see [`Ctx::run_length_encode_into`]).
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[7u32, 7, 7, 2, 7, 7])?;
+    /// let (values, lengths) = ctx.run_length_encode(&v)?;
+    /// assert_eq!(values.to_vec()?, vec![7, 2, 7]);
+    /// assert_eq!(lengths.to_vec()?, vec![3, 1, 2]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn run_length_encode<K: SortKey>(&self, v: &GpuVec<K>) -> Result<(GpuVec<K>, GpuVec<u32>)> {
+        let mut values = self.zeros::<K>(v.len())?;
+        let mut lengths = self.zeros::<u32>(v.len())?;
+        let mut count = self.zeros::<u32>(1)?;
+        self.run_length_encode_into(v, &mut values, &mut lengths, &mut count)?;
+        let runs = count.to_vec()?[0] as usize;
+        values.len = runs;
+        lengths.len = runs;
+        Ok((values, lengths))
+    }
+
+    /// [`Ctx::run_length_encode`] without waiting: the runs' elements and lengths go to
+    /// the front of `values` and `lengths` (each at least as long as `v`), their number
+    /// to `count[0]`.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[0.5f32, 0.5, -0.0, 0.0])?;
+    /// let mut values = ctx.zeros::<f32>(4)?;
+    /// let mut lengths = ctx.zeros::<u32>(4)?;
+    /// let mut count = ctx.zeros::<u32>(1)?;
+    /// ctx.run_length_encode_into(&v, &mut values, &mut lengths, &mut count)?;
+    /// assert_eq!(count.to_vec()?, vec![3]); // -0.0 and 0.0 are different keys
+    /// assert_eq!(lengths.to_vec()?[..3], [2, 1, 1]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn run_length_encode_into<K: SortKey>(
+        &self,
+        v: &GpuVec<K>,
+        values: &mut GpuVec<K>,
+        lengths: &mut GpuVec<u32>,
+        count: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        let op = "run_length_encode_into";
+        self.check_owned(op, &[&v.ctx, &values.ctx, &lengths.ctx, &count.ctx])?;
+        check_room(op, "values", values.len(), v.len())?;
+        check_room(op, "lengths", lengths.len(), v.len())?;
+        self.runs(
+            op,
+            v,
+            &values.buffer,
+            count,
+            Output::Lengths(&lengths.buffer),
+        )
+    }
+
+    /// Each run of equal keys as its key and the reduction of its values by `op`
+    /// (`ScanOp::Sum`, `Min`, `Max`, `Product` or a custom WGSL operator), in order:
+    /// after [`Ctx::sort_by_key`], a group-by. Blocks until the number of runs is known
+    /// (see [`Ctx::reduce_by_key_into`]).
+    ///
+    /// The values of a run are combined in their order, in groups that depend only on the
+    /// adapter and the length (so custom operators must be associative, need not be
+    /// commutative, and float results are the same bits on every run).
+    ///
+    /// ```
+    /// use gpuprim::ScanOp;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let mut city = ctx.upload(&[2u32, 0, 2, 1, 0])?;
+    /// let mut sales = ctx.upload(&[5.0f32, 1.0, 2.5, 4.0, 3.0])?;
+    /// ctx.sort_by_key(&mut city, &mut sales)?;
+    /// let (cities, totals) = ctx.reduce_by_key(&city, &sales, &ScanOp::Sum)?;
+    /// assert_eq!(cities.to_vec()?, vec![0, 1, 2]);
+    /// assert_eq!(totals.to_vec()?, vec![4.0, 4.0, 7.5]);
+    /// let (_, best) = ctx.reduce_by_key(&city, &sales, &ScanOp::Max)?;
+    /// assert_eq!(best.to_vec()?, vec![3.0, 4.0, 5.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn reduce_by_key<K: SortKey, T: SortValue>(
+        &self,
+        keys: &GpuVec<K>,
+        values: &GpuVec<T>,
+        op: &ScanOp<T>,
+    ) -> Result<(GpuVec<K>, GpuVec<T>)> {
+        let mut keys_out = self.zeros::<K>(keys.len())?;
+        let mut values_out = self.zeros::<T>(keys.len())?;
+        let mut count = self.zeros::<u32>(1)?;
+        self.reduce_by_key_into(keys, values, op, &mut keys_out, &mut values_out, &mut count)?;
+        let runs = count.to_vec()?[0] as usize;
+        keys_out.len = runs;
+        values_out.len = runs;
+        Ok((keys_out, values_out))
+    }
+
+    /// [`Ctx::reduce_by_key`] without waiting: the runs' keys and reduced values go to the
+    /// front of `keys_out` and `values_out` (each at least as long as `keys`), their
+    /// number to `count[0]`.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `keys` and `values` have the same length;
+    /// [`Error::InvalidArgument`] for outputs shorter than `keys` or an empty `count`;
+    /// [`Error::Compile`] if a custom operator is not valid WGSL.
+    ///
+    /// ```
+    /// use gpuprim::ScanOp;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let keys = ctx.upload(&[1u32, 1, 5, 5, 5])?;
+    /// let values = ctx.upload(&[3i32, -8, 4, 9, -1])?;
+    /// let mut keys_out = ctx.zeros::<u32>(5)?;
+    /// let mut values_out = ctx.zeros::<i32>(5)?;
+    /// let mut count = ctx.zeros::<u32>(1)?;
+    /// let biggest = ScanOp::custom("select(b, a, abs(a) > abs(b))", 0);
+    /// ctx.reduce_by_key_into(&keys, &values, &biggest, &mut keys_out, &mut values_out, &mut count)?;
+    /// assert_eq!(count.to_vec()?, vec![2]);
+    /// assert_eq!(values_out.to_vec()?[..2], [-8, 9]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn reduce_by_key_into<K: SortKey, T: SortValue>(
+        &self,
+        keys: &GpuVec<K>,
+        values: &GpuVec<T>,
+        op: &ScanOp<T>,
+        keys_out: &mut GpuVec<K>,
+        values_out: &mut GpuVec<T>,
+        count: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        let name = "reduce_by_key_into";
+        self.check_owned(
+            name,
+            &[
+                &keys.ctx,
+                &values.ctx,
+                &keys_out.ctx,
+                &values_out.ctx,
+                &count.ctx,
+            ],
+        )?;
+        check_len(name, ("keys", keys.len()), ("values", values.len()))?;
+        check_room(name, "keys_out", keys_out.len(), keys.len())?;
+        check_room(name, "values_out", values_out.len(), keys.len())?;
+        let (combine, identity, code) = match op {
+            ScanOp::Sum => ("a + b".to_string(), T::ZERO, String::new()),
+            ScanOp::Product => ("a * b".to_string(), T::ONE, String::new()),
+            ScanOp::Min => ("min(a, b)".to_string(), T::HIGHEST, String::new()),
+            ScanOp::Max => ("max(a, b)".to_string(), T::LOWEST, String::new()),
+            ScanOp::Custom { op, identity } => (
+                format!("({op})"),
+                *identity,
+                format!("{op} | identity {}", identity.wgsl_literal()),
+            ),
+        };
+        let builtin = match op {
+            ScanOp::Sum => "sum",
+            ScanOp::Product => "product",
+            ScanOp::Min => "min",
+            ScanOp::Max => "max",
+            _ => "custom",
+        };
+        self.runs(
+            name,
+            keys,
+            &keys_out.buffer,
+            count,
+            Output::Reduced {
+                values: &values.buffer,
+                out: &values_out.buffer,
+                wgsl: T::WGSL,
+                combine,
+                identity: identity.wgsl_literal(),
+                code: format!("{builtin}{code}"),
+            },
+        )
+    }
+
+    /// Records the three passes over the runs of `keys` and queues them; `count[0]` gets
+    /// the number of runs.
+    fn runs<K: SortKey>(
+        &self,
+        op: &'static str,
+        keys: &GpuVec<K>,
+        keys_out: &wgpu::Buffer,
+        count: &GpuVec<u32>,
+        output: Output<'_>,
+    ) -> Result<()> {
+        if count.is_empty() {
+            return Err(Error::InvalidArgument {
+                op,
+                message: "`count` has 0 elements; the number of runs goes to element 0".into(),
+            });
+        }
+        let n = keys.len() as u64;
+        let padded = n.next_multiple_of(LANES as u64) * 4;
+        let max_binding = self.info().max_binding_bytes;
+        if padded > max_binding {
+            return Err(Error::TooLarge {
+                what: format!(
+                    "`{op}` of {n} elements, which must fit one storage binding \
+                     (Info::max_binding_bytes),"
+                ),
+                requested: padded,
+                limit: max_binding,
+            });
+        }
+        let (wg, v) = match self.info().device_type {
+            wgpu::DeviceType::Cpu => SHAPE_CPU,
+            _ => SHAPE_GPU,
+        };
+        let wg = crate::dispatch::pow2_workgroup_size(self, wg);
+        let (value_type, value_bindings, value_at, write_value, combine, identity, code) =
+            match &output {
+                Output::None => (
+                    "u32",
+                    "",
+                    "0u",
+                    "",
+                    "a".to_string(),
+                    "0u".to_string(),
+                    "unique".to_string(),
+                ),
+                Output::Lengths(_) => (
+                    "u32",
+                    "@group(0) @binding(7) var<storage, read_write> values_out: array<u32>;",
+                    "1u",
+                    "                values_out[run] = s.value;",
+                    "a + b".to_string(),
+                    "0u".to_string(),
+                    "lengths".to_string(),
+                ),
+                Output::Reduced {
+                    wgsl,
+                    combine,
+                    identity,
+                    code,
+                    ..
+                } => (
+                    *wgsl,
+                    "@group(0) @binding(6) var<storage, read> values_in: array<T>;\n\
+                     @group(0) @binding(7) var<storage, read_write> values_out: array<T>;",
+                    "values_in[i]",
+                    "                values_out[run] = s.value;",
+                    combine.clone(),
+                    identity.clone(),
+                    code.clone(),
+                ),
+            };
+        let vars = vec![
+            ("WG", wg.to_string()),
+            ("V", v.to_string()),
+            ("T", value_type.to_string()),
+            ("VALUE_BINDINGS", value_bindings.to_string()),
+            ("IDENTITY", identity),
+            ("COMBINE", combine),
+            ("VALUE_AT", value_at.to_string()),
+            ("WRITE_VALUE", write_value.to_string()),
+        ];
+        let key = PipelineKey {
+            op: "sort_runs",
+            element: value_type,
+            workgroup_size: wg,
+            variant: format!("v{v}"),
+            code,
+        };
+        let source = || render(RUNS_WGSL, &vars);
+        let reduce = self.kernel_entry(key.clone(), "tile_reduce", source)?;
+        let spine = self.kernel_entry(key.clone(), "spine", source)?;
+        let write = self.kernel_entry(key, "tile_write", source)?;
+        if n == 0 {
+            let mut enc = self
+                .inner
+                .device
+                .create_command_encoder(&Default::default());
+            enc.clear_buffer(&count.buffer, 0, Some(4));
+            return self.submit(op, enc);
+        }
+        let tile = u64::from(wg * v);
+        let tiles = n.div_ceil(tile);
+        let usage = wgpu::BufferUsages::STORAGE;
+        let heads = self.scratch("run partial heads", tiles * 4, usage)?;
+        let partials = self.scratch("run partial values", tiles * 4, usage)?;
+        let params = RunParams {
+            n: n as u32,
+            tiles: tiles as u32,
+            ..Default::default()
+        };
+        let uniform = self.uniform_constant(bytemuck::bytes_of(&params))?;
+        let grid = workgroup_grid(tiles, self.info().max_workgroups_per_dimension)?;
+        let keys_binding = sized(1, &keys.buffer, padded);
+        let mut reduce_entries = vec![
+            whole(0, &uniform),
+            keys_binding.clone(),
+            sized(2, &heads, tiles * 4),
+            sized(3, &partials, tiles * 4),
+        ];
+        let mut write_entries = vec![
+            whole(0, &uniform),
+            keys_binding,
+            sized(2, &heads, tiles * 4),
+            sized(3, &partials, tiles * 4),
+            sized(5, keys_out, padded),
+        ];
+        match &output {
+            Output::None => {}
+            Output::Lengths(lengths) => write_entries.push(sized(7, lengths, padded)),
+            Output::Reduced { values, out, .. } => {
+                reduce_entries.push(sized(6, values, padded));
+                write_entries.push(sized(6, values, padded));
+                write_entries.push(sized(7, out, padded));
+            }
+        }
+        let steps = [
+            Step {
+                kernel: &reduce,
+                entries: reduce_entries,
+                grid,
+            },
+            Step {
+                kernel: &spine,
+                entries: vec![
+                    whole(0, &uniform),
+                    sized(2, &heads, tiles * 4),
+                    sized(3, &partials, tiles * 4),
+                    sized(4, &count.buffer, 4),
+                ],
+                grid: [1, 1, 1],
+            },
+            Step {
+                kernel: &write,
+                entries: write_entries,
+                grid,
+            },
+        ];
+        let enc = encode_steps(self, op, steps)?;
+        self.submit(op, enc)?;
+        drop((heads, partials));
+        Ok(())
+    }
+}
+
+/// `Err(InvalidArgument)` unless an output of `have` elements has room for `need`.
+fn check_room(op: &'static str, name: &str, have: usize, need: usize) -> Result<()> {
+    if have < need {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "`{name}` has {have} elements, fewer than the {need} of the input: every \
+                 element may be a run of its own"
+            ),
+        });
+    }
+    Ok(())
+}
+
+fn sized(binding: u32, buffer: &wgpu::Buffer, size: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size: wgpu::BufferSize::new(size),
+        }),
+    }
+}
+
+fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}

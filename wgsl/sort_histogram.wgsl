@@ -1,0 +1,101 @@
+// OneSweep's first pass: the digit histograms of every pass in one read of the keys
+// (`histogram`), then each histogram scanned into the digits' first positions
+// (`scan_histogram`, one workgroup per pass). Adapters with subgroups only.
+
+const WG: u32 = {{WG}}u;
+const RADIX: u32 = 256u;
+const DPT: u32 = {{DPT}}u;            // digits per invocation in scan_digits
+const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;
+
+struct HistParams {
+    n: u32,         // keys
+    units: u32,     // vec4 units of keys
+    passes: u32,    // digit passes (histograms)
+    key_xor: u32,   // see sort_keys.wgsl
+    neg_mask: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    shifts: vec4<u32>,  // pass p's digit is (ordered(key) >> shifts[p]) & masks[p]
+    masks: vec4<u32>,
+}
+
+@group(0) @binding(0) var<uniform> params: HistParams;
+@group(0) @binding(1) var<storage, read> keys: array<vec4<u32>>;
+// passes x RADIX counts, cleared before `histogram`; `scan_histogram` turns each pass's
+// counts into exclusive prefixes in place.
+@group(0) @binding(2) var<storage, read_write> hist: array<atomic<u32>>;
+
+{{KEYS}}
+{{IDS}}
+
+var<workgroup> counts: array<atomic<u32>, 1024>;
+
+// Adds one to digit `d` of pass `p` for every valid lane; a subgroup whose lanes all
+// have one digit adds once (keys with few distinct digits, such as the zero high bytes
+// of small keys, would otherwise queue on one counter).
+fn count_digit(p: u32, d: u32, valid: bool, ids: Ids) {
+    let mine = select(0xffffffffu, d, valid);
+    let first = subgroupBroadcastFirst(mine);
+    if subgroupAll(mine == first) {
+        if valid && ids.lane == 0u {
+            atomicAdd(&counts[p * RADIX + d], ids.width);
+        }
+    } else if valid {
+        atomicAdd(&counts[p * RADIX + d], 1u);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn histogram(ids: Ids) {
+    for (var i = ids.index; i < 4u * RADIX; i += WG) {
+        atomicStore(&counts[i], 0u);
+    }
+    workgroupBarrier();
+    let groups = ids.groups.x * ids.groups.y * ids.groups.z;
+    let stride = groups * WG;
+    // A uniform trip count, so the subgroup operations stay in uniform control flow.
+    let rounds = (params.units + stride - 1u) / stride;
+    var u = linear_group(ids) * WG + ids.index;
+    for (var r = 0u; r < rounds; r++) {
+        var v = vec4<u32>(0u);
+        if u < params.units {
+            v = keys[u];
+        }
+        for (var c = 0u; c < 4u; c++) {
+            let valid = u < params.units && u * 4u + c < params.n;
+            let x = ordered(v[c], params.key_xor, params.neg_mask);
+            for (var p = 0u; p < params.passes; p++) {
+                count_digit(p, (x >> params.shifts[p]) & params.masks[p], valid, ids);
+            }
+        }
+        u += stride;
+    }
+    workgroupBarrier();
+    for (var i = ids.index; i < params.passes * RADIX; i += WG) {
+        let c = atomicLoad(&counts[i]);
+        if c != 0u {
+            atomicAdd(&hist[i], c);
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn scan_histogram(ids: Ids) {
+    let base = linear_group(ids) * RADIX;
+    let me = position(ids);
+    var x: array<u32, DPT>;
+    for (var j = 0u; j < DPT; j++) {
+        let d = me * DPT + j;
+        if d < RADIX {
+            x[j] = atomicLoad(&hist[base + d]);
+        }
+    }
+    _ = scan_digits(&x, ids);
+    for (var j = 0u; j < DPT; j++) {
+        let d = me * DPT + j;
+        if d < RADIX {
+            atomicStore(&hist[base + d], x[j]);
+        }
+    }
+}

@@ -1,0 +1,342 @@
+// One digit pass of OneSweep (Adinets & Merrill, 2022): a stable scatter of the keys
+// (and values) by one 8-bit digit, with each tile's digit offsets found by a decoupled
+// look-back per digit. Adapters with subgroups.
+//
+// Tile t is workgroup t: TILE = WG * KPT keys. Subgroup s owns KPT rows of `width`
+// consecutive keys (row k of lane l is the tile's key (s * KPT + k) * width + l), so
+// every load is contiguous and the tile's order is (subgroup, row, lane).
+//
+// 1. Rank: each row is split by digit with ballots (the lanes whose digit matches,
+//    8 ballots of one bit each); the lowest lane of each digit adds the row's count to
+//    the subgroup's counter for that digit, and every lane's rank is the counter before
+//    the row plus its peers in lower lanes. Every word of the ballot is used, so any
+//    subgroup size up to 128 works.
+// 2. Per digit, the subgroups' counts become offsets and their sum the tile's count,
+//    published at once as the tile's aggregate (tile 0: as its inclusive prefix).
+// 3. Look-back: each digit walks back over its predecessors, adding aggregates until it
+//    meets an inclusive prefix. A predecessor that has published nothing after SPIN
+//    probes is not waited for: the workgroup counts that tile's digits itself from its
+//    keys (which are in the input, always readable) and publishes them for it (Smith's
+//    decoupled fallback, as in GPUPrefixSums' CSDLDF). No workgroup waits on another
+//    being scheduled.
+// 4. The tile's keys go to workgroup memory in digit order, and from there to their
+//    place in the output: consecutive invocations write consecutive addresses.
+//
+// Status words are a flag in the top two bits (0: nothing, AGGREGATE, INCLUSIVE) and a
+// 30-bit count (so at most 2^30 - 1 keys), written by atomicMax: one 32-bit atomic
+// holds both, so a reader sees a whole value or none, and an inclusive prefix is never
+// replaced by an aggregate (a fallback's publication after the owner's).
+
+const WG: u32 = {{WG}}u;
+const KPT: u32 = {{KPT}}u;
+const TILE: u32 = WG * KPT;
+const RADIX: u32 = 256u;
+const DPT: u32 = {{DPT}}u;                  // digits per invocation: ceil(RADIX / WG)
+const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;  // WG / smallest subgroup size
+const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fallback
+// The ballot words a subgroup of the adapter's largest size uses.
+const WORDS: vec4<u32> = vec4<u32>({{WORDS}});
+const AGGREGATE: u32 = 0x40000000u;
+const INCLUSIVE: u32 = 0x80000000u;
+const COUNT: u32 = 0x3fffffffu;
+
+struct PassParams {
+    n: u32,          // keys in the input binding
+    tiles: u32,      // tiles in this dispatch
+    tile_base: u32,  // this dispatch's first tile, counted over all dispatches of the pass
+    first: u32,      // index of the input binding's first key (argsort's indices)
+    shift: u32,      // digit = (ordered(key) >> shift) & mask
+    mask: u32,
+    key_xor: u32,    // see sort_keys.wgsl
+    neg_mask: u32,
+    pass_index: u32, // which histogram of `offsets`
+    indices: u32,    // 1: the values are the keys' indices (argsort's first pass)
+    write_keys: u32, // 0: only the values are wanted (argsort's last pass)
+    out_lo: u32,     // the output bindings hold elements out_lo ..< out_hi
+    out_hi: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: PassParams;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;
+// This pass's tile statuses: RADIX words per tile, cleared before the sort.
+@group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
+// Per pass and digit, the digit's first position in the output (sort_histogram.wgsl).
+@group(0) @binding(6) var<storage, read> offsets: array<u32>;
+{{VALUE_BINDINGS}}
+
+{{KEYS}}
+{{IDS}}
+
+// `counts`: the subgroups' digit counters while ranking (MAX_SUBGROUPS x RADIX);
+// `stage_store` / `stage_load`: the tile's keys (and values) in digit order, in an array
+// of their own where workgroup memory allows, else in `counts` (whose counters are no
+// longer needed by then) through atomic loads and stores.
+{{STAGE}}
+// Each digit's first position in the tile, then its output address minus that.
+var<workgroup> digit_base: array<u32, RADIX>;
+// The fallback's digit counts of a predecessor tile.
+var<workgroup> fallback: array<atomic<u32>, RADIX>;
+var<workgroup> signal: atomic<u32>;
+var<workgroup> signal_seen: u32;
+
+fn digit_of(key: u32) -> u32 {
+    return (ordered(key, params.key_xor, params.neg_mask) >> params.shift) & params.mask;
+}
+
+// The lanes below `lane` as a ballot mask.
+fn lanes_below(lane: u32) -> vec4<u32> {
+    var m = vec4<u32>(0u);
+    for (var w = 0u; w < 4u; w++) {
+        let low = w * 32u;
+        if lane >= low + 32u {
+            m[w] = 0xffffffffu;
+        } else if lane > low {
+            m[w] = (1u << (lane - low)) - 1u;
+        }
+    }
+    return m & WORDS;
+}
+
+fn bit_count(m: vec4<u32>) -> u32 {
+    let c = countOneBits(m & WORDS);
+    return c.x + c.y + c.z + c.w;
+}
+
+fn lowest_lane(m: vec4<u32>) -> u32 {
+    let w = m & WORDS;
+    for (var i = 0u; i < 4u; i++) {
+        if w[i] != 0u {
+            return i * 32u + firstTrailingBit(w[i]);
+        }
+    }
+    return 0u;
+}
+
+// The rank of this lane's key among the keys of digit `d` in its subgroup's rows so far
+// (valid keys only), and the row's keys added to the subgroup's counter at `counters`.
+fn rank_in_subgroup(d: u32, valid: bool, counters: u32, lanes: vec4<u32>, below: vec4<u32>, ids: Ids) -> u32 {
+    var peers = subgroupBallot(valid);
+    for (var b = 0u; b < 8u; b++) {
+        let one = ((d >> b) & 1u) != 0u;
+        let votes = subgroupBallot(one);
+        peers &= select(lanes & ~votes, votes, one);
+    }
+    let leader = lowest_lane(peers);
+    var before = 0u;
+    if valid && ids.lane == leader {
+        // The next row's leader may be another lane: it reads this value only after the
+        // shuffle below, which waits for this lane.
+        before = atomicAdd(&counts[counters + d], bit_count(peers));
+    }
+    return subgroupShuffle(before, leader) + bit_count(peers & below);
+}
+
+// The largest `x` of any invocation, the same in all of them. Barriers inside.
+fn workgroup_max(x: u32, ids: Ids) -> u32 {
+    if x != 0u {
+        atomicMax(&signal, x);
+    }
+    workgroupBarrier();
+    if ids.index == 0u {
+        signal_seen = atomicLoad(&signal);
+        atomicStore(&signal, 0u);
+    }
+    return workgroupUniformLoad(&signal_seen);
+}
+
+// The fallback: `fallback` = the digit counts of local tile t, from its keys.
+fn count_tile(t: u32, ids: Ids) {
+    for (var d = ids.index; d < RADIX; d += WG) {
+        atomicStore(&fallback[d], 0u);
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < KPT; k++) {
+        let i = t * TILE + k * WG + ids.index;
+        if i < params.n {
+            atomicAdd(&fallback[digit_of(keys_in[i])], 1u);
+        }
+    }
+    workgroupBarrier();
+}
+
+// For each of this invocation's digits, the number of keys with that digit in the
+// tiles before global tile g.
+//
+// Each digit walks back on its own from tile g - 1, adding aggregates, until it meets an
+// inclusive prefix (done) or a tile that has published nothing after SPIN probes
+// (stuck). Then the workgroup meets: if any digit is stuck, it counts the highest tile
+// any digit is stuck at itself, every digit stuck there takes that count and walks on,
+// and the round repeats. The highest stuck tile falls every round (a tile of an earlier
+// dispatch is complete and probed at least once, so never stuck), so the rounds end.
+fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
+    var prefix: array<u32, DPT>;
+    if g == 0u {
+        return prefix;
+    }
+    var open: array<bool, DPT>;
+    var at: array<u32, DPT>;  // the tile an open digit looks at next
+    for (var j = 0u; j < DPT; j++) {
+        open[j] = me * DPT + j < RADIX;
+        at[j] = g - 1u;
+    }
+    loop {
+        var stuck = 0u;  // 1 + the highest tile one of this invocation's digits is stuck at
+        for (var j = 0u; j < DPT; j++) {
+            loop {
+                if !open[j] {
+                    break;
+                }
+                let w = at[j] * RADIX + me * DPT + j;
+                // A tile of an earlier dispatch is complete: one probe always finds it.
+                let spins = select(SPIN, max(SPIN, 1u), at[j] < params.tile_base);
+                var s = 0u;
+                for (var spin = 0u; spin < spins; spin++) {
+                    s = atomicLoad(&status[w]);
+                    if s != 0u {
+                        break;
+                    }
+                }
+                if s == 0u {
+                    stuck = max(stuck, at[j] + 1u);
+                    break;
+                }
+                prefix[j] += s & COUNT;
+                // (tile 0 publishes only inclusive prefixes)
+                if s >= INCLUSIVE || at[j] == 0u {
+                    open[j] = false;
+                } else {
+                    at[j] -= 1u;
+                }
+            }
+        }
+        let highest = workgroup_max(stuck, ids);
+        if highest == 0u {
+            break;  // every digit met an inclusive prefix
+        }
+        let tile = highest - 1u;
+        if tile < params.tile_base {
+            continue;  // (not reached: see above)
+        }
+        count_tile(tile - params.tile_base, ids);
+        let kind = select(AGGREGATE, INCLUSIVE, tile == 0u);
+        for (var j = 0u; j < DPT; j++) {
+            if open[j] && at[j] == tile {
+                let d = me * DPT + j;
+                let c = atomicLoad(&fallback[d]);
+                atomicMax(&status[tile * RADIX + d], kind | c);
+                prefix[j] += c;
+                if tile == 0u {
+                    open[j] = false;
+                } else {
+                    at[j] = tile - 1u;
+                }
+            }
+        }
+    }
+    return prefix;
+}
+
+@compute @workgroup_size(WG)
+fn onesweep(ids: Ids) {
+    let t = linear_group(ids);
+    if t >= params.tiles {
+        return;  // a surplus workgroup of a folded dispatch
+    }
+    let g = params.tile_base + t;
+    let me = position(ids);
+    for (var i = ids.index; i < MAX_SUBGROUPS * RADIX; i += WG) {
+        atomicStore(&counts[i], 0u);
+    }
+    if ids.index == 0u {
+        atomicStore(&signal, 0u);
+    }
+    workgroupBarrier();
+
+    // 1. Load and rank within the subgroup.
+    let row0 = t * TILE + ids.subgroup * KPT * ids.width + ids.lane;
+    let counters = ids.subgroup * RADIX;
+    let lanes = subgroupBallot(true);
+    let below = lanes_below(ids.lane);
+    var keys: array<u32, KPT>;
+    var pos: array<u32, KPT>;
+    for (var k = 0u; k < KPT; k++) {
+        let i = row0 + k * ids.width;
+        let valid = i < params.n;
+        var key = 0u;
+        if valid {
+            key = keys_in[i];
+        }
+        keys[k] = key;
+        pos[k] = rank_in_subgroup(digit_of(key), valid, counters, lanes, below, ids);
+    }
+    workgroupBarrier();
+
+    // 2. Per digit: the subgroups' offsets and the tile's count, published.
+    var count: array<u32, DPT>;
+    for (var j = 0u; j < DPT; j++) {
+        let d = me * DPT + j;
+        var running = 0u;
+        if d < RADIX {
+            for (var s = 0u; s < ids.subgroups; s++) {
+                let c = atomicLoad(&counts[s * RADIX + d]);
+                atomicStore(&counts[s * RADIX + d], running);
+                running += c;
+            }
+            atomicMax(&status[g * RADIX + d], select(AGGREGATE, INCLUSIVE, g == 0u) | running);
+        }
+        count[j] = running;
+    }
+    var start = count;
+    let kept = scan_digits(&start, ids);
+    for (var j = 0u; j < DPT; j++) {
+        let d = me * DPT + j;
+        if d < RADIX {
+            digit_base[d] = start[j];
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < KPT; k++) {
+        if row0 + k * ids.width < params.n {
+            let d = digit_of(keys[k]);
+            pos[k] += digit_base[d] + atomicLoad(&counts[counters + d]);
+        }
+    }
+
+    // 3. The tiles before this one.
+    let prefix = look_back(g, me, ids);
+    workgroupBarrier();  // every position is computed: digit_base and counts are free
+    for (var j = 0u; j < DPT; j++) {
+        let d = me * DPT + j;
+        if d < RADIX {
+            if g != 0u {
+                atomicMax(&status[g * RADIX + d], INCLUSIVE | (prefix[j] + count[j]));
+            }
+            digit_base[d] = offsets[params.pass_index * RADIX + d] + prefix[j] - start[j];
+        }
+    }
+
+    // 4. Through workgroup memory to the output.
+    for (var k = 0u; k < KPT; k++) {
+        if row0 + k * ids.width < params.n {
+            stage_store(pos[k], keys[k]);
+        }
+    }
+    workgroupBarrier();
+    var dst: array<u32, KPT>;
+    for (var k = 0u; k < KPT; k++) {
+        let j = k * WG + me;
+        if j < kept {
+            let key = stage_load(j);
+            let to = digit_base[digit_of(key)] + j;
+            dst[k] = to;
+            if params.write_keys != 0u && to >= params.out_lo && to < params.out_hi {
+                keys_out[to - params.out_lo] = key;
+            }
+        }
+    }
+{{VALUES}}
+}

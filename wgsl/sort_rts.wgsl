@@ -1,0 +1,232 @@
+// One digit pass of a reduce-then-scan radix sort, for adapters without subgroups:
+// `upsweep` counts each workgroup's keys per digit, the counts (digit-major: digit d of
+// workgroup w at d * total_groups + w) are scanned by the library's exclusive scan, and
+// `downsweep` scatters each workgroup's keys from its offsets. A workgroup owns a
+// contiguous range of tiles (TILE = WG * KPT keys) and walks them in order; no
+// workgroup ever waits for another.
+//
+// The downsweep ranks a tile in workgroup memory: two stable splits by four bits of the
+// digit (low half, then high half), each a scan over the invocations of 16 counters
+// packed two to a word (16 bits each: TILE < 65536). After them the tile is in digit
+// order, and each key goes to its digit's offset plus its place in the digit's run.
+
+const WG: u32 = {{WG}}u;
+const KPT: u32 = {{KPT}}u;
+const TILE: u32 = WG * KPT;
+const RADIX: u32 = 256u;
+
+struct RtsParams {
+    n: u32,               // keys in the input binding
+    tiles: u32,           // tiles in this dispatch
+    tiles_per_group: u32, // consecutive tiles per workgroup
+    groups: u32,          // workgroups that take part in this dispatch
+    group_base: u32,      // this dispatch's first workgroup, over all dispatches
+    total_groups: u32,    // workgroups over all dispatches (the counts' row length)
+    first: u32,           // index of the input binding's first key (argsort's indices)
+    shift: u32,           // digit = (ordered(key) >> shift) & mask
+    mask: u32,
+    key_xor: u32,         // see sort_keys.wgsl
+    neg_mask: u32,
+    indices: u32,         // 1: the values are the keys' indices (argsort's first pass)
+    write_keys: u32,      // 0: only the values are wanted (argsort's last pass)
+    out_lo: u32,          // the output bindings hold elements out_lo ..< out_hi
+    out_hi: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: RtsParams;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys_out: array<u32>;
+// upsweep: the counts; downsweep: their exclusive scan, the first output position of
+// each (digit, workgroup).
+@group(0) @binding(5) var<storage, read_write> counts: array<u32>;
+{{VALUE_BINDINGS}}
+
+{{KEYS}}
+
+struct Ids {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) index: u32,
+}
+
+fn linear_group(ids: Ids) -> u32 {
+    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+}
+
+fn digit_of(key: u32) -> u32 {
+    return (ordered(key, params.key_xor, params.neg_mask) >> params.shift) & params.mask;
+}
+
+var<workgroup> digit_counts: array<atomic<u32>, RADIX>;
+
+@compute @workgroup_size(WG)
+fn upsweep(ids: Ids) {
+    let group = linear_group(ids);
+    if group >= params.groups {
+        return;
+    }
+    for (var d = ids.index; d < RADIX; d += WG) {
+        atomicStore(&digit_counts[d], 0u);
+    }
+    workgroupBarrier();
+    let t0 = group * params.tiles_per_group;
+    let t1 = min(t0 + params.tiles_per_group, params.tiles);
+    let end = min(t1 * TILE, params.n);
+    for (var i = t0 * TILE + ids.index; i < end; i += WG) {
+        atomicAdd(&digit_counts[digit_of(keys_in[i])], 1u);
+    }
+    workgroupBarrier();
+    for (var d = ids.index; d < RADIX; d += WG) {
+        counts[d * params.total_groups + params.group_base + group] = atomicLoad(&digit_counts[d]);
+    }
+}
+
+// The tile in its current order: keys and their positions in the input tile.
+var<workgroup> tile_keys: array<u32, TILE>;
+var<workgroup> tile_origin: array<u32, TILE>;
+// The split's scan: two vec4 (16 packed counters) per invocation.
+var<workgroup> sums: array<vec4<u32>, 2 * WG>;
+// Per digit: its run in the sorted tile, and the next output position of the digit.
+var<workgroup> run_start: array<u32, RADIX>;
+var<workgroup> run_end: array<u32, RADIX>;
+var<workgroup> next: array<u32, RADIX>;
+
+// Counter b of 16 packed two to a word in (lo, hi).
+fn counter(lo: vec4<u32>, hi: vec4<u32>, b: u32) -> u32 {
+    var w = lo;
+    if b >= 8u {
+        w = hi;
+    }
+    return (w[(b >> 1u) & 3u] >> ((b & 1u) * 16u)) & 0xffffu;
+}
+
+// A stable split of the tile (invocation i holds positions i * KPT ..< (i + 1) * KPT in
+// `keys` and `origin`) by bits `bit ..< bit + 4` of the digit; positions past `valid`
+// go to bucket 15 (they are last and stay last).
+fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, KPT>>, bit: u32, valid: u32, ids: Ids) {
+    var lo = vec4<u32>(0u);
+    var hi = vec4<u32>(0u);
+    var rank: array<u32, KPT>;
+    var bucket: array<u32, KPT>;
+    for (var k = 0u; k < KPT; k++) {
+        var b = 15u;
+        if (*origin)[k] < valid {
+            b = (digit_of((*keys)[k]) >> bit) & 15u;
+        }
+        bucket[k] = b;
+        rank[k] = counter(lo, hi, b);
+        var one = vec4<u32>(0u);
+        one[(b >> 1u) & 3u] = 1u << ((b & 1u) * 16u);
+        if b < 8u {
+            lo += one;
+        } else {
+            hi += one;
+        }
+    }
+    let own_lo = lo;
+    let own_hi = hi;
+    // Inclusive scan of the packed counters over the invocations (Hillis-Steele).
+    workgroupBarrier();  // the previous split's readers are done with `sums`
+    sums[ids.index] = lo;
+    sums[WG + ids.index] = hi;
+    workgroupBarrier();
+    for (var d = 1u; d < WG; d <<= 1u) {
+        if ids.index >= d {
+            lo += sums[ids.index - d];
+            hi += sums[WG + ids.index - d];
+        }
+        workgroupBarrier();
+        sums[ids.index] = lo;
+        sums[WG + ids.index] = hi;
+        workgroupBarrier();
+    }
+    let total_lo = sums[WG - 1u];
+    let total_hi = sums[2u * WG - 1u];
+    let before_lo = lo - own_lo;
+    let before_hi = hi - own_hi;
+    var starts: array<u32, 16>;
+    var s = 0u;
+    for (var b = 0u; b < 16u; b++) {
+        starts[b] = s;
+        s += counter(total_lo, total_hi, b);
+    }
+    for (var k = 0u; k < KPT; k++) {
+        let b = bucket[k];
+        let p = starts[b] + counter(before_lo, before_hi, b) + rank[k];
+        tile_keys[p] = (*keys)[k];
+        tile_origin[p] = (*origin)[k];
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < KPT; k++) {
+        (*keys)[k] = tile_keys[ids.index * KPT + k];
+        (*origin)[k] = tile_origin[ids.index * KPT + k];
+    }
+}
+
+@compute @workgroup_size(WG)
+fn downsweep(ids: Ids) {
+    let group = linear_group(ids);
+    if group >= params.groups {
+        return;
+    }
+    for (var d = ids.index; d < RADIX; d += WG) {
+        next[d] = counts[d * params.total_groups + params.group_base + group];
+    }
+    let t0 = group * params.tiles_per_group;
+    let t1 = min(t0 + params.tiles_per_group, params.tiles);
+    for (var t = t0; t < t1; t++) {
+        let base = t * TILE;
+        let valid = min(params.n - base, TILE);
+        var keys: array<u32, KPT>;
+        var origin: array<u32, KPT>;
+        for (var k = 0u; k < KPT; k++) {
+            let p = ids.index * KPT + k;
+            origin[k] = p;
+            if p < valid {
+                keys[k] = keys_in[base + p];
+            }
+        }
+        split(&keys, &origin, 0u, valid, ids);
+        split(&keys, &origin, 4u, valid, ids);
+        // Runs of equal digits in the sorted tile.
+        for (var d = ids.index; d < RADIX; d += WG) {
+            run_start[d] = 0u;
+            run_end[d] = 0u;
+        }
+        workgroupBarrier();
+        for (var k = 0u; k < KPT; k++) {
+            let p = ids.index * KPT + k;
+            if p < valid {
+                let d = digit_of(keys[k]);
+                if p == 0u || digit_of(tile_keys[p - 1u]) != d {
+                    run_start[d] = p;
+                }
+                if p + 1u == valid || digit_of(tile_keys[p + 1u]) != d {
+                    run_end[d] = p + 1u;
+                }
+            }
+        }
+        workgroupBarrier();
+        // Striped, so consecutive invocations write consecutive addresses.
+        for (var k = 0u; k < KPT; k++) {
+            let p = k * WG + ids.index;
+            if p < valid {
+                let key = tile_keys[p];
+                let d = digit_of(key);
+                let to = next[d] + p - run_start[d];
+                if to >= params.out_lo && to < params.out_hi {
+                    if params.write_keys != 0u {
+                        keys_out[to - params.out_lo] = key;
+                    }
+{{VALUES}}
+                }
+            }
+        }
+        workgroupBarrier();
+        for (var d = ids.index; d < RADIX; d += WG) {
+            next[d] += run_end[d] - run_start[d];
+        }
+        workgroupBarrier();
+    }
+}
