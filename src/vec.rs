@@ -11,6 +11,7 @@ use std::task::{Context as TaskContext, Poll, Waker};
 use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
+use crate::ops::kernel::{Access, Args, record_expression};
 use crate::record::Work;
 use crate::view::View;
 
@@ -215,6 +216,21 @@ impl<T: GpuElement> GpuVec<T> {
                 self.buffer.usage()
             ),
         })
+    }
+
+    /// A vector of `len` elements over `buffer`, a buffer of gpuprim's with room for
+    /// `len` rounded up to whole vec4 units (scratch handed to code that takes vectors).
+    pub(crate) fn over_scratch(ctx: &Ctx, buffer: wgpu::Buffer, len: usize) -> GpuVec<T> {
+        debug_assert!(buffer.size() >= (len.next_multiple_of(LANES) * size_of::<T>()) as u64);
+        GpuVec {
+            buffer,
+            offset: 0,
+            len,
+            padded: true,
+            count: None,
+            ctx: ctx.plain(),
+            _element: PhantomData,
+        }
     }
 
     /// Number of 4-element groups the kernels process (`len` rounded up).
@@ -455,6 +471,27 @@ impl<T: GpuElement> GpuVec<T> {
         out.copy_from(self)?;
         Ok(out)
     }
+}
+
+/// Adds a copy of `src` into `dst` (same element type and length, host lengths) to
+/// `work`, for calls that end in a copy: wgpu's buffer copy, or the copy kernel where the
+/// context measured it faster ([`GpuVec::copy_from`]) or a buffer lacks the copy usages (a
+/// borrowed vector needs only `STORAGE`).
+pub(crate) fn record_copy(work: &mut Work, src: &View<'_>, dst: &View<'_>) -> Result<()> {
+    debug_assert_eq!((src.len, src.wgsl), (dst.len, dst.wgsl));
+    let bytes = (dst.len as u64 * dst.size).next_multiple_of(4);
+    let usable = dst.buffer.usage().contains(wgpu::BufferUsages::COPY_DST)
+        && src.buffer.usage().contains(wgpu::BufferUsages::COPY_SRC);
+    let measured =
+        bytes >= COPY_MEASURED_BYTES && dst.ctx.inner.copy_by_kernel.get().copied() == Some(true);
+    if usable && !measured {
+        work.copy((src.buffer, src.offset), (dst.buffer, dst.offset), bytes);
+        return Ok(());
+    }
+    let mut args = Args::new(work.op());
+    args.vec("x", *src, Access::Read);
+    args.internal("gp_out", *dst, Access::Write);
+    record_expression(dst.ctx, work, "x", args)
 }
 
 /// Small buffers kept for reuse, so a call like a blocking `reduce` creates no buffers

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use common::*;
 use gpuprim::wgpu;
-use gpuprim::{Ctx, Error, Sort, SortAlgorithm, SortKey};
+use gpuprim::{Ctx, Error, GpuVec, Sort, SortAlgorithm, SortKey};
 use proptest::prelude::*;
 
 const ONESWEEP: SortAlgorithm = SortAlgorithm::OneSweep;
@@ -689,6 +689,360 @@ fn counts_past_one_binding_are_too_large() {
             .sort_with(&mut keys, &Sort::ascending().algorithm(ONESWEEP))
             .unwrap_err();
         assert!(err.to_string().contains("tile statuses"), "{err}");
+    }
+}
+
+// ---- vectors over an application's buffers ----
+
+/// A buffer of the application's: random guard words with the given data placed at word
+/// offsets, written at creation (so it needs no `COPY_DST`), read back by plain wgpu.
+struct AppBuffer {
+    buffer: wgpu::Buffer,
+    initial: Vec<u32>,
+}
+
+impl AppBuffer {
+    /// `words` words with `usage` (and `STORAGE | COPY_SRC`), `data[k].1` at word
+    /// `data[k].0`.
+    fn new(
+        ctx: &Ctx,
+        words: usize,
+        usage: wgpu::BufferUsages,
+        data: &[(usize, &[u32])],
+    ) -> AppBuffer {
+        let mut initial = random_vec::<u32>(words, words as u64 + 77);
+        for &(at, d) in data {
+            initial[at..at + d.len()].copy_from_slice(d);
+        }
+        let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("application buffer"),
+            size: 4 * words as u64,
+            usage: usage | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        buffer
+            .slice(..)
+            .get_mapped_range_mut()
+            .unwrap()
+            .copy_from_slice(bytemuck::cast_slice(&initial));
+        buffer.unmap();
+        AppBuffer { buffer, initial }
+    }
+
+    /// A vector of `len` elements at word `at`.
+    fn vec<T: gpuprim::GpuElement>(&self, ctx: &Ctx, at: usize, len: usize) -> GpuVec<T> {
+        GpuVec::from_buffer_at(ctx, self.buffer.clone(), 4 * at as u64, len).unwrap()
+    }
+
+    /// Asserts that every word outside the ranges `(at, len)` still holds its first
+    /// value, and returns the words of each range.
+    fn check(&self, ctx: &Ctx, ranges: &[(usize, usize)], what: &str) -> Vec<Vec<u32>> {
+        let device = ctx.device();
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("application staging"),
+            size: self.buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, self.buffer.size());
+        ctx.queue().submit([enc.finish()]);
+        staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll");
+        let words: Vec<u32> =
+            bytemuck::cast_slice(&staging.slice(..).get_mapped_range().unwrap()).to_vec();
+        for (i, (&w, &g)) in words.iter().zip(&self.initial).enumerate() {
+            if !ranges.iter().any(|&(at, len)| (at..at + len).contains(&i)) {
+                assert_eq!(
+                    w, g,
+                    "{what}: word {i} outside the vectors {ranges:?} changed"
+                );
+            }
+        }
+        ranges
+            .iter()
+            .map(|&(at, len)| words[at..at + len].to_vec())
+            .collect()
+    }
+}
+
+/// Words per storage offset alignment (256 bytes on most devices).
+fn align_words(ctx: &Ctx) -> usize {
+    ctx.info().limits.min_storage_buffer_offset_alignment as usize / 4
+}
+
+/// sort, sort_by_key (keys and values two views of one buffer) and argsort of `len` f32
+/// keys in buffers of the application's at non-zero offsets, with guard words around
+/// them: results against the CPU, and no word outside the vectors touched.
+fn borrowed_sorts(ctx: &Ctx, len: usize, case: &Case, usage: wgpu::BufferUsages) {
+    let what = format!("{case:?} of {len} borrowed ({usage:?})");
+    let a = align_words(ctx);
+    let host = keys::<f32>(len, len as u64 + 3, 0);
+    let words = bits_of(&host);
+    let order = cpu_order(&host, case);
+    let want: Vec<u32> = order.iter().map(|&i| words[i as usize]).collect();
+    let sort = case.sort();
+
+    let app = AppBuffer::new(ctx, a + len + a + 3, usage, &[(a, &words)]);
+    let mut keys = app.vec::<f32>(ctx, a, len);
+    ctx.sort_with(&mut keys, &sort)
+        .unwrap_or_else(|e| panic!("sort {what}: {e}"));
+    let got = app.check(ctx, &[(a, len)], &format!("sort {what}"));
+    assert_all_eq(&got[0], &want, &format!("sort {what}"));
+
+    // Values right after the keys' last aligned word, then guards.
+    let b = (a + len).next_multiple_of(a) + a;
+    let indices: Vec<u32> = (0..len as u32).collect();
+    let app = AppBuffer::new(ctx, b + len + a + 1, usage, &[(a, &words), (b, &indices)]);
+    let mut keys = app.vec::<f32>(ctx, a, len);
+    let mut values = app.vec::<u32>(ctx, b, len);
+    ctx.sort_by_key_with(&mut keys, &mut values, &sort)
+        .unwrap_or_else(|e| panic!("sort_by_key {what}: {e}"));
+    let got = app.check(ctx, &[(a, len), (b, len)], &format!("sort_by_key {what}"));
+    assert_all_eq(&got[0], &want, &format!("sort_by_key keys {what}"));
+    assert_all_eq(&got[1], &order, &format!("sort_by_key values {what}"));
+
+    let input = AppBuffer::new(ctx, a + len + a, usage, &[(a, &words)]);
+    let out = AppBuffer::new(ctx, a + len + 5, usage, &[]);
+    let mut order_out = out.vec::<u32>(ctx, a, len);
+    ctx.argsort_into(&input.vec::<f32>(ctx, a, len), &sort, &mut order_out)
+        .unwrap_or_else(|e| panic!("argsort {what}: {e}"));
+    input.check(ctx, &[], &format!("argsort's input {what}"));
+    let got = out.check(ctx, &[(a, len)], &format!("argsort {what}"));
+    assert_all_eq(&got[0], &order, &format!("argsort {what}"));
+}
+
+/// Bit ranges of 4 passes, 3 (an in-place sort ends in its scratch buffers and copies
+/// back) and 1.
+fn pass_counts(alg: SortAlgorithm) -> [Case; 3] {
+    [0..32, 0..24, 8..16].map(|bits| Case {
+        algorithm: alg,
+        descending: bits.start == 8,
+        bits,
+    })
+}
+
+#[test]
+fn borrowed_vectors_stay_inside() {
+    let ctx = ctx();
+    // Without COPY_DST the copy back is a kernel; with it, wgpu's buffer copy.
+    let storage = wgpu::BufferUsages::empty();
+    let copyable = wgpu::BufferUsages::COPY_DST;
+    for alg in algorithms(ctx) {
+        for len in [1, 2, 3, 5, 7, 8, 1021, TILE + 3, 3 * TILE + 5] {
+            for case in pass_counts(alg) {
+                borrowed_sorts(ctx, len, &case, storage);
+            }
+        }
+        for case in pass_counts(alg) {
+            borrowed_sorts(ctx, 1001, &case, copyable);
+        }
+    }
+}
+
+#[test]
+fn borrowed_vectors_across_binding_windows() {
+    let ctx = window_ctx(); // 4096 keys per window
+    for alg in algorithms(ctx) {
+        for len in [4097, 3 * 4096 + 5] {
+            for case in pass_counts(alg) {
+                borrowed_sorts(ctx, len, &case, wgpu::BufferUsages::empty());
+            }
+        }
+    }
+}
+
+/// unique, run_length_encode and reduce_by_key over borrowed vectors (inputs and outputs
+/// at offsets, lengths not a multiple of 4, outputs longer than the input), with guards.
+#[test]
+fn borrowed_runs_stay_inside() {
+    let ctx = ctx();
+    let a = align_words(ctx);
+    for len in [1, 3, 6, 257, 1021] {
+        let host: Vec<u32> = random_vec::<u32>(len, len as u64)
+            .iter()
+            .map(|r| r % 7)
+            .collect();
+        let values: Vec<i32> = random_vec::<i32>(len, 5).iter().map(|v| v >> 8).collect();
+        let runs = cpu_runs(&host);
+        let run_keys: Vec<u32> = runs.iter().map(|&(i, _)| host[i]).collect();
+        let lengths: Vec<u32> = runs.iter().map(|&(_, l)| l as u32).collect();
+        let sums: Vec<u32> = runs
+            .iter()
+            .map(|&(i, l)| {
+                values[i..i + l]
+                    .iter()
+                    .fold(0i32, |s, &v| s.wrapping_add(v)) as u32
+            })
+            .collect();
+        let r = runs.len();
+        // Inputs in one buffer (keys at a, values at b), outputs in another: keys at a,
+        // second output at c, count at d; each output has room for len + 2.
+        let b = (a + len).next_multiple_of(a) + a;
+        let vbits: Vec<u32> = values.iter().map(|&v| v as u32).collect();
+        let input = AppBuffer::new(
+            ctx,
+            b + len + 2,
+            wgpu::BufferUsages::empty(),
+            &[(a, &host), (b, &vbits)],
+        );
+        let c = (a + len + 2).next_multiple_of(a) + a;
+        let d = (c + len + 2).next_multiple_of(a) + a;
+        let fresh = || AppBuffer::new(ctx, d + 1 + a, wgpu::BufferUsages::empty(), &[]);
+        let keys = input.vec::<u32>(ctx, a, len);
+        let vals = input.vec::<i32>(ctx, b, len);
+        let what = format!("{len} borrowed");
+
+        let out = fresh();
+        ctx.unique_into(
+            &keys,
+            &mut out.vec::<u32>(ctx, a, len + 2),
+            &mut out.vec::<u32>(ctx, d, 1),
+        )
+        .unwrap();
+        let got = out.check(ctx, &[(a, r), (d, 1)], &format!("unique_into {what}"));
+        assert_eq!((got[0].clone(), got[1][0]), (run_keys.clone(), r as u32));
+
+        let out = fresh();
+        ctx.run_length_encode_into(
+            &keys,
+            &mut out.vec::<u32>(ctx, a, len + 2),
+            &mut out.vec::<u32>(ctx, c, len + 2),
+            &mut out.vec::<u32>(ctx, d, 1),
+        )
+        .unwrap();
+        let got = out.check(ctx, &[(a, r), (c, r), (d, 1)], &format!("rle {what}"));
+        assert_eq!(
+            got,
+            vec![run_keys.clone(), lengths, vec![r as u32]],
+            "{what}"
+        );
+
+        let out = fresh();
+        ctx.reduce_by_key_into(
+            &keys,
+            &vals,
+            &gpuprim::ScanOp::Sum,
+            &mut out.vec::<u32>(ctx, a, len + 2),
+            &mut out.vec::<i32>(ctx, c, len + 2),
+            &mut out.vec::<u32>(ctx, d, 1),
+        )
+        .unwrap();
+        let got = out.check(ctx, &[(a, r), (c, r), (d, 1)], &format!("rbk {what}"));
+        assert_eq!(got, vec![run_keys, sums, vec![r as u32]], "{what}");
+        input.check(ctx, &[], &format!("the inputs of {what}"));
+    }
+}
+
+/// Keys and values may be two views of one buffer that do not overlap (tested above);
+/// overlapping ones, and argsort's keys and output in one buffer, are refused before
+/// anything runs.
+#[test]
+fn views_of_one_buffer() {
+    let ctx = ctx();
+    let a = align_words(ctx);
+    let n = 3 * a;
+    let host: Vec<u32> = random_vec::<u32>(n, 1);
+    let app = AppBuffer::new(ctx, a + 2 * n, wgpu::BufferUsages::empty(), &[(a, &host)]);
+    let mut keys = app.vec::<u32>(ctx, a, n);
+    // The same bytes, and bytes that meet.
+    for at in [a, 2 * a, a + n - a] {
+        let mut values = app.vec::<u32>(ctx, at, n);
+        let err = ctx.sort_by_key(&mut keys, &mut values).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument { op: "sort_by_key", message } if message.contains("overlap")),
+            "{err:?}"
+        );
+    }
+    let mut out = app.vec::<u32>(ctx, a + n, n);
+    let err = ctx
+        .argsort_into(&keys, &Sort::ascending(), &mut out)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { op: "argsort", message } if message.contains("one buffer")),
+        "{err:?}"
+    );
+    app.check(ctx, &[], "refused calls");
+}
+
+/// Prefix views ([`GpuVec::prefix`]) have their length on the device: every sort and run
+/// refuses them, as input and as output.
+#[test]
+fn prefix_views_are_refused() {
+    let ctx = ctx();
+    let count = ctx.upload(&[2u32]).unwrap();
+    let v = ctx.upload(&[3u32, 1, 2, 2]).unwrap();
+    let mut p = v.prefix(&count).unwrap();
+    let mut whole = ctx.upload(&[5u32, 4, 3, 2]).unwrap();
+    let mut c = ctx.zeros::<u32>(1).unwrap();
+    let refused = |r: gpuprim::Result<()>, what: &str| {
+        let err = r.unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument { message, .. } if message.contains("prefix view")),
+            "{what}: {err:?}"
+        );
+    };
+    refused(ctx.sort(&mut p), "sort");
+    refused(ctx.sort_by_key(&mut p, &mut whole), "sort_by_key keys");
+    refused(ctx.sort_by_key(&mut whole, &mut p), "sort_by_key values");
+    refused(ctx.argsort(&p).map(drop), "argsort");
+    refused(
+        ctx.argsort_into(&whole, &Sort::ascending(), &mut p),
+        "argsort out",
+    );
+    refused(ctx.unique(&p).map(drop), "unique");
+    refused(ctx.unique_into(&whole, &mut p, &mut c), "unique_into out");
+    refused(ctx.run_length_encode(&p).map(drop), "run_length_encode");
+    refused(
+        ctx.reduce_by_key(&whole, &p, &gpuprim::ScanOp::Sum)
+            .map(drop),
+        "reduce_by_key values",
+    );
+    assert_eq!(v.to_vec().unwrap(), vec![3, 1, 2, 2]);
+    assert_eq!(whole.to_vec().unwrap(), vec![5, 4, 3, 2]);
+}
+
+/// Sorts recorded into the application's encoder run when it is submitted, every pass
+/// (and reduce-then-scan's scans, and an odd pass count's copy back) in it.
+#[test]
+fn sorts_record_into_the_applications_encoder() {
+    let ctx = ctx();
+    let n = 3 * TILE + 7;
+    let host = keys::<i32>(n, 17, 0);
+    for alg in algorithms(ctx) {
+        for case in pass_counts(alg) {
+            let what = format!("{case:?} recorded");
+            let order = cpu_order(&host, &case);
+            let want: Vec<i32> = order.iter().map(|&i| host[i as usize]).collect();
+            let mut keys = ctx.upload(&host).unwrap();
+            let mut values = ctx.upload(&(0..n as u32).collect::<Vec<_>>()).unwrap();
+            let input = ctx.upload(&host).unwrap();
+            let mut argsorted = poisoned::<u32>(ctx, n);
+            let mut enc = ctx.device().create_command_encoder(&Default::default());
+            ctx.record(&mut enc, |ctx| {
+                ctx.sort_by_key_with(&mut keys, &mut values, &case.sort())?;
+                ctx.argsort_into(&input, &case.sort(), &mut argsorted)
+            })
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            // Nothing has run before the encoder is submitted.
+            assert_eq!(keys.to_vec().unwrap(), host, "{what}: before submitting");
+            ctx.queue().submit([enc.finish()]);
+            assert_eq!(keys.to_vec().unwrap(), want, "{what}: keys");
+            assert_all_eq(
+                &values.to_vec().unwrap(),
+                &order,
+                &format!("{what}: values"),
+            );
+            assert_all_eq(
+                &argsorted.to_vec().unwrap(),
+                &order,
+                &format!("{what}: argsort"),
+            );
+        }
     }
 }
 

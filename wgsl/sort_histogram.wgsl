@@ -21,7 +21,8 @@ struct HistParams {
 }
 
 @group(0) @binding(0) var<uniform> params: HistParams;
-@group(0) @binding(1) var<storage, read> keys: array<vec4<u32>>;
+// The keys as vec4 units: `keys_load(u)` (src/view.rs).
+{{KEYS_DECL}}
 // passes x RADIX counts, cleared before `histogram`; `scan_histogram` turns each pass's
 // counts into exclusive prefixes in place.
 @group(0) @binding(2) var<storage, read_write> hist: array<atomic<u32>>;
@@ -60,7 +61,7 @@ fn histogram(ids: Ids) {
     for (var r = 0u; r < rounds; r++) {
         var v = vec4<u32>(0u);
         if u < params.units {
-            v = keys[u];
+            v = keys_load(u);
         }
         for (var c = 0u; c < 4u; c++) {
             let valid = u < params.units && u * 4u + c < params.n;

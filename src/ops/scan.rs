@@ -238,6 +238,28 @@ impl Ctx {
         work.submit()
     }
 
+    /// Adds the exclusive prefix sum of `v` into `out` (same length, host lengths) to
+    /// `work`: for primitives built on scans (the radix sort's digit counts), so the scan
+    /// goes in the same recording as their own passes.
+    pub(crate) fn record_scan_exclusive<T: GpuElement>(
+        &self,
+        work: &mut Work,
+        v: &GpuVec<T>,
+        out: &GpuVec<T>,
+    ) -> Result<()> {
+        debug_assert_eq!(v.len(), out.len());
+        let program = Program::scan(self, &ScanOp::<T>::Sum, true)?;
+        if v.is_empty() {
+            return Ok(());
+        }
+        let out = View::of(out);
+        self.record_windows::<T, T>(work, &program, ScanAlgorithm::Auto, v, out, |w| OutRange {
+            res: out.window(w),
+            out_base: 0,
+        })?;
+        Ok(())
+    }
+
     /// The elements of `v` for which the WGSL predicate `predicate` (an expression in `x`
     /// of the element type) holds, in their order. Blocks until the count is known.
     ///

@@ -16,6 +16,12 @@
 //! Keys and values may be larger than one storage binding (each pass reads and writes
 //! them window by window). The runs (`unique` and the others) need their input in one
 //! binding.
+//!
+//! Keys and values may be views of your own buffers ([`GpuVec::from_buffer_at`]): a
+//! sort writes only their elements. `sort_by_key`'s keys and values may be two views of
+//! one buffer whose bytes do not overlap. Every call here can be recorded into your
+//! encoder ([`Ctx::record`]) except the blocking `unique`, `run_length_encode` and
+//! `reduce_by_key` (use their `_into` forms).
 
 use std::ops::Range;
 
@@ -23,6 +29,7 @@ use crate::context::{Ctx, check_len};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::vec::GpuVec;
+use crate::view::View;
 
 mod engine;
 mod runs;
@@ -223,7 +230,8 @@ impl Ctx {
     /// [`Error::TooLarge`] only where the sort's own counts do not fit one storage
     /// binding ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes)): OneSweep
     /// keeps 1 KiB per tile (3840 keys on a GPU), reduce-then-scan 1 KiB per workgroup
-    /// (up to 2048 per binding window), far past any length a GPU's memory holds.
+    /// (up to 2048 per binding window), far past any length a GPU's memory holds;
+    /// [`Error::InvalidArgument`] for a prefix view ([`GpuVec::prefix`]).
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
@@ -257,11 +265,12 @@ impl Ctx {
     pub fn sort_with<K: SortKey>(&self, keys: &mut GpuVec<K>, sort: &Sort) -> Result<()> {
         let op = "sort";
         self.check_owned(op, &[&keys.ctx])?;
+        keys.require_host_len(op)?;
         let plan = engine::Plan::new::<K>(self, op, keys.len(), sort)?;
         plan.run(
             self,
             engine::Buffers {
-                keys: &keys.buffer,
+                keys: View::of(keys),
                 keys_writable: true,
                 values: engine::Values::None,
             },
@@ -272,8 +281,9 @@ impl Ctx {
     /// keys keep their order. Without waiting.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] unless `keys` and `values` have the same length; as
-    /// [`Ctx::sort`] otherwise.
+    /// [`Error::LengthMismatch`] unless `keys` and `values` have the same length;
+    /// [`Error::InvalidArgument`] if they are views of one buffer whose bytes overlap, or
+    /// prefix views ([`GpuVec::prefix`]); as [`Ctx::sort`] otherwise.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
@@ -312,14 +322,18 @@ impl Ctx {
     ) -> Result<()> {
         let op = "sort_by_key";
         self.check_owned(op, &[&keys.ctx, &values.ctx])?;
+        keys.require_host_len(op)?;
+        values.require_host_len(op)?;
         check_len(op, ("keys", keys.len()), ("values", values.len()))?;
-        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort)?;
+        let (keys, values) = (View::of(keys), View::of(values));
+        check_apart(op, ("keys", &keys), ("values", &values))?;
+        let plan = engine::Plan::new::<K>(self, op, keys.len, sort)?;
         plan.run(
             self,
             engine::Buffers {
-                keys: &keys.buffer,
+                keys,
                 keys_writable: true,
-                values: engine::Values::InPlace(&values.buffer),
+                values: engine::Values::InPlace(values),
             },
         )
     }
@@ -355,6 +369,11 @@ impl Ctx {
 
     /// [`Ctx::argsort_with`] into `out` (same length), without waiting.
     ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `out` has the keys' length;
+    /// [`Error::InvalidArgument`] if `keys` and `out` are views of one buffer, or prefix
+    /// views; as [`Ctx::sort_with`] otherwise.
+    ///
     /// ```
     /// use gpuprim::Sort;
     /// let ctx = gpuprim::Ctx::new()?;
@@ -372,17 +391,50 @@ impl Ctx {
     ) -> Result<()> {
         let op = "argsort";
         self.check_owned(op, &[&keys.ctx, &out.ctx])?;
+        keys.require_host_len(op)?;
+        out.require_host_len(op)?;
         check_len(op, ("out", out.len()), ("keys", keys.len()))?;
+        if keys.buffer == out.buffer {
+            return Err(Error::InvalidArgument {
+                op,
+                message: "`keys` and `out` are views of one buffer: argsort reads the keys \
+                          while it writes the order (wgpu cannot bind one buffer read-only and \
+                          writable in one dispatch); give `out` a buffer of its own"
+                    .into(),
+            });
+        }
         let plan = engine::Plan::new::<K>(self, op, keys.len(), sort)?;
         plan.run(
             self,
             engine::Buffers {
-                keys: &keys.buffer,
+                keys: View::of(keys),
                 keys_writable: false,
-                values: engine::Values::Indices(&out.buffer),
+                values: engine::Values::Indices(View::of(out)),
             },
         )
     }
+}
+
+/// `Err(InvalidArgument)` if two vectors of a call overlap (views of one buffer whose
+/// bytes meet): the sort would read elements it has already overwritten. Views of one
+/// buffer that do not overlap are fine.
+fn check_apart(op: &'static str, a: (&str, &View<'_>), b: (&str, &View<'_>)) -> Result<()> {
+    let ((a_name, a), (b_name, b)) = (a, b);
+    let end = |v: &View<'_>| v.offset + v.len as u64 * v.size;
+    if a.buffer == b.buffer && a.offset < end(b) && b.offset < end(a) {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "`{a_name}` (bytes {}..{}) and `{b_name}` (bytes {}..{}) overlap in one buffer; \
+                 give them separate bytes (views of one buffer that do not overlap are fine)",
+                a.offset,
+                end(a),
+                b.offset,
+                end(b)
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The checks every sort makes of its options, before any work.

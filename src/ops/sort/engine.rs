@@ -4,10 +4,12 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{Sort, SortAlgorithm, SortKey, check_bits};
 use crate::context::Ctx;
-use crate::dispatch::{Step, chunks, record_steps, submit_steps, units_per_window, workgroup_grid};
+use crate::dispatch::{Chunk, chunks, units_per_window, workgroup_grid};
 use crate::error::{Error, Result};
 use crate::pipeline::{Kernel, PipelineKey, render};
-use crate::vec::{GpuVec, LANES, Scratch};
+use crate::record::{Res, Work};
+use crate::vec::{GpuVec, LANES, record_copy};
+use crate::view::{View, units_wgsl};
 use std::sync::Arc;
 
 const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");
@@ -107,15 +109,16 @@ struct RtsParams {
 pub(super) enum Values<'a> {
     None,
     /// Values sorted in place along with the keys.
-    InPlace(&'a wgpu::Buffer),
+    InPlace(View<'a>),
     /// The keys' indices, written here (argsort).
-    Indices(&'a wgpu::Buffer),
+    Indices(View<'a>),
 }
 
-/// The buffers of one sort. `keys` holds the keys (padded to whole vec4 units); when
-/// not `keys_writable` it is only read (argsort).
+/// The vectors of one sort, each exactly `n` elements of 4 bytes (gpuprim's padded
+/// vectors or views of an application's buffer). When not `keys_writable` the keys are
+/// only read (argsort).
 pub(super) struct Buffers<'a> {
-    pub(super) keys: &'a wgpu::Buffer,
+    pub(super) keys: View<'a>,
     pub(super) keys_writable: bool,
     pub(super) values: Values<'a>,
 }
@@ -131,26 +134,20 @@ pub(super) struct Plan {
     algorithm: SortAlgorithm,
     spin: u32,
     tile: Option<(u32, u32)>,
-    /// The binding windows every buffer is cut into: a pass reads each input window and
+    /// The binding windows every vector is cut into: a pass reads each input window and
     /// writes each output window in a dispatch of its own.
     windows: Vec<Window>,
 }
 
-/// One binding window of the keys (and of every other buffer of `n` 4-byte elements).
+/// One binding window of the keys (and of every other vector of `n` 4-byte elements).
 #[derive(Clone, Copy, Debug)]
 struct Window {
     /// Its first element.
     first: u64,
     /// Its elements.
     len: u64,
-    /// The vec4 units its binding covers (`len` rounded up).
-    units: u64,
-}
-
-impl Window {
-    fn entry<'a>(&self, binding: u32, buffer: &'a wgpu::Buffer) -> wgpu::BindGroupEntry<'a> {
-        sized(binding, buffer, self.first * 4, self.units * 16)
-    }
+    /// Its vec4 units (`len` rounded up), as [`View::window`] cuts them.
+    chunk: Chunk,
 }
 
 impl Plan {
@@ -184,7 +181,7 @@ impl Plan {
             Window {
                 first,
                 len: (n - first).min(c.units * LANES as u64),
-                units: c.units,
+                chunk: c,
             }
         })
         .collect();
@@ -259,46 +256,45 @@ impl Plan {
             windows,
         })
     }
-
-    /// Records the sort and queues it.
+    /// Records the sort and queues it (or keeps it for [`Ctx::record`]'s encoder).
     pub(super) fn run(&self, ctx: &Ctx, buffers: Buffers<'_>) -> Result<()> {
         if self.n == 0 {
             return Ok(());
         }
-        let pairs = !matches!(buffers.values, Values::None);
-        let scratch = self.scratch(ctx, &buffers)?;
+        let mut work = Work::new(ctx, self.op);
+        let scratch = self.scratch(&mut work, ctx, &buffers)?;
         let routes = self.routes(&buffers, &scratch);
         match self.algorithm {
-            SortAlgorithm::ReduceThenScan => self.run_rts(ctx, pairs, &routes)?,
-            _ => self.run_onesweep(ctx, pairs, buffers.keys, &routes)?,
+            SortAlgorithm::ReduceThenScan => self.record_rts(&mut work, ctx, &routes, &scratch)?,
+            _ => self.record_onesweep(&mut work, ctx, &buffers.keys, &routes, &scratch)?,
         }
         // An odd number of passes leaves an in-place sort in the scratch buffers.
         let last = routes.last().expect("at least one pass");
-        if buffers.keys_writable && !std::ptr::eq(last.keys_out, buffers.keys) {
-            let mut enc = ctx.inner.device.create_command_encoder(&Default::default());
-            let bytes = self.padded_bytes();
-            enc.copy_buffer_to_buffer(last.keys_out, 0, buffers.keys, 0, bytes);
-            if let (Values::InPlace(v), Some(out)) = (&buffers.values, last.values_out) {
-                enc.copy_buffer_to_buffer(out, 0, v, 0, bytes);
+        if buffers.keys_writable && self.passes.len() % 2 == 1 {
+            let keys_out = last.keys_out.as_ref().expect("in-place passes write keys");
+            record_copy(&mut work, keys_out, &buffers.keys)?;
+            if let (Values::InPlace(v), Some(out)) = (&buffers.values, &last.values_out) {
+                record_copy(&mut work, out, v)?;
             }
-            ctx.submit(self.op, enc)?;
         }
-        drop(scratch);
-        Ok(())
+        work.submit()
     }
 
     fn padded_bytes(&self) -> u64 {
         self.n.next_multiple_of(LANES as u64) * 4
     }
 
-    /// The scratch buffers the passes ping-pong through.
-    fn scratch(&self, ctx: &Ctx, buffers: &Buffers<'_>) -> Result<ScratchBuffers> {
+    /// The scratch buffers the passes ping-pong through, kept by `work` until it is
+    /// queued.
+    fn scratch(&self, work: &mut Work, ctx: &Ctx, buffers: &Buffers<'_>) -> Result<ScratchBuffers> {
         let p = self.passes.len();
         let bytes = self.padded_bytes();
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
-        let make = |what: &str, bytes: u64| ctx.scratch(what, bytes, usage);
+        let mut make = |what: &str, bytes: u64| -> Result<_> {
+            Ok(work.keep(ctx.scratch(what, bytes, usage)?))
+        };
         let argsort = !buffers.keys_writable;
         Ok(ScratchBuffers {
             // argsort writes keys in every pass but the last
@@ -326,20 +322,21 @@ impl Plan {
         })
     }
 
-    /// Each pass's input and output buffers.
+    /// Each pass's input and output vectors.
     fn routes<'a>(&self, buffers: &Buffers<'a>, scratch: &'a ScratchBuffers) -> Vec<Route<'a>> {
         let p = self.passes.len();
+        let keys = buffers.keys;
         let mut routes = Vec::with_capacity(p);
         for i in 0..p {
             let (keys_in, keys_out) = if buffers.keys_writable {
-                let alt = scratch
-                    .keys
-                    .as_deref()
-                    .expect("allocated for in-place sorts");
+                let alt = over(
+                    &keys,
+                    scratch.keys.as_ref().expect("allocated for in-place sorts"),
+                );
                 if i % 2 == 0 {
-                    (buffers.keys, alt)
+                    (keys, Some(alt))
                 } else {
-                    (alt, buffers.keys)
+                    (alt, Some(keys))
                 }
             } else {
                 // argsort: the input is only read; passes alternate between two scratch
@@ -350,37 +347,40 @@ impl Plan {
                     } else {
                         &scratch.keys2
                     };
-                    b.as_deref()
-                        .expect("allocated for the passes that write keys")
+                    over(
+                        &keys,
+                        b.as_ref()
+                            .expect("allocated for the passes that write keys"),
+                    )
                 };
-                let keys_in = if i == 0 { buffers.keys } else { alt(i - 1) };
-                let keys_out = if i + 1 == p {
-                    scratch.unused.as_deref().expect("allocated for argsort")
-                } else {
-                    alt(i)
-                };
+                let keys_in = if i == 0 { keys } else { alt(i - 1) };
+                let keys_out = (i + 1 < p).then(|| alt(i));
                 (keys_in, keys_out)
             };
-            let (values_in, values_out, indices) = match buffers.values {
+            let (values_in, values_out, indices) = match &buffers.values {
                 Values::None => (None, None, false),
                 Values::InPlace(v) => {
-                    let alt = scratch.values.as_deref().expect("allocated for pairs");
+                    let alt = over(v, scratch.values.as_ref().expect("allocated for pairs"));
                     if i % 2 == 0 {
-                        (Some(v), Some(alt), false)
+                        (Some(*v), Some(alt), false)
                     } else {
-                        (Some(alt), Some(v), false)
+                        (Some(alt), Some(*v), false)
                     }
                 }
                 Values::Indices(out) => {
                     // The last pass writes `out`; passes before alternate with scratch.
                     let dst = |j: usize| {
                         if (p - 1 - j).is_multiple_of(2) {
-                            out
+                            *out
                         } else {
-                            scratch.values.as_deref().expect("allocated for 2+ passes")
+                            over(
+                                out,
+                                scratch.values.as_ref().expect("allocated for 2+ passes"),
+                            )
                         }
                     };
-                    let src = if i == 0 { buffers.keys } else { dst(i - 1) };
+                    // The first pass makes the indices: its values input is never read.
+                    let src = if i == 0 { keys } else { dst(i - 1) };
                     (Some(src), Some(dst(i)), i == 0)
                 }
             };
@@ -390,31 +390,35 @@ impl Plan {
                 values_in,
                 values_out,
                 indices,
-                write_keys: buffers.keys_writable || i + 1 < p,
             });
         }
         routes
     }
 
-    fn run_onesweep(
+    fn record_onesweep(
         &self,
+        work: &mut Work,
         ctx: &Ctx,
-        pairs: bool,
-        keys: &wgpu::Buffer,
+        keys: &View<'_>,
         routes: &[Route<'_>],
+        scratch: &ScratchBuffers,
     ) -> Result<()> {
+        let pairs = routes[0].values_in.is_some();
         let op = self.op;
         let shape = onesweep_shape(ctx, self.tile)
             .map_err(|message| Error::InvalidArgument { op, message })?;
-        let kernels = onesweep_kernels(ctx, &shape, self.spin, pairs)?;
+        let kernels = onesweep_kernels(ctx, &shape, self.spin, pairs, keys.vec4())?;
         let tile = u64::from(shape.tile());
         let windows = &self.windows;
         let passes = self.passes.len() as u64;
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let hist_bytes = passes * u64::from(RADIX) * 4;
-        let hist = ctx.scratch("sort histograms", hist_bytes, usage)?;
+        let hist = work.keep(ctx.scratch("sort histograms", hist_bytes, usage)?);
         let status_bytes = status_bytes(windows, shape.tile());
-        let status = ctx.scratch("sort tile status", status_bytes * passes, usage)?;
+        let status = work.keep(ctx.scratch("sort tile status", status_bytes * passes, usage)?);
+        let unused = scratch.unused.as_ref();
+        work.clear(&hist, 0, Some(hist_bytes));
+        work.clear(&status, 0, Some(status_bytes * passes));
 
         let mut shifts = [0u32; 4];
         let mut masks = [0u32; 4];
@@ -422,28 +426,41 @@ impl Plan {
             shifts[i] = s;
             masks[i] = m;
         }
-        let hist_params: Vec<HistParams> = windows
-            .iter()
-            .map(|w| HistParams {
+        let max_dim = ctx.info().max_workgroups_per_dimension;
+        let hist_cap = match ctx.info().device_type {
+            wgpu::DeviceType::Cpu => HISTOGRAM_GROUPS_CPU,
+            _ => HISTOGRAM_GROUPS_GPU,
+        };
+        for w in windows {
+            let groups = w
+                .chunk
+                .units
+                .div_ceil(HISTOGRAM_UNITS_PER_GROUP)
+                .clamp(1, hist_cap);
+            let block = work.params(&HistParams {
                 n: w.len as u32,
-                units: w.units as u32,
+                units: w.chunk.units as u32,
                 passes: passes as u32,
                 key_xor: self.key_xor,
                 neg_mask: self.neg_mask,
                 shifts,
                 masks,
                 ..Default::default()
-            })
-            .collect();
-        let hist_uniform = UniformSlots::new(ctx, &hist_params)?;
-        // One parameter block per pass, input window and output window.
-        let mut pass_params = Vec::new();
+            });
+            work.dispatch(&kernels.histogram, workgroup_grid(groups, max_dim)?)
+                .bind(0, block)
+                .bind(1, keys.window(&w.chunk))
+                .bind(2, Res::range(&hist, 0, hist_bytes));
+        }
+        work.dispatch(&kernels.scan, [passes as u32, 1, 1])
+            .bind(2, Res::range(&hist, 0, hist_bytes));
         for (p, (&(shift, mask), route)) in self.passes.iter().zip(routes).enumerate() {
             let mut tile_base = 0;
             for wi in windows {
                 let tiles = wi.len.div_ceil(tile);
+                let grid = workgroup_grid(tiles, max_dim)?;
                 for wo in windows {
-                    pass_params.push(PassParams {
+                    let block = work.params(&PassParams {
                         n: wi.len as u32,
                         tiles: tiles as u32,
                         tile_base: tile_base as u32,
@@ -454,152 +471,106 @@ impl Plan {
                         neg_mask: self.neg_mask,
                         pass_index: p as u32,
                         indices: u32::from(route.indices),
-                        write_keys: u32::from(route.write_keys),
+                        write_keys: u32::from(route.keys_out.is_some()),
                         out_lo: wo.first as u32,
                         out_hi: (wo.first + wo.len) as u32,
                         ..Default::default()
                     });
+                    let d = work.dispatch(&kernels.pass, grid);
+                    d.bind(0, block)
+                        .bind(1, route.keys_in.window(&wi.chunk))
+                        .bind(2, keys_out(route, wo, unused))
+                        .bind(
+                            5,
+                            Res::range(&status, p as u64 * status_bytes, status_bytes),
+                        )
+                        .bind(6, Res::range(&hist, 0, hist_bytes));
+                    if pairs {
+                        d.bind(3, route.values_in.expect("pairs").window(&wi.chunk))
+                            .bind(4, route.values_out.expect("pairs").window(&wo.chunk));
+                    }
                 }
                 tile_base += tiles;
             }
         }
-        let uniform = UniformSlots::new(ctx, &pass_params)?;
-        let max_dim = ctx.info().max_workgroups_per_dimension;
-        let hist_cap = match ctx.info().device_type {
-            wgpu::DeviceType::Cpu => HISTOGRAM_GROUPS_CPU,
-            _ => HISTOGRAM_GROUPS_GPU,
-        };
-        let mut steps = Vec::new();
-        for (i, w) in windows.iter().enumerate() {
-            let groups = w
-                .units
-                .div_ceil(HISTOGRAM_UNITS_PER_GROUP)
-                .clamp(1, hist_cap);
-            steps.push(Step {
-                kernel: &kernels.histogram,
-                entries: vec![
-                    hist_uniform.entry(0, i),
-                    w.entry(1, keys),
-                    sized(2, &hist, 0, hist_bytes),
-                ],
-                grid: workgroup_grid(groups, max_dim)?,
-            });
-        }
-        steps.push(Step {
-            kernel: &kernels.scan,
-            entries: vec![sized(2, &hist, 0, hist_bytes)],
-            grid: [passes as u32, 1, 1],
-        });
-        let mut slot = 0;
-        for (p, route) in routes.iter().enumerate() {
-            for wi in windows {
-                let grid = workgroup_grid(wi.len.div_ceil(tile), max_dim)?;
-                for wo in windows {
-                    let mut entries = vec![
-                        uniform.entry(0, slot),
-                        wi.entry(1, route.keys_in),
-                        keys_out_entry(route, wo),
-                        sized(5, &status, p as u64 * status_bytes, status_bytes),
-                        sized(6, &hist, 0, hist_bytes),
-                    ];
-                    if pairs {
-                        entries.push(wi.entry(3, route.values_in.expect("pairs")));
-                        entries.push(wo.entry(4, route.values_out.expect("pairs")));
-                    }
-                    steps.push(Step {
-                        kernel: &kernels.pass,
-                        entries,
-                        grid,
-                    });
-                    slot += 1;
-                }
-            }
-        }
-        let mut enc = ctx.inner.device.create_command_encoder(&Default::default());
-        ctx.capture(op, || {
-            enc.clear_buffer(&hist, 0, Some(hist_bytes));
-            enc.clear_buffer(&status, 0, Some(status_bytes * passes));
-            record_steps(ctx, op, &mut enc, steps);
-        })?;
-        ctx.submit(op, enc)?;
-        drop((hist, status));
         Ok(())
     }
 
-    fn run_rts(&self, ctx: &Ctx, pairs: bool, routes: &[Route<'_>]) -> Result<()> {
+    fn record_rts(
+        &self,
+        work: &mut Work,
+        ctx: &Ctx,
+        routes: &[Route<'_>],
+        scratch: &ScratchBuffers,
+    ) -> Result<()> {
+        let pairs = routes[0].values_in.is_some();
         let op = self.op;
         let shape =
             rts_shape(ctx, self.tile).map_err(|message| Error::InvalidArgument { op, message })?;
         let kernels = rts_kernels(ctx, &shape, pairs)?;
         let windows = &self.windows;
         let (layout, total_groups) = rts_groups(ctx, windows, &shape);
-        let counts: GpuVec<u32> = ctx.zeros(total_groups as usize * RADIX as usize)?;
-        let mut offsets: GpuVec<u32> = ctx.zeros(total_groups as usize * RADIX as usize)?;
-        // One parameter block per pass, input window and output window.
-        let mut params = Vec::new();
+        // Digit-major counts of every workgroup, and their exclusive scan: each pass
+        // writes all of them before reading.
+        let len = total_groups as usize * RADIX as usize;
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let bytes = (len.next_multiple_of(LANES) * 4) as u64;
+        let counts = GpuVec::<u32>::over_scratch(
+            ctx,
+            work.keep(ctx.scratch("sort digit counts", bytes, usage)?),
+            len,
+        );
+        let offsets = GpuVec::<u32>::over_scratch(
+            ctx,
+            work.keep(ctx.scratch("sort digit offsets", bytes, usage)?),
+            len,
+        );
+        let unused = scratch.unused.as_ref();
+        let max_dim = ctx.info().max_workgroups_per_dimension;
         for (&(shift, mask), route) in self.passes.iter().zip(routes) {
+            // One parameter block per input window and output window.
+            let params = |wi: &Window, g: &RtsGroups, wo: &Window| RtsParams {
+                n: wi.len as u32,
+                tiles: g.tiles as u32,
+                tiles_per_group: g.per_group as u32,
+                groups: g.groups as u32,
+                group_base: g.base as u32,
+                total_groups: total_groups as u32,
+                first: wi.first as u32,
+                shift,
+                mask,
+                key_xor: self.key_xor,
+                neg_mask: self.neg_mask,
+                indices: u32::from(route.indices),
+                write_keys: u32::from(route.keys_out.is_some()),
+                out_lo: wo.first as u32,
+                out_hi: (wo.first + wo.len) as u32,
+                _pad: 0,
+            };
+            for (wi, g) in windows.iter().zip(&layout) {
+                let block = work.params(&params(wi, g, wi));
+                work.dispatch(&kernels.upsweep, workgroup_grid(g.groups, max_dim)?)
+                    .bind(0, block)
+                    .bind(1, route.keys_in.window(&wi.chunk))
+                    .bind(5, counts.whole_binding());
+            }
+            ctx.record_scan_exclusive(work, &counts, &offsets)?;
             for (wi, g) in windows.iter().zip(&layout) {
                 for wo in windows {
-                    params.push(RtsParams {
-                        n: wi.len as u32,
-                        tiles: g.tiles as u32,
-                        tiles_per_group: g.per_group as u32,
-                        groups: g.groups as u32,
-                        group_base: g.base as u32,
-                        total_groups: total_groups as u32,
-                        first: wi.first as u32,
-                        shift,
-                        mask,
-                        key_xor: self.key_xor,
-                        neg_mask: self.neg_mask,
-                        indices: u32::from(route.indices),
-                        write_keys: u32::from(route.write_keys),
-                        out_lo: wo.first as u32,
-                        out_hi: (wo.first + wo.len) as u32,
-                        _pad: 0,
-                    });
-                }
-            }
-        }
-        let uniform = UniformSlots::new(ctx, &params)?;
-        let max_dim = ctx.info().max_workgroups_per_dimension;
-        let w = windows.len();
-        for (p, route) in routes.iter().enumerate() {
-            let mut up = Vec::with_capacity(w);
-            for (i, (wi, g)) in windows.iter().zip(&layout).enumerate() {
-                up.push(Step {
-                    kernel: &kernels.upsweep,
-                    entries: vec![
-                        uniform.entry(0, (p * w + i) * w),
-                        wi.entry(1, route.keys_in),
-                        whole(5, &counts.buffer),
-                    ],
-                    grid: workgroup_grid(g.groups, max_dim)?,
-                });
-            }
-            submit_steps(ctx, op, up)?;
-            ctx.scan_exclusive_into(&counts, &mut offsets)?;
-            let mut down = Vec::with_capacity(w * w);
-            for (i, (wi, g)) in windows.iter().zip(&layout).enumerate() {
-                for (o, wo) in windows.iter().enumerate() {
-                    let mut entries = vec![
-                        uniform.entry(0, (p * w + i) * w + o),
-                        wi.entry(1, route.keys_in),
-                        keys_out_entry(route, wo),
-                        whole(5, &offsets.buffer),
-                    ];
+                    let block = work.params(&params(wi, g, wo));
+                    let d = work.dispatch(&kernels.downsweep, workgroup_grid(g.groups, max_dim)?);
+                    d.bind(0, block)
+                        .bind(1, route.keys_in.window(&wi.chunk))
+                        .bind(2, keys_out(route, wo, unused))
+                        .bind(5, offsets.whole_binding());
                     if pairs {
-                        entries.push(wi.entry(3, route.values_in.expect("pairs")));
-                        entries.push(wo.entry(4, route.values_out.expect("pairs")));
+                        d.bind(3, route.values_in.expect("pairs").window(&wi.chunk))
+                            .bind(4, route.values_out.expect("pairs").window(&wo.chunk));
                     }
-                    down.push(Step {
-                        kernel: &kernels.downsweep,
-                        entries,
-                        grid: workgroup_grid(g.groups, max_dim)?,
-                    });
                 }
             }
-            submit_steps(ctx, op, down)?;
         }
         Ok(())
     }
@@ -650,34 +621,43 @@ fn rts_groups(ctx: &Ctx, windows: &[Window], shape: &RtsShape) -> (Vec<RtsGroups
     (layout, base)
 }
 
-/// A pass's keys output for output window `w` (argsort's last pass writes no keys: its
-/// stand-in buffer is bound whole).
-fn keys_out_entry<'a>(route: &Route<'a>, w: &Window) -> wgpu::BindGroupEntry<'a> {
-    if route.write_keys {
-        w.entry(2, route.keys_out)
-    } else {
-        sized(2, route.keys_out, 0, route.keys_out.size())
+/// A pass's keys output for output window `w`; argsort's last pass writes no keys and
+/// binds a stand-in buffer whole.
+fn keys_out(route: &Route<'_>, w: &Window, unused: Option<&wgpu::Buffer>) -> Res {
+    match &route.keys_out {
+        Some(v) => v.window(&w.chunk),
+        None => Res::whole(unused.expect("allocated for argsort")),
     }
 }
 
-/// The passes' scratch buffers (from the pool; they go back to it when dropped, after
-/// the passes are queued).
-struct ScratchBuffers {
-    keys: Option<Scratch>,
-    keys2: Option<Scratch>,
-    unused: Option<Scratch>,
-    values: Option<Scratch>,
+/// `v`'s shape over `buffer`, a scratch buffer of gpuprim's (offset 0, padded).
+fn over<'a>(v: &View<'a>, buffer: &'a wgpu::Buffer) -> View<'a> {
+    View {
+        buffer,
+        offset: 0,
+        padded: true,
+        count: None,
+        ..*v
+    }
 }
 
-/// One pass's buffers.
+/// The passes' scratch buffers (pooled where small; the work keeps them until it is queued).
+struct ScratchBuffers {
+    keys: Option<wgpu::Buffer>,
+    keys2: Option<wgpu::Buffer>,
+    unused: Option<wgpu::Buffer>,
+    values: Option<wgpu::Buffer>,
+}
+
+/// One pass's vectors.
 struct Route<'a> {
-    keys_in: &'a wgpu::Buffer,
-    keys_out: &'a wgpu::Buffer,
-    values_in: Option<&'a wgpu::Buffer>,
-    values_out: Option<&'a wgpu::Buffer>,
+    keys_in: View<'a>,
+    /// `None`: no keys are written (argsort's last pass).
+    keys_out: Option<View<'a>>,
+    values_in: Option<View<'a>>,
+    values_out: Option<View<'a>>,
     /// The values are the keys' indices (argsort's first pass).
     indices: bool,
-    write_keys: bool,
 }
 
 /// OneSweep's shape on an adapter.
@@ -805,11 +785,15 @@ fn onesweep_kernels(
     shape: &OneSweepShape,
     spin: u32,
     pairs: bool,
+    keys_vec4: bool,
 ) -> Result<OneSweepKernels> {
     let hist_wg = crate::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max);
     let hist_subgroups = hist_wg / shape.sg_min;
     let dpt = |wg: u32| RADIX.div_ceil(wg);
+    // The histogram reads the caller's keys as vec4 units: scalar loads where they are a
+    // borrowed vector of a length that is not a multiple of 4.
     let hist_vars = vec![
+        ("KEYS_DECL", units_wgsl("keys", 1, "u32", false, keys_vec4)),
         ("WG", hist_wg.to_string()),
         ("DPT", dpt(hist_wg).to_string()),
         ("MAX_SUBGROUPS", hist_subgroups.to_string()),
@@ -820,7 +804,11 @@ fn onesweep_kernels(
         op: "sort_histogram",
         element: "u32",
         workgroup_size: hist_wg,
-        variant: format!("sg{}", shape.sg_min),
+        variant: format!(
+            "sg{}+{}",
+            shape.sg_min,
+            if keys_vec4 { "vec4" } else { "scalar" }
+        ),
         code: String::new(),
     };
     let histogram = ctx.kernel_entry(hist_key.clone(), "histogram", || {
@@ -999,50 +987,3 @@ const RTS_VALUES: &str = "\
                         v = values_in[origin];
                     }
                     values_out[to - params.out_lo] = v;";
-
-/// Kernel parameters for several dispatches in one uniform buffer, a slot each.
-struct UniformSlots {
-    buffer: wgpu::Buffer,
-    slot: u64,
-    size: u64,
-}
-
-impl UniformSlots {
-    fn new<P: Pod>(ctx: &Ctx, params: &[P]) -> Result<UniformSlots> {
-        let align = u64::from(ctx.info().limits.min_uniform_buffer_offset_alignment).max(1);
-        let size = size_of::<P>() as u64;
-        let slot = size.next_multiple_of(align);
-        let mut bytes = vec![0u8; (slot as usize) * params.len()];
-        for (i, p) in params.iter().enumerate() {
-            let at = i * slot as usize;
-            bytes[at..at + size as usize].copy_from_slice(bytemuck::bytes_of(p));
-        }
-        Ok(UniformSlots {
-            buffer: ctx.uniform_constant(&bytes)?,
-            slot,
-            size,
-        })
-    }
-
-    fn entry(&self, binding: u32, i: usize) -> wgpu::BindGroupEntry<'_> {
-        sized(binding, &self.buffer, self.slot * i as u64, self.size)
-    }
-}
-
-fn sized(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset,
-            size: wgpu::BufferSize::new(size),
-        }),
-    }
-}
-
-fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
-    }
-}

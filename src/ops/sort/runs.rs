@@ -11,11 +11,13 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{SortKey, SortValue};
 use crate::context::{Ctx, check_len};
-use crate::dispatch::{Step, encode_steps, workgroup_grid};
+use crate::dispatch::workgroup_grid;
 use crate::error::{Error, Result};
 use crate::ops::scan::ScanOp;
 use crate::pipeline::{PipelineKey, render};
-use crate::vec::{GpuVec, LANES};
+use crate::record::{Res, Work};
+use crate::vec::GpuVec;
+use crate::view::View;
 
 const RUNS_WGSL: &str = include_str!("../../../wgsl/sort_runs.wgsl");
 
@@ -39,11 +41,11 @@ enum Output<'a> {
     /// Nothing (unique).
     None,
     /// The run's length (run_length_encode).
-    Lengths(&'a wgpu::Buffer),
+    Lengths(View<'a>),
     /// The reduction of the values (reduce_by_key): values, their WGSL type, operator.
     Reduced {
-        values: &'a wgpu::Buffer,
-        out: &'a wgpu::Buffer,
+        values: View<'a>,
+        out: View<'a>,
         wgsl: &'static str,
         combine: String,
         identity: String,
@@ -99,8 +101,11 @@ impl Ctx {
     ) -> Result<()> {
         let op = "unique_into";
         self.check_owned(op, &[&v.ctx, &out.ctx, &count.ctx])?;
+        for len_on_host in [v.require_host_len(op), out.require_host_len(op)] {
+            len_on_host?;
+        }
         check_room(op, "out", out.len(), v.len())?;
-        self.runs(op, v, &out.buffer, count, Output::None)
+        self.runs(op, v, View::of(out), count, Output::None)
     }
 
     /// Each run of equal elements of `v` as its element and its length, in order.
@@ -149,14 +154,21 @@ impl Ctx {
     ) -> Result<()> {
         let op = "run_length_encode_into";
         self.check_owned(op, &[&v.ctx, &values.ctx, &lengths.ctx, &count.ctx])?;
+        for len_on_host in [
+            v.require_host_len(op),
+            values.require_host_len(op),
+            lengths.require_host_len(op),
+        ] {
+            len_on_host?;
+        }
         check_room(op, "values", values.len(), v.len())?;
         check_room(op, "lengths", lengths.len(), v.len())?;
         self.runs(
             op,
             v,
-            &values.buffer,
+            View::of(values),
             count,
-            Output::Lengths(&lengths.buffer),
+            Output::Lengths(View::of(lengths)),
         )
     }
 
@@ -241,6 +253,14 @@ impl Ctx {
                 &count.ctx,
             ],
         )?;
+        for len_on_host in [
+            keys.require_host_len(name),
+            values.require_host_len(name),
+            keys_out.require_host_len(name),
+            values_out.require_host_len(name),
+        ] {
+            len_on_host?;
+        }
         check_len(name, ("keys", keys.len()), ("values", values.len()))?;
         check_room(name, "keys_out", keys_out.len(), keys.len())?;
         check_room(name, "values_out", values_out.len(), keys.len())?;
@@ -265,11 +285,11 @@ impl Ctx {
         self.runs(
             name,
             keys,
-            &keys_out.buffer,
+            View::of(keys_out),
             count,
             Output::Reduced {
-                values: &values.buffer,
-                out: &values_out.buffer,
+                values: View::of(values),
+                out: View::of(values_out),
                 wgsl: T::WGSL,
                 combine,
                 identity: identity.wgsl_literal(),
@@ -284,7 +304,7 @@ impl Ctx {
         &self,
         op: &'static str,
         keys: &GpuVec<K>,
-        keys_out: &wgpu::Buffer,
+        keys_out: View<'_>,
         count: &GpuVec<u32>,
         output: Output<'_>,
     ) -> Result<()> {
@@ -295,15 +315,15 @@ impl Ctx {
             });
         }
         let n = keys.len() as u64;
-        let padded = n.next_multiple_of(LANES as u64) * 4;
+        let bytes = n * 4;
         let max_binding = self.info().max_binding_bytes;
-        if padded > max_binding {
+        if bytes > max_binding {
             return Err(Error::TooLarge {
                 what: format!(
                     "`{op}` of {n} elements, which must fit one storage binding \
                      (Info::max_binding_bytes),"
                 ),
-                requested: padded,
+                requested: bytes,
                 limit: max_binding,
             });
         }
@@ -370,75 +390,62 @@ impl Ctx {
         let reduce = self.kernel_entry(key.clone(), "tile_reduce", source)?;
         let spine = self.kernel_entry(key.clone(), "spine", source)?;
         let write = self.kernel_entry(key, "tile_write", source)?;
-        if n == 0 {
-            let mut enc = self
-                .inner
-                .device
-                .create_command_encoder(&Default::default());
-            enc.clear_buffer(&count.buffer, 0, Some(4));
-            return self.submit(op, enc);
-        }
+        // An empty input still writes its count (0): the spine over no tiles.
         let tile = u64::from(wg * v);
         let tiles = n.div_ceil(tile);
+        let mut work = Work::new(self, op);
         let usage = wgpu::BufferUsages::STORAGE;
-        let heads = self.scratch("run partial heads", tiles * 4, usage)?;
-        let partials = self.scratch("run partial values", tiles * 4, usage)?;
-        let params = RunParams {
+        let part_bytes = tiles.max(1) * 4;
+        let heads = work.keep(self.scratch("run partial heads", part_bytes, usage)?);
+        let partials = work.keep(self.scratch("run partial values", part_bytes, usage)?);
+        let block = work.params(&RunParams {
             n: n as u32,
             tiles: tiles as u32,
             ..Default::default()
+        });
+        // Every vector bound to its first n elements (outputs may be longer).
+        let first_n = |v: &View<'_>| {
+            View {
+                len: n as usize,
+                ..*v
+            }
+            .exact()
         };
-        let uniform = self.uniform_constant(bytemuck::bytes_of(&params))?;
+        let keys = View::of(keys);
         let grid = workgroup_grid(tiles, self.info().max_workgroups_per_dimension)?;
-        let keys_binding = sized(1, &keys.buffer, padded);
-        let mut reduce_entries = vec![
-            whole(0, &uniform),
-            keys_binding.clone(),
-            sized(2, &heads, tiles * 4),
-            sized(3, &partials, tiles * 4),
-        ];
-        let mut write_entries = vec![
-            whole(0, &uniform),
-            keys_binding,
-            sized(2, &heads, tiles * 4),
-            sized(3, &partials, tiles * 4),
-            sized(5, keys_out, padded),
-        ];
-        match &output {
-            Output::None => {}
-            Output::Lengths(lengths) => write_entries.push(sized(7, lengths, padded)),
-            Output::Reduced { values, out, .. } => {
-                reduce_entries.push(sized(6, values, padded));
-                write_entries.push(sized(6, values, padded));
-                write_entries.push(sized(7, out, padded));
+        if n > 0 {
+            let d = work.dispatch(&reduce, grid);
+            d.bind(0, block)
+                .bind(1, first_n(&keys))
+                .bind(2, Res::range(&heads, 0, part_bytes))
+                .bind(3, Res::range(&partials, 0, part_bytes));
+            if let Output::Reduced { values, .. } = &output {
+                d.bind(6, first_n(values));
             }
         }
-        let steps = [
-            Step {
-                kernel: &reduce,
-                entries: reduce_entries,
-                grid,
-            },
-            Step {
-                kernel: &spine,
-                entries: vec![
-                    whole(0, &uniform),
-                    sized(2, &heads, tiles * 4),
-                    sized(3, &partials, tiles * 4),
-                    sized(4, &count.buffer, 4),
-                ],
-                grid: [1, 1, 1],
-            },
-            Step {
-                kernel: &write,
-                entries: write_entries,
-                grid,
-            },
-        ];
-        let enc = encode_steps(self, op, steps)?;
-        self.submit(op, enc)?;
-        drop((heads, partials));
-        Ok(())
+        work.dispatch(&spine, [1, 1, 1])
+            .bind(0, block)
+            .bind(2, Res::range(&heads, 0, part_bytes))
+            .bind(3, Res::range(&partials, 0, part_bytes))
+            .bind(4, Res::range(&count.buffer, count.offset, 4));
+        if n > 0 {
+            let d = work.dispatch(&write, grid);
+            d.bind(0, block)
+                .bind(1, first_n(&keys))
+                .bind(2, Res::range(&heads, 0, part_bytes))
+                .bind(3, Res::range(&partials, 0, part_bytes))
+                .bind(5, first_n(&keys_out));
+            match &output {
+                Output::None => {}
+                Output::Lengths(lengths) => {
+                    d.bind(7, first_n(lengths));
+                }
+                Output::Reduced { values, out, .. } => {
+                    d.bind(6, first_n(values)).bind(7, first_n(out));
+                }
+            }
+        }
+        work.submit()
     }
 }
 
@@ -454,22 +461,4 @@ fn check_room(op: &'static str, name: &str, have: usize, need: usize) -> Result<
         });
     }
     Ok(())
-}
-
-fn sized(binding: u32, buffer: &wgpu::Buffer, size: u64) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(size),
-        }),
-    }
-}
-
-fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
-    }
 }
