@@ -498,9 +498,16 @@ pub(crate) fn record_copy(work: &mut Work, src: &View<'_>, dst: &View<'_>) -> Re
 /// once warm. Work on one queue runs in the order it is queued (submitted, or held for
 /// batching in call order), and wgpu orders the accesses of successive command buffers,
 /// so a buffer can go back as soon as its work is queued.
+///
+/// Larger buffers are not pooled, except those asked for by [`Ctx::scratch_kept`] (the
+/// sorts' ping-pong keys and values, their tile statuses): those of the last size asked
+/// for are kept in `large`, a few at most, so repeated calls of one size allocate
+/// nothing (and wgpu does not zero the new buffers' memory again on first use). A
+/// request of another size releases them first, so at most one size's set is held.
 #[derive(Default)]
 pub(crate) struct BufferPool {
     free: Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>>,
+    large: Mutex<Vec<(wgpu::BufferUsages, wgpu::Buffer)>>,
     /// Immutable uniform buffers by content (kernel parameters repeat call to call).
     constants: Mutex<HashMap<Vec<u8>, wgpu::Buffer>>,
 }
@@ -511,6 +518,9 @@ const CONSTANTS_KEPT: usize = 256;
 /// Buffers up to this size are pooled; a few of each size and usage are kept.
 const POOLED_MAX_BYTES: u64 = 1 << 20;
 const POOLED_PER_KIND: usize = 8;
+/// Large buffers kept ([`Ctx::scratch_kept`]): enough for one sort's (argsort: two key
+/// buffers, the indices, the tile statuses; reduce-then-scan: its digit counts).
+const LARGE_KEPT: usize = 6;
 
 /// A buffer from the pool; it goes back when dropped (unless marked otherwise).
 pub(crate) struct Scratch {
@@ -519,6 +529,8 @@ pub(crate) struct Scratch {
     usage: wgpu::BufferUsages,
     /// False while the buffer may be mapped or pending a map.
     reusable: bool,
+    /// A large buffer goes back to [`BufferPool`]'s `large` list ([`Ctx::scratch_kept`]).
+    keep_large: bool,
 }
 
 impl std::ops::Deref for Scratch {
@@ -533,7 +545,22 @@ impl Drop for Scratch {
         let Some(buffer) = self.buffer.take() else {
             return;
         };
-        if !self.reusable || buffer.size() > POOLED_MAX_BYTES {
+        if !self.reusable {
+            return;
+        }
+        if buffer.size() > POOLED_MAX_BYTES {
+            if self.keep_large {
+                let mut large = self
+                    .ctx
+                    .inner
+                    .pool
+                    .large
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                if large.len() < LARGE_KEPT {
+                    large.push((self.usage, buffer));
+                }
+            }
             return;
         }
         let mut free = self
@@ -612,6 +639,51 @@ impl Ctx {
             ctx: self.clone(),
             usage,
             reusable: true,
+            keep_large: false,
+        })
+    }
+
+    /// [`Ctx::scratch`] for buffers that may be larger than the pool's limit and are
+    /// wanted again at the same size by the next call (a sort's ping-pong buffers): a
+    /// kept buffer of `usage` from `bytes` to twice `bytes` is reused; otherwise the kept
+    /// large buffers are released and a buffer of exactly `bytes` (rounded up to 256) is
+    /// made. It is kept when dropped (see [`BufferPool`]).
+    pub(crate) fn scratch_kept(
+        &self,
+        what: &str,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<Scratch> {
+        if bytes.max(256).next_power_of_two() <= POOLED_MAX_BYTES {
+            return self.scratch(what, bytes, usage);
+        }
+        let kept = {
+            let mut large = self
+                .inner
+                .pool
+                .large
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let fits = |b: &wgpu::Buffer| b.size() >= bytes && b.size() / 2 < bytes;
+            match large.iter().position(|(u, b)| *u == usage && fits(b)) {
+                Some(i) => Some(large.swap_remove(i).1),
+                None => {
+                    // Another size: this call's set replaces the last one.
+                    large.clear();
+                    None
+                }
+            }
+        };
+        let buffer = match kept {
+            Some(b) => b,
+            None => self.create_buffer(what, bytes.next_multiple_of(256), usage, false)?,
+        };
+        Ok(Scratch {
+            buffer: Some(buffer),
+            ctx: self.clone(),
+            usage,
+            reusable: true,
+            keep_large: true,
         })
     }
 }
@@ -1016,5 +1088,48 @@ impl Ctx {
             });
         }
         Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Ctx;
+
+    fn kept(ctx: &Ctx) -> Vec<u64> {
+        let large = ctx.inner.pool.large.lock().unwrap();
+        large.iter().map(|(_, b)| b.size()).collect()
+    }
+
+    /// [`Ctx::scratch_kept`]: a large buffer comes back to the next call of its size (up
+    /// to twice the size asked for), a call of another size releases the kept ones first,
+    /// and small ones stay in the ordinary pool.
+    #[test]
+    fn large_scratch_of_the_last_size_is_kept() {
+        let ctx = Ctx::new().unwrap();
+        let usage = wgpu::BufferUsages::STORAGE;
+        let mib = 1u64 << 20;
+        let first = ctx.scratch_kept("test", 3 * mib, usage).unwrap();
+        let first_buffer = (*first).clone();
+        assert_eq!(first.size(), 3 * mib);
+        drop(first);
+        assert_eq!(kept(&ctx), [3 * mib]);
+        let again = ctx.scratch_kept("test", 2 * mib, usage).unwrap();
+        assert!(
+            *again == first_buffer,
+            "a kept buffer up to twice the size is reused"
+        );
+        let second = ctx.scratch_kept("test", 3 * mib, usage).unwrap();
+        assert!(*second != first_buffer);
+        drop((again, second));
+        assert_eq!(kept(&ctx), [3 * mib, 3 * mib]);
+        // A size under half of the kept ones: those are released first.
+        let other = ctx.scratch_kept("test", mib + 4, usage).unwrap();
+        assert_eq!(other.size(), mib + 256);
+        assert_eq!(kept(&ctx), [] as [u64; 0]);
+        drop(other);
+        assert_eq!(kept(&ctx), [mib + 256]);
+        // Small requests are the ordinary pool's.
+        drop(ctx.scratch_kept("test", 1000, usage).unwrap());
+        assert_eq!(kept(&ctx), [mib + 256]);
     }
 }

@@ -1046,6 +1046,29 @@ fn sorts_record_into_the_applications_encoder() {
     }
 }
 
+/// Sorts of sizes whose scratch is past the pool's 1 MiB, in turn: the kept buffers of
+/// one size serve the next sort of that size, and another size replaces them.
+#[test]
+fn large_scratch_reused_across_sizes() {
+    let ctx = ctx();
+    for (round, len) in [300_000usize, 300_000, 290_001, 400_000, 300_000]
+        .into_iter()
+        .enumerate()
+    {
+        let host = keys::<u32>(len, round as u64, 0);
+        let case = Case::full(SortAlgorithm::Auto);
+        let order = cpu_order(&host, &case);
+        let mut k = ctx.upload(&host).unwrap();
+        let mut v = ctx.upload(&(0..len as u32).collect::<Vec<_>>()).unwrap();
+        ctx.sort_by_key(&mut k, &mut v).unwrap();
+        assert_all_eq(
+            &v.to_vec().unwrap(),
+            &order,
+            &format!("round {round}, {len}"),
+        );
+    }
+}
+
 // ---- runs: unique, run_length_encode, reduce_by_key ----
 
 /// Runs of equal bits in `host`: (first index, length) each.

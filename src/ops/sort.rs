@@ -21,7 +21,8 @@
 //! sort writes only their elements. `sort_by_key`'s keys and values may be two views of
 //! one buffer whose bytes do not overlap. Every call here can be recorded into your
 //! encoder ([`Ctx::record`]) except the blocking `unique`, `run_length_encode` and
-//! `reduce_by_key` (use their `_into` forms).
+//! `reduce_by_key` (use their `_into` forms). A sort's scratch buffers, as large as its
+//! keys and values, are kept by the context for the next sort of the same size.
 
 use std::ops::Range;
 

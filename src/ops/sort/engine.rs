@@ -284,8 +284,8 @@ impl Plan {
         self.n.next_multiple_of(LANES as u64) * 4
     }
 
-    /// The scratch buffers the passes ping-pong through, kept by `work` until it is
-    /// queued.
+    /// The scratch buffers the passes ping-pong through, kept by `work`. The large ones
+    /// are kept by the context for the next sort of the same size ([`Ctx::scratch_kept`]).
     fn scratch(&self, work: &mut Work, ctx: &Ctx, buffers: &Buffers<'_>) -> Result<ScratchBuffers> {
         let p = self.passes.len();
         let bytes = self.padded_bytes();
@@ -293,7 +293,7 @@ impl Plan {
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
         let mut make = |what: &str, bytes: u64| -> Result<_> {
-            Ok(work.keep(ctx.scratch(what, bytes, usage)?))
+            Ok(work.keep(ctx.scratch_kept(what, bytes, usage)?))
         };
         let argsort = !buffers.keys_writable;
         Ok(ScratchBuffers {
@@ -415,7 +415,8 @@ impl Plan {
         let hist_bytes = passes * u64::from(RADIX) * 4;
         let hist = work.keep(ctx.scratch("sort histograms", hist_bytes, usage)?);
         let status_bytes = status_bytes(windows, shape.tile());
-        let status = work.keep(ctx.scratch("sort tile status", status_bytes * passes, usage)?);
+        let status =
+            work.keep(ctx.scratch_kept("sort tile status", status_bytes * passes, usage)?);
         let unused = scratch.unused.as_ref();
         work.clear(&hist, 0, Some(hist_bytes));
         work.clear(&status, 0, Some(status_bytes * passes));
@@ -519,12 +520,12 @@ impl Plan {
         let bytes = (len.next_multiple_of(LANES) * 4) as u64;
         let counts = GpuVec::<u32>::over_scratch(
             ctx,
-            work.keep(ctx.scratch("sort digit counts", bytes, usage)?),
+            work.keep(ctx.scratch_kept("sort digit counts", bytes, usage)?),
             len,
         );
         let offsets = GpuVec::<u32>::over_scratch(
             ctx,
-            work.keep(ctx.scratch("sort digit offsets", bytes, usage)?),
+            work.keep(ctx.scratch_kept("sort digit offsets", bytes, usage)?),
             len,
         );
         let unused = scratch.unused.as_ref();
@@ -641,7 +642,7 @@ fn over<'a>(v: &View<'a>, buffer: &'a wgpu::Buffer) -> View<'a> {
     }
 }
 
-/// The passes' scratch buffers (pooled where small; the work keeps them until it is queued).
+/// The passes' scratch buffers (pooled or kept; the work keeps them until it is queued).
 struct ScratchBuffers {
     keys: Option<wgpu::Buffer>,
     keys2: Option<wgpu::Buffer>,
