@@ -692,6 +692,38 @@ fn counts_past_one_binding_are_too_large() {
     }
 }
 
+/// The cases proptest once shrank failures of the sorts to (recorded in
+/// `tests/sort.proptest-regressions` while the sorts were written, on the default context
+/// with any-bits keys; which key type failed was not recorded), kept as plain cases.
+#[test]
+fn past_failures() {
+    let ctx = ctx();
+    let cases = [
+        (1, 617_871, RTS, false, 8..21),
+        (1, 1_812_365_555, ONESWEEP, true, 0..32),
+        (
+            4636,
+            14_990_266_593_220_751_574,
+            SortAlgorithm::Auto,
+            true,
+            0..32,
+        ),
+    ];
+    for (len, seed, algorithm, descending, bits) in cases {
+        if !algorithms(ctx).contains(&algorithm) && algorithm != SortAlgorithm::Auto {
+            continue;
+        }
+        let case = Case {
+            algorithm,
+            descending,
+            bits,
+        };
+        check(ctx, &keys::<u32>(len, seed, 0), &case);
+        check(ctx, &keys::<i32>(len, seed, 0), &case);
+        check(ctx, &keys::<f32>(len, seed, 0), &case);
+    }
+}
+
 // ---- vectors over an application's buffers ----
 
 /// A buffer of the application's: random guard words with the given data placed at word
