@@ -11,6 +11,7 @@ use crate::pipeline::PipelineCache;
 /// The optional wgpu features gpuprim uses when an adapter has them.
 pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
     .union(wgpu::Features::TIMESTAMP_QUERY)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::SHADER_F16)
     .union(wgpu::Features::SHADER_F64)
     .union(wgpu::Features::SHADER_FLOAT32_ATOMIC)
@@ -53,6 +54,8 @@ pub(crate) struct Inner {
     /// How large copies go, once measured ([`GpuVec::copy_from`](crate::GpuVec::copy_from)):
     /// `true` through the copy kernel, `false` through wgpu's buffer copy.
     pub(crate) copy_by_kernel: std::sync::OnceLock<bool>,
+    /// The profiler of a context built with [`CtxBuilder::profiling`].
+    pub(crate) profiler: Option<Mutex<crate::profile::Profiler>>,
     /// The orders [`Swizzle::Auto`](crate::Swizzle::Auto) chose, per kernel and dispatch.
     pub(crate) swizzles: Mutex<
         std::collections::HashMap<
@@ -157,6 +160,7 @@ pub struct CtxBuilder {
     without_features: wgpu::Features,
     scan_algorithm: ScanAlgorithm,
     batch_limit: usize,
+    profiling: bool,
 }
 
 /// Default of [`CtxBuilder::batch_limit`].
@@ -173,6 +177,7 @@ impl Default for CtxBuilder {
             without_features: wgpu::Features::empty(),
             scan_algorithm: ScanAlgorithm::Auto,
             batch_limit: DEFAULT_BATCH_LIMIT,
+            profiling: false,
         }
     }
 }
@@ -237,6 +242,15 @@ impl CtxBuilder {
     /// own.
     pub fn batch_limit(mut self, n: usize) -> Self {
         self.batch_limit = n;
+        self
+    }
+
+    /// Time every call's GPU work with timestamp queries (through wgpu-profiler) for
+    /// [`Ctx::profile`]: GPU time per call by primitive, a summary table and a Chrome
+    /// trace. Off by default, and then it costs nothing. Needs `TIMESTAMP_QUERY`
+    /// ([`Error::Unsupported`] from `build` where the adapter lacks it).
+    pub fn profiling(mut self, on: bool) -> Self {
+        self.profiling = on;
         self
     }
 
@@ -333,6 +347,20 @@ impl CtxBuilder {
             }
         });
 
+        let profiler = if self.profiling {
+            if !features.contains(wgpu::Features::TIMESTAMP_QUERY) {
+                return Err(Error::Unsupported {
+                    what: "CtxBuilder::profiling".into(),
+                    feature: format!("{:?}", wgpu::Features::TIMESTAMP_QUERY),
+                    adapter: adapter_info.name.clone(),
+                });
+            }
+            Some(Mutex::new(crate::profile::Profiler::new(
+                &device, features,
+            )?))
+        } else {
+            None
+        };
         let device_binding = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
@@ -385,6 +413,7 @@ impl CtxBuilder {
                 deferred: Mutex::new(None),
                 probe_layout: Default::default(),
                 copy_by_kernel: Default::default(),
+                profiler,
                 swizzles: Mutex::default(),
             }),
         })

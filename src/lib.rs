@@ -80,6 +80,7 @@ mod element;
 mod error;
 pub mod ops;
 mod pipeline;
+mod profile;
 mod record;
 mod vec;
 mod view;
@@ -97,6 +98,7 @@ pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::{Reduce, TransformReduce};
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use pipeline::PipelineKey;
+pub use profile::{Profile, ProfileRow, ProfiledCall};
 pub use vec::GpuVec;
 
 pub use half;
