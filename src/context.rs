@@ -43,6 +43,13 @@ pub(crate) struct Inner {
     pub(crate) pending: Mutex<crate::dispatch::Held>,
     /// Calls whose work one submission may gather ([`CtxBuilder::batch_limit`]).
     pub(crate) batch_limit: usize,
+    /// Treat the GPU as busy whatever a poll says ([`CtxBuilder::assume_gpu_busy`]).
+    pub(crate) assume_busy: bool,
+    /// Longest a call's work is held before the next call submits it
+    /// ([`CtxBuilder::hold_max`], default [`crate::dispatch::HOLD_MAX`]).
+    pub(crate) hold_max: std::time::Duration,
+    /// `queue.submit` calls made so far ([`Ctx::submissions`]).
+    pub(crate) submissions: std::sync::atomic::AtomicU64,
     /// An error from a submission that no call could return (made by [`Ctx::queue`] or
     /// [`Ctx::device`]); the next call returns it.
     pub(crate) deferred: Mutex<Option<Error>>,
@@ -150,6 +157,8 @@ pub struct CtxBuilder {
     without_features: wgpu::Features,
     scan_algorithm: ScanAlgorithm,
     batch_limit: usize,
+    assume_busy: bool,
+    hold_max: std::time::Duration,
 }
 
 /// Default of [`CtxBuilder::batch_limit`].
@@ -166,6 +175,8 @@ impl Default for CtxBuilder {
             without_features: wgpu::Features::empty(),
             scan_algorithm: ScanAlgorithm::Auto,
             batch_limit: DEFAULT_BATCH_LIMIT,
+            assume_busy: false,
+            hold_max: crate::dispatch::HOLD_MAX,
         }
     }
 }
@@ -230,6 +241,29 @@ impl CtxBuilder {
     /// own.
     pub fn batch_limit(mut self, n: usize) -> Self {
         self.batch_limit = n;
+        self
+    }
+
+    /// Treat the GPU as busy whatever it is doing, so every call's work is held until
+    /// one of the other rules in [`CtxBuilder::batch_limit`] submits it.
+    ///
+    /// For tests of batching: whether a call finds the GPU busy otherwise depends on how
+    /// fast the GPU is (a software adapter's queue may finish a call's work before the
+    /// next call; an H100 finishes it in microseconds). Not for production use: work
+    /// then waits for the next call, a read-back, [`Ctx::flush`] or the batch limit.
+    #[doc(hidden)]
+    pub fn assume_gpu_busy(mut self, busy: bool) -> Self {
+        self.assume_busy = busy;
+        self
+    }
+
+    /// Hold a call's work at most this long before the next call submits it (default
+    /// 100 us; see [`CtxBuilder::batch_limit`]). With [`CtxBuilder::assume_gpu_busy`] and
+    /// a long hold, what is held and when it goes no longer depends on the host's speed:
+    /// tests can count held calls and submissions exactly.
+    #[doc(hidden)]
+    pub fn hold_max(mut self, hold: std::time::Duration) -> Self {
+        self.hold_max = hold;
         self
     }
 
@@ -374,6 +408,9 @@ impl CtxBuilder {
                 lost,
                 pending: Mutex::default(),
                 batch_limit: self.batch_limit,
+                assume_busy: self.assume_busy,
+                hold_max: self.hold_max,
+                submissions: Default::default(),
                 deferred: Mutex::new(None),
                 swizzles: Mutex::default(),
             }),
@@ -556,6 +593,22 @@ impl Ctx {
                 Err(e) => return Err(self.poll_error(e)),
             }
         }
+    }
+
+    /// How many times this context (and its clones) has called `queue.submit`: each
+    /// submission of held work counts once, however many calls it carries. Your own
+    /// submissions through [`Ctx::queue`] do not count.
+    #[doc(hidden)]
+    pub fn submissions(&self) -> u64 {
+        self.inner
+            .submissions
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_submission(&self) {
+        self.inner
+            .submissions
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Pipelines compiled so far by this context (and its clones). A call that finds its
