@@ -347,17 +347,21 @@ impl CtxBuilder {
                 message: e.to_string(),
             })?;
 
+        let lost: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
         // Every error gpuprim can foresee is caught in an error scope and returned; an
         // error that still gets out is recorded here instead of panicking the process.
-        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-            eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
+        // Once the device is lost, errors about the objects it left invalid are expected
+        // (from your own wgpu calls too): calls return `DeviceLost`, nothing is printed.
+        let lost_quiet = Arc::clone(&lost);
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if lost_quiet.lock().map_or(true, |l| l.is_none()) {
+                eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
+            }
         }));
-        let lost = Arc::new(Mutex::new(None));
         let lost_cb = Arc::clone(&lost);
         device.set_device_lost_callback(move |reason, message| {
-            if let Ok(mut l) = lost_cb.lock() {
-                *l = Some(format!("{reason:?}: {message}"));
-            }
+            let mut l = lost_cb.lock().unwrap_or_else(|p| p.into_inner());
+            l.get_or_insert_with(|| format!("{reason:?}: {message}"));
         });
 
         let device_binding = limits
@@ -437,6 +441,30 @@ impl<T> std::ops::Deref for Interop<'_, T> {
     fn deref(&self) -> &T {
         self.ctx.flush_deferring_errors();
         self.handle
+    }
+}
+
+impl Interop<'_, wgpu::Device> {
+    /// Destroys the device ([`wgpu::Device::destroy`]) after submitting the work gpuprim
+    /// holds, and marks the context lost: from now on every call of this context and its
+    /// clones returns [`Error::DeviceLost`], and read-backs already waiting resolve.
+    ///
+    /// (A `destroy` through a clone of the `wgpu::Device` is noticed too, by the first
+    /// call whose wgpu work fails or that waits for the GPU; a vector allocated before
+    /// then reports the loss when it is used.)
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1.0f32, 2.0])?;
+    /// ctx.device().destroy();
+    /// assert!(matches!(ctx.reduce(&v), Err(gpuprim::Error::DeviceLost { .. })));
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn destroy(&self) {
+        self.ctx.flush_deferring_errors();
+        self.ctx
+            .mark_lost("Destroyed: Ctx::device().destroy() was called");
+        self.handle.destroy();
     }
 }
 
@@ -624,13 +652,69 @@ impl Ctx {
 
     /// `Err(DeviceLost)` once the device is gone.
     pub(crate) fn check_alive(&self) -> Result<()> {
-        if let Some(reason) = self.inner.lost.lock().ok().and_then(|l| l.clone()) {
-            return Err(Error::DeviceLost { reason });
-        }
+        self.check_lost()?;
         match self.inner.deferred.lock().ok().and_then(|mut d| d.take()) {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Records that the device is gone (the first reason stays).
+    pub(crate) fn mark_lost(&self, reason: &str) {
+        let mut lost = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner());
+        lost.get_or_insert_with(|| reason.to_string());
+    }
+
+    /// The error to return for `e`, an error from wgpu: `DeviceLost` if the device is
+    /// gone, else `e`. After a loss wgpu reports the objects it left invalid (a buffer
+    /// made after the loss, an encoder, a pipeline) as validation errors; they are the
+    /// loss, not a bug or the user's WGSL. Called only on error paths: when the lost flag
+    /// is not set yet (the device was destroyed through a clone of the wgpu handle, and
+    /// no poll has run the lost callback), it checks the device with a small probe.
+    pub(crate) fn or_lost(&self, e: Error) -> Error {
+        if let Err(lost @ Error::DeviceLost { .. }) = self.check_lost() {
+            return lost;
+        }
+        if self.device_refuses_work() {
+            self.mark_lost("the device no longer accepts work (destroyed or lost)");
+            if let Err(lost) = self.check_lost() {
+                return lost;
+            }
+        }
+        e
+    }
+
+    /// `Err(DeviceLost)` once the device is known to be gone.
+    fn check_lost(&self) -> Result<()> {
+        match self.inner.lost.lock().ok().and_then(|l| l.clone()) {
+            Some(reason) => Err(Error::DeviceLost { reason }),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the device refuses new work: a 4-byte buffer mapped at creation cannot be
+    /// read. On a live device that works, or fails with an error its scope catches (out
+    /// of memory); a lost device reports nothing (wgpu leaves loss errors to the lost
+    /// callback) and hands back an invalid buffer.
+    fn device_refuses_work(&self) -> bool {
+        let device = &self.inner.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let probe = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpuprim device check"),
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        let unreadable = probe.get_mapped_range_mut(..).is_err();
+        drop(probe);
+        let reported = [
+            pollster::block_on(internal.pop()),
+            pollster::block_on(validation.pop()),
+            pollster::block_on(oom.pop()),
+        ];
+        unreadable && reported.iter().all(Option::is_none)
     }
 
     pub(crate) fn poll_error(&self, e: wgpu::PollError) -> Error {

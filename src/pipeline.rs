@@ -133,14 +133,15 @@ impl Ctx {
             compilation_options: Default::default(),
             cache: None,
         });
+        // Inside the scope: on a lost device the pipeline is invalid, and so is asking it.
+        let layout = pipeline.get_bind_group_layout(0);
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Compile {
+            return Err(self.or_lost(Error::Compile {
                 op: key.0.op,
                 code: key.0.code.clone(),
                 message: compile_message(&e),
-            });
+            }));
         }
-        let layout = pipeline.get_bind_group_layout(0);
         let kernel = Arc::new(Kernel { pipeline, layout });
         cache.compiled.fetch_add(1, Ordering::Relaxed);
         map.insert(key, Arc::clone(&kernel));
