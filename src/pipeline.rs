@@ -130,7 +130,10 @@ impl Ctx {
             layout: None,
             module: &module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                zero_initialize_workgroup_memory: self.zero_initialize_workgroup_memory(),
+                ..Default::default()
+            },
             cache: None,
         });
         // Inside the scope: on a lost device the pipeline is invalid, and so is asking it.
@@ -146,6 +149,23 @@ impl Ctx {
         cache.compiled.fetch_add(1, Ordering::Relaxed);
         map.insert(key, Arc::clone(&kernel));
         Ok(kernel)
+    }
+}
+
+impl Ctx {
+    /// Whether wgpu should zero workgroup memory before a kernel runs: not on GL.
+    ///
+    /// Every template writes its workgroup memory before reading it (a tree or scan
+    /// stores each invocation's slot first, atomics and look-back values are stored by
+    /// invocation 0 before a barrier or a uniform load), and user code is an expression,
+    /// which cannot declare workgroup memory. On GL, naga zeroes an array by one
+    /// constructor with an argument per element, which Mesa's llvmpipe compiles slowly:
+    /// a first `reduce` (its 1024-element finishing array) took 21.7 s and a first
+    /// `transpose` (its 32 x 33 tile) 10.6 s to compile, 0.17 s and 0.16 s without
+    /// (2-core test machine, Mesa 22.3, `MESA_SHADER_CACHE_DISABLE=true`). Elsewhere the
+    /// driver or a loop zeroes it and it stays on.
+    fn zero_initialize_workgroup_memory(&self) -> bool {
+        self.info().backend != wgpu::Backend::Gl
     }
 }
 
