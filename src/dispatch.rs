@@ -155,7 +155,9 @@ impl Ctx {
     pub(crate) fn enqueue(&self, op: &'static str, commands: wgpu::CommandBuffer) -> Result<()> {
         let mut pending = self.lock_pending();
         pending.buffers.push(commands);
-        let waited = pending.since.is_some_and(|t| t.elapsed() >= self.inner.hold_max);
+        let waited = pending
+            .since
+            .is_some_and(|t| t.elapsed() >= self.inner.hold_max);
         if pending.buffers.len() >= self.inner.batch_limit || waited || self.queue_idle() {
             self.submit_held(op, &mut pending)?;
         } else if pending.since.is_none() {

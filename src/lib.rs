@@ -78,6 +78,7 @@ mod context;
 mod dispatch;
 mod element;
 mod error;
+mod expr;
 pub mod ops;
 mod pipeline;
 mod vec;

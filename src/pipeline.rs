@@ -71,9 +71,10 @@ pub(crate) fn render<S: AsRef<str>>(template: &str, vars: &[(&str, S)]) -> Strin
 /// or double a counter; the single-pass scan's waits give up after a fixed number of
 /// probes; compare-exchange loops and a wait for an earlier dispatch's tile perform
 /// atomic operations, which are observable side effects, so they are not loops a compiler
-/// may assume away. User code is a WGSL expression, which cannot hold a loop (a loop
-/// needs braces): a kernel whose user code has a brace anywhere keeps the bounding, since
-/// that text is more than an expression. Bounds checks stay on for every kernel.
+/// may assume away. User code is checked to be one WGSL expression before it reaches a
+/// template (`expr::check_expression`), and an expression cannot hold a loop (a loop
+/// needs braces). As a second line, a kernel whose user code has a brace anywhere keeps
+/// the bounding. Bounds checks stay on for every kernel.
 pub(crate) fn loops_are_ours(user_code: &str) -> bool {
     !user_code.contains(['{', '}'])
 }

@@ -34,6 +34,8 @@ impl Ctx {
     /// Each distinct expression compiles once per element type; later calls reuse it.
     ///
     /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `expr` is not exactly
+    /// one WGSL expression (it may not hold `;`, braces or comments),
     /// [`Error::Compile`](crate::Error::Compile) if the expression is not valid WGSL of the element type (the
     /// message quotes the compiler), [`Error::OutOfMemory`](crate::Error::OutOfMemory) if the output cannot be made.
     ///
@@ -87,7 +89,8 @@ impl Ctx {
     ///
     /// # Errors
     /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) if `a` and `b` differ in length, [`Error::Compile`](crate::Error::Compile) if the
-    /// expression is not valid WGSL of the element type.
+    /// expression is not valid WGSL of the element type, [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// if it is not exactly one expression.
     ///
     /// # Examples
     /// ```
@@ -146,6 +149,7 @@ impl Ctx {
         units: u64,
         buffers: &[&wgpu::Buffer],
     ) -> Result<()> {
+        crate::expr::check_expression(op, "expression", expr)?;
         let wg = elementwise_workgroup_size(self);
         let kernel = self.kernel(key::<T>(op, wg, expr), || {
             render(template, &vars::<T>(wg, expr))

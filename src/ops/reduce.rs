@@ -95,7 +95,8 @@ impl Ctx {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for the `Min` or `Max` of an empty vector (they have no
-    /// value), [`Error::Compile`] if a custom operator is not valid WGSL,
+    /// value) and for a custom operator that is not exactly one WGSL expression,
+    /// [`Error::Compile`] if a custom operator is not valid WGSL of the element type,
     /// [`Error::Unsupported`] for [`Reduce::SumWide`] without `SHADER_F64`.
     ///
     /// ```
@@ -483,6 +484,7 @@ impl Spec {
             Reduce::Min => plain("min", T::HIGHEST, "min(a, b)", "subgroupMin"),
             Reduce::Max => plain("max", T::LOWEST, "max(a, b)", "subgroupMax"),
             Reduce::Custom { op, identity } => {
+                crate::expr::check_expression("reduce_with", "operator", op)?;
                 let mut spec = plain("custom", *identity, &format!("({op})"), "");
                 spec.subgroup_op = None;
                 spec.code = format!("{op} | identity {}", identity.wgsl_literal());
