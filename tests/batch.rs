@@ -168,7 +168,11 @@ fn flush_submits_held_calls() {
     let before = ctx.submissions();
     ctx.flush().unwrap();
     assert_eq!(ctx.held_calls(), 0);
-    assert_eq!(ctx.submissions(), before + 1, "both calls in one submission");
+    assert_eq!(
+        ctx.submissions(),
+        before + 1,
+        "both calls in one submission"
+    );
     ctx.synchronize().unwrap();
     assert_eq!(c.to_vec().unwrap(), vec![2.5, 4.5, 6.5]);
 }
@@ -194,7 +198,11 @@ fn held_work_waits_at_most_100_us() {
     for round in 0..2 {
         // Round 0 compiles the kernels between the calls; round 1 finds them cached.
         ctx.map_into(&a, "x + 1u", &mut b).unwrap();
-        assert_eq!(ctx.held_calls(), 1, "round {round}: nothing was held before");
+        assert_eq!(
+            ctx.held_calls(),
+            1,
+            "round {round}: nothing was held before"
+        );
         std::thread::sleep(Duration::from_millis(1));
         ctx.map_into(&b, "x * 3u", &mut c).unwrap();
         assert_eq!(

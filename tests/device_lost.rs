@@ -31,7 +31,12 @@ fn inputs(ctx: &Ctx) -> Inputs {
         a: ctx.upload(&random_vec::<f32>(n, 1)).unwrap(),
         b: ctx.upload(&random_vec::<f32>(n, 2)).unwrap(),
         keys: ctx
-            .upload(&random_vec::<u32>(n, 3).iter().map(|k| k % 16).collect::<Vec<_>>())
+            .upload(
+                &random_vec::<u32>(n, 3)
+                    .iter()
+                    .map(|k| k % 16)
+                    .collect::<Vec<_>>(),
+            )
             .unwrap(),
         out: ctx.zeros::<f32>(n).unwrap(),
     }
@@ -47,11 +52,17 @@ fn every_call(ctx: &Ctx, v: &mut Inputs) -> Vec<Call> {
         ("upload (empty)", ctx.upload::<u32>(&[]).map(drop)),
         ("zeros", ctx.zeros::<f32>(100).map(drop)),
         ("to_vec", a.to_vec().map(drop)),
-        ("to_vec_async", pollster::block_on(a.to_vec_async()).map(drop)),
+        (
+            "to_vec_async",
+            pollster::block_on(a.to_vec_async()).map(drop),
+        ),
         ("copy_from", out.copy_from(a)),
         ("try_clone", a.try_clone().map(drop)),
         ("map", ctx.map(a, "x * 2.0").map(drop)),
-        ("map (new expression)", ctx.map(a, "x * 3.5 + 1.0").map(drop)),
+        (
+            "map (new expression)",
+            ctx.map(a, "x * 3.5 + 1.0").map(drop),
+        ),
         ("map_into", ctx.map_into(a, "x + 1.0", out)),
         ("zip", ctx.zip(a, b, "a + b").map(drop)),
         ("zip_into", ctx.zip_into(a, b, "a * b", out)),
@@ -62,9 +73,15 @@ fn every_call(ctx: &Ctx, v: &mut Inputs) -> Vec<Call> {
             ctx.reduce_with(a, Reduce::custom("max(abs(a), abs(b))", 0.0))
                 .map(drop),
         ),
-        ("reduce_async", pollster::block_on(ctx.reduce_async(a)).map(drop)),
+        (
+            "reduce_async",
+            pollster::block_on(ctx.reduce_async(a)).map(drop),
+        ),
         ("dot", ctx.dot(a, b).map(drop)),
-        ("dot_async", pollster::block_on(ctx.dot_async(a, b)).map(drop)),
+        (
+            "dot_async",
+            pollster::block_on(ctx.dot_async(a, b)).map(drop),
+        ),
         ("atomic_sum", ctx.atomic_sum(keys).map(drop)),
         ("histogram", ctx.histogram(keys, 16).map(drop)),
         (
@@ -78,8 +95,14 @@ fn every_call(ctx: &Ctx, v: &mut Inputs) -> Vec<Call> {
             ctx.scan_with(a, &Scan::inclusive(ScanOp::Max)).map(drop),
         ),
         ("compact", ctx.compact(a, "x > 0.0").map(drop)),
-        ("compact_indices", ctx.compact_indices(a, "x < 0.0").map(drop)),
-        ("fill_random", ctx.fill_random(out, Rng::WangHash { seed: 7 })),
+        (
+            "compact_indices",
+            ctx.compact_indices(a, "x < 0.0").map(drop),
+        ),
+        (
+            "fill_random",
+            ctx.fill_random(out, Rng::WangHash { seed: 7 }),
+        ),
         (
             "fill_uniform",
             ctx.fill_uniform(out, Rng::Pcg32 { seed: 1 }, 0.0, 1.0),
@@ -285,10 +308,7 @@ fn a_lost_device_prints_nothing() {
             out.status.success(),
             "{name} failed in a process of its own:\n{stdout}\n{stderr}"
         );
-        assert!(
-            stdout.contains("1 passed"),
-            "{name} did not run:\n{stdout}"
-        );
+        assert!(stdout.contains("1 passed"), "{name} did not run:\n{stdout}");
         assert!(
             stderr.trim().is_empty(),
             "{name} printed to stderr:\n{stderr}"
