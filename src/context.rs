@@ -274,16 +274,7 @@ impl CtxBuilder {
 
     /// Create the context.
     pub async fn build_async(self) -> Result<Ctx> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        desc.backends = self.backends;
-        let instance = wgpu::Instance::new(desc);
-        // Native APIs first; GL (slower to probe, no subgroups) only if none has an adapter.
-        let mut adapters = instance
-            .enumerate_adapters(self.backends & wgpu::Backends::PRIMARY)
-            .await;
-        if adapters.is_empty() {
-            adapters = instance.enumerate_adapters(self.backends).await;
-        }
+        let adapters = find_adapters(self.backends).await;
         let adapter = adapters
             .into_iter()
             .filter(|a| {
@@ -472,6 +463,99 @@ impl<T: fmt::Debug> fmt::Debug for Interop<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.handle.fmt(f)
     }
+}
+
+/// Every adapter on `backends` with compute shaders: the primary APIs (Vulkan, Metal,
+/// DX12) first, and GL only when they offer no GPU (slower to probe, no subgroups; a
+/// GPU that only GL drives still beats a software Vulkan device, see [`adapter_rank`]).
+///
+/// Mesa's software Vulkan device (lavapipe) and its GL device (llvmpipe) are the same
+/// rasterizer; lavapipe has subgroups, f16 and f64, so where both exist the rank picks
+/// lavapipe, and GL only where no Vulkan driver is installed (or `WGPU_BACKEND=gl`).
+async fn find_adapters(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    let descriptor = |backends| {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends;
+        desc
+    };
+    let primary = backends & wgpu::Backends::PRIMARY;
+    let mut adapters = Vec::new();
+    if !primary.is_empty() {
+        adapters = instance(descriptor(primary))
+            .enumerate_adapters(primary)
+            .await;
+    }
+    let others = backends - primary;
+    let has_gpu = adapters
+        .iter()
+        .any(|a| a.get_info().device_type != wgpu::DeviceType::Cpu);
+    if !others.is_empty() && !has_gpu {
+        let more = wgpu::Instance::new(descriptor(others))
+            .enumerate_adapters(others)
+            .await;
+        adapters.extend(more);
+    }
+    adapters
+}
+
+/// A wgpu instance for `desc`. On Linux and FreeBSD, when no Wayland display can be
+/// reached, its Vulkan backend is made without the `VK_KHR_wayland_surface` extension:
+/// with it, Mesa's device-selection layer asks libwayland for a display while listing
+/// devices, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the
+/// environment.` on a machine without a desktop session (twice, on every `Ctx::new`).
+/// gpuprim makes no surfaces, and no Wayland surface can be made without a display.
+fn instance(desc: wgpu::InstanceDescriptor) -> wgpu::Instance {
+    #[cfg(any(target_os = "linux", target_os = "freebsd"))]
+    if desc.backends.contains(wgpu::Backends::VULKAN) && !wayland_reachable() {
+        if let Some(instance) = vulkan_without_wayland(&desc) {
+            return instance;
+        }
+    }
+    wgpu::Instance::new(desc)
+}
+
+/// Whether libwayland could find a display (its own rules in `wl_display_connect`): a
+/// socket passed in `WAYLAND_SOCKET`, or a display path that is absolute or under an
+/// absolute `XDG_RUNTIME_DIR`. Where this is false libwayland prints its error.
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+fn wayland_reachable() -> bool {
+    let absolute =
+        |var| std::env::var_os(var).is_some_and(|v| v.as_encoded_bytes().starts_with(b"/"));
+    std::env::var_os("WAYLAND_SOCKET").is_some()
+        || absolute("WAYLAND_DISPLAY")
+        || absolute("XDG_RUNTIME_DIR")
+}
+
+/// The Vulkan backend alone, made through wgpu-hal as wgpu would make it, less the
+/// Wayland surface extension; `None` if Vulkan cannot be loaded (the caller then lets
+/// wgpu try, and report, as usual).
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+fn vulkan_without_wayland(desc: &wgpu::InstanceDescriptor) -> Option<wgpu::Instance> {
+    use wgpu::hal;
+    let hal_desc = hal::InstanceDescriptor {
+        name: "wgpu",
+        flags: desc.flags,
+        memory_budget_thresholds: desc.memory_budget_thresholds,
+        backend_options: desc.backend_options.clone(),
+        telemetry: None,
+        display: None,
+    };
+    let without_wayland: Box<hal::vulkan::CreateInstanceCallback<'_>> = Box::new(|args| {
+        args.extensions
+            .retain(|&name| name != c"VK_KHR_wayland_surface");
+    });
+    // SAFETY: `init_with_callback` is `Instance::init` (what `wgpu::Instance::new` calls)
+    // plus the callback. Its contract asks callbacks not to remove extensions, because
+    // wgpu-hal may assume an available extension is enabled. For this one it does not:
+    // its only use, `create_surface_from_wayland`, checks the instance's enabled list
+    // (which is the list after the callback) and returns an error when it is missing
+    // (wgpu-hal 30.0.1, vulkan/instance.rs). gpuprim makes no surfaces, and this
+    // instance is never handed out. `from_hal` takes a valid, usable instance of the
+    // Vulkan backend, which `init_with_callback` returns.
+    let hal_instance =
+        unsafe { hal::vulkan::Instance::init_with_callback(&hal_desc, Some(without_wayland)) }
+            .ok()?;
+    Some(unsafe { wgpu::Instance::from_hal::<hal::api::Vulkan>(hal_instance) })
 }
 
 /// Higher is better: the preferred device type first, then a native API over GL.
