@@ -159,6 +159,8 @@ pub struct CtxBuilder {
     batch_limit: usize,
     assume_busy: bool,
     hold_max: std::time::Duration,
+    limits: Option<wgpu::Limits>,
+    memory_budget: Option<u8>,
 }
 
 /// Default of [`CtxBuilder::batch_limit`].
@@ -177,6 +179,8 @@ impl Default for CtxBuilder {
             batch_limit: DEFAULT_BATCH_LIMIT,
             assume_busy: false,
             hold_max: crate::dispatch::HOLD_MAX,
+            limits: None,
+            memory_budget: None,
         }
     }
 }
@@ -244,6 +248,34 @@ impl CtxBuilder {
         self
     }
 
+    /// Request these device limits instead of the adapter's full limits, e.g.
+    /// `wgpu::Limits::default()` (WebGPU's) to check that a program runs within what
+    /// every WebGPU device offers. Each limit must be within the adapter's
+    /// (`Error::RequestDevice` names the one that is not). gpuprim then keeps to them:
+    /// [`Info::limits`] are these, and vectors past their largest binding are split.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::builder().limits(gpuprim::wgpu::Limits::default()).build()?;
+    /// assert_eq!(ctx.info().limits.max_compute_invocations_per_workgroup, 256);
+    /// let v = ctx.upload(&[1u32, 2, 3])?;
+    /// assert_eq!(ctx.reduce(&v)?, 6);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn limits(mut self, limits: wgpu::Limits) -> Self {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// Refuse new buffers (with [`Error::OutOfMemory`]) once the device's memory use
+    /// would pass `percent` of the budget the driver reports, instead of letting the
+    /// driver decide. Only where the driver reports a budget: Vulkan with
+    /// `VK_EXT_memory_budget` (NVIDIA, AMD, Intel and Mesa's drivers have it) and DX12;
+    /// elsewhere it has no effect. 1 to 100.
+    pub fn memory_budget(mut self, percent: u8) -> Self {
+        self.memory_budget = Some(percent);
+        self
+    }
+
     /// Treat the GPU as busy whatever it is doing, so every call's work is held until
     /// one of the other rules in [`CtxBuilder::batch_limit`] submits it.
     ///
@@ -274,7 +306,15 @@ impl CtxBuilder {
 
     /// Create the context.
     pub async fn build_async(self) -> Result<Ctx> {
-        let adapters = find_adapters(self.backends).await;
+        if let Some(p) = self.memory_budget {
+            if !(1..=100).contains(&p) {
+                return Err(Error::InvalidArgument {
+                    op: "CtxBuilder::memory_budget",
+                    message: format!("{p}% of the budget; pass 1 to 100"),
+                });
+            }
+        }
+        let adapters = find_adapters(self.backends, self.memory_budget).await;
         let adapter = adapters
             .into_iter()
             .filter(|a| {
@@ -322,7 +362,7 @@ impl CtxBuilder {
             });
         }
         let features = adapter.features() & WANTED_FEATURES & !self.without_features;
-        let limits = adapter.limits();
+        let limits = self.limits.clone().unwrap_or_else(|| adapter.limits());
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("gpuprim"),
@@ -472,10 +512,11 @@ impl<T: fmt::Debug> fmt::Debug for Interop<'_, T> {
 /// Mesa's software Vulkan device (lavapipe) and its GL device (llvmpipe) are the same
 /// rasterizer; lavapipe has subgroups, f16 and f64, so where both exist the rank picks
 /// lavapipe, and GL only where no Vulkan driver is installed (or `WGPU_BACKEND=gl`).
-async fn find_adapters(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+async fn find_adapters(backends: wgpu::Backends, memory_budget: Option<u8>) -> Vec<wgpu::Adapter> {
     let descriptor = |backends| {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         desc.backends = backends;
+        desc.memory_budget_thresholds.for_resource_creation = memory_budget;
         desc
     };
     let primary = backends & wgpu::Backends::PRIMARY;

@@ -1,5 +1,6 @@
 //! Every error a user can cause, by variant and message, and the context still working
-//! afterwards.
+//! afterwards. (`OutOfMemory` is caused in tests/faults.rs, in a process of its own;
+//! `DeviceLost` throughout tests/device_lost.rs. `Internal` is a gpuprim bug.)
 
 mod common;
 
@@ -242,6 +243,64 @@ fn invalid_builder_arguments() {
     let err = Ctx::builder().batch_limit(0).build().unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
     assert!(err.to_string().contains("at least 1"), "{err}");
+    for percent in [0, 101] {
+        let err = Ctx::builder().memory_budget(percent).build().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::InvalidArgument {
+                    op: "CtxBuilder::memory_budget",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains(&format!("{percent}%")), "{err}");
+    }
+}
+
+#[test]
+fn request_device() {
+    // More than the adapter offers: the adapter refuses the device, naming the limit.
+    let adapter = ctx().info().limits.clone();
+    let err = Ctx::builder()
+        .limits(gpuprim::wgpu::Limits {
+            max_compute_workgroups_per_dimension: u32::MAX,
+            ..adapter.clone()
+        })
+        .build()
+        .unwrap_err();
+    match &err {
+        Error::RequestDevice {
+            adapter: name,
+            message,
+        } => {
+            assert_eq!(*name, ctx().info().name);
+            assert!(
+                message.contains("max_compute_workgroups_per_dimension"),
+                "{message}"
+            );
+        }
+        other => panic!("expected RequestDevice, got {other:?}"),
+    }
+    assert!(
+        err.to_string().contains("could not create a device"),
+        "{err}"
+    );
+    // Within them, lower than the adapter's: the context keeps to them.
+    let small = Ctx::builder()
+        .limits(gpuprim::wgpu::Limits {
+            max_compute_workgroups_per_dimension: 7,
+            ..adapter
+        })
+        .build()
+        .unwrap();
+    assert_eq!(small.info().max_workgroups_per_dimension, 7);
+    let host = random_vec::<u32>(100_000, 17);
+    let v = small.upload(&host).unwrap();
+    let want = host.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+    assert_eq!(small.reduce(&v).unwrap(), want);
+    assert_still_works(&small);
 }
 
 #[test]
