@@ -385,7 +385,11 @@ impl CtxBuilder {
         // (from your own wgpu calls too): calls return `DeviceLost`, nothing is printed.
         let lost_quiet = Arc::clone(&lost);
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            if lost_quiet.lock().map_or(true, |l| l.is_none()) {
+            if lost_quiet
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_none()
+            {
                 eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
             }
         }));
@@ -778,7 +782,13 @@ impl Ctx {
     /// `Err(DeviceLost)` once the device is gone.
     pub(crate) fn check_alive(&self) -> Result<()> {
         self.check_lost()?;
-        match self.inner.deferred.lock().ok().and_then(|mut d| d.take()) {
+        let deferred = self
+            .inner
+            .deferred
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        match deferred {
             Some(e) => Err(e),
             None => Ok(()),
         }
@@ -811,7 +821,13 @@ impl Ctx {
 
     /// `Err(DeviceLost)` once the device is known to be gone.
     fn check_lost(&self) -> Result<()> {
-        match self.inner.lost.lock().ok().and_then(|l| l.clone()) {
+        let lost = self
+            .inner
+            .lost
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        match lost {
             Some(reason) => Err(Error::DeviceLost { reason }),
             None => Ok(()),
         }

@@ -214,9 +214,12 @@ impl Ctx {
     /// [`Ctx::flush`] for accessors that cannot return an error: the next call returns it.
     pub(crate) fn flush_deferring_errors(&self) {
         if let Err(e) = self.flush() {
-            if let Ok(mut deferred) = self.inner.deferred.lock() {
-                deferred.get_or_insert(e);
-            }
+            let mut deferred = self
+                .inner
+                .deferred
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            deferred.get_or_insert(e);
         }
     }
 
