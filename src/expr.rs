@@ -21,7 +21,9 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::error::{Error, Result};
 
-const BEFORE: &str = "fn gpuprim_expression() {\n    _ = (\n";
+/// `enable f16;` because naga's parser refuses `h` literals without it (the kernels
+/// enable it for f16 elements; the compile refuses them elsewhere).
+const BEFORE: &str = "enable f16;\nfn gpuprim_expression() {\n    _ = (\n";
 const AFTER: &str = "\n    );\n}\n";
 /// The deliberate syntax error after the function: a `)` where a declaration must start.
 const SENTINEL: &str = ")";
@@ -150,6 +152,8 @@ mod tests {
             "!(x > 0.5) && x < 2.0",
             "a / *p",
             "wang_hash(bitcast<u32>(x))",
+            "x + (0.099975586h)",
+            "x * 2.5lf",
             // Not WGSL that compiles, but one expression: the compile says why.
             "x +* 2.0",
             "a + c",
