@@ -56,9 +56,9 @@ fn own_ctx() -> Ctx {
 const CHUNK: usize = 1 << 26;
 
 /// The child's part of `out_of_memory_when_the_device_refuses`: with `role` "measure"
-/// it prints its address space after making a context and compiling its kernels; with
-/// "oom" (run under a limit above that) it allocates until refused and checks that the
-/// error is OutOfMemory and that the context and a held batch survive it.
+/// it prints its address space after making a context and compiling its kernels, and
+/// whether the adapter is a CPU; with "oom" it allocates until refused and checks that
+/// the error is OutOfMemory and that the context and a held batch survive it.
 #[test]
 fn out_of_memory_child() {
     let measure = is_child("measure");
@@ -68,8 +68,11 @@ fn out_of_memory_child() {
     // The primary backends (Vulkan here): wgpu's GL backend does not report a failed
     // allocation (it handed out 16 GiB of buffers under a 2 GiB limit), so out of memory
     // cannot be caused through it. Without a Vulkan driver this says so and fails.
+    // On a GPU the budget refuses (device memory is not address space the limit
+    // counts); Mesa 22's lavapipe reports no budget, so there the limit does.
     let ctx = Ctx::builder()
         .backends(gpuprim::wgpu::Backends::PRIMARY)
+        .memory_budget(5)
         .batch_limit(64)
         .assume_gpu_busy(true)
         .hold_max(Duration::MAX)
@@ -87,7 +90,8 @@ fn out_of_memory_child() {
     if measure {
         let status = std::fs::read_to_string("/proc/self/status").unwrap();
         let vm = status.lines().find(|l| l.starts_with("VmSize:")).unwrap();
-        println!("GPUPRIM_VM {}", vm.split_whitespace().nth(1).unwrap());
+        let cpu = ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu;
+        println!("GPUPRIM_VM {} {cpu}", vm.split_whitespace().nth(1).unwrap());
         return;
     }
     // A held call before the refusal and one after: both must run, in order.
@@ -137,24 +141,27 @@ fn sum(v: &[u32]) -> u32 {
     v.iter().fold(0u32, |s, &x| s.wrapping_add(x))
 }
 
-/// Out of memory, caused for real on the software adapter: a child process whose
-/// address space is limited to what it uses plus 2 GiB allocates 256 MiB vectors until
-/// the driver's allocation fails (Mesa's lavapipe has no `VK_EXT_memory_budget`, so
-/// `CtxBuilder::memory_budget` cannot do it there). On a GPU, `examples/oom.rs` fills
-/// the device memory.
+/// Out of memory, caused for real: a child process allocates 256 MiB vectors until the
+/// device refuses. On the software adapter its address space is limited to what it
+/// uses plus 2 GiB, so lavapipe's allocation fails (Mesa 22's lavapipe has no
+/// `VK_EXT_memory_budget`, so `CtxBuilder::memory_budget` cannot do it there); on a
+/// GPU, `memory_budget(5)` refuses at 5% of the driver's budget. `examples/oom.rs`
+/// fills a GPU's whole memory.
 #[test]
 fn out_of_memory_when_the_device_refuses() {
     if std::env::var_os(CHILD).is_some() {
         return;
     }
     let measured = run_child("out_of_memory_child", "measure", None);
-    let vm_kib: u64 = measured
+    let words: Vec<&str> = measured
         .lines()
         .find_map(|l| l.split("GPUPRIM_VM ").nth(1))
         .expect("the child printed its address space")
-        .parse()
-        .unwrap();
-    let out = run_child("out_of_memory_child", "oom", Some(vm_kib + (2 << 20)));
+        .split_whitespace()
+        .collect();
+    let vm_kib: u64 = words[0].parse().unwrap();
+    let limit = (words[1] == "true").then_some(vm_kib + (2 << 20));
+    let out = run_child("out_of_memory_child", "oom", limit);
     assert!(out.contains("GPUPRIM_OOM refused after"), "{out}");
 }
 

@@ -39,7 +39,8 @@ pub const OPS: [&str; 10] = [
 ];
 
 /// Runs `threads` threads on clones of `ctx` for `duration`, each call on a vector of
-/// 1 to `max_len` elements. Every call's result is compared with the CPU's, element by
+/// 1 to `max_len` elements; each thread makes every op at least once, however slow the
+/// adapter (a cold shader cache can take seconds per first call). Every call's result is compared with the CPU's, element by
 /// element (floats: the dot product within a bound that follows from its summation).
 pub fn run(ctx: &Ctx, threads: usize, duration: Duration, max_len: usize) -> Report {
     let calls = Arc::new(AtomicU64::new(0));
@@ -61,7 +62,11 @@ pub fn run(ctx: &Ctx, threads: usize, duration: Duration, max_len: usize) -> Rep
                 // Round robin from a different op per thread: every op runs early, and
                 // threads make different calls at the same time.
                 let mut op = t % OPS.len();
-                while start.elapsed() < duration && !stop.load(Ordering::Relaxed) {
+                let mut made = 0;
+                while (made < OPS.len() || start.elapsed() < duration)
+                    && !stop.load(Ordering::Relaxed)
+                {
+                    made += 1;
                     op = (op + 1) % OPS.len();
                     let len = 1 + rng.below(max_len as u64) as usize;
                     let seed = rng.next();
