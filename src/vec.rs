@@ -534,9 +534,11 @@ impl Ctx {
         )?;
         buffer
             .get_mapped_range_mut(..)
-            .map_err(|e| Error::Internal {
-                op: "uniform_constant",
-                message: e.to_string(),
+            .map_err(|e| {
+                self.or_lost(Error::Internal {
+                    op: "uniform_constant",
+                    message: e.to_string(),
+                })
             })?
             .copy_from_slice(bytes);
         buffer.unmap();
@@ -644,9 +646,11 @@ impl<T: GpuElement> ReadBack<T> {
                 });
             }
         }
-        let view = buffer.get_mapped_range(..).map_err(|e| Error::Internal {
-            op: "read-back",
-            message: e.to_string(),
+        let view = buffer.get_mapped_range(..).map_err(|e| {
+            self.ctx.or_lost(Error::Internal {
+                op: "read-back",
+                message: e.to_string(),
+            })
         })?;
         // The mapped bytes need not be aligned for T; pod_collect_to_vec copies safely.
         let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..self.len * size_of::<T>()]);
@@ -833,17 +837,17 @@ impl Ctx {
     /// ```
     pub fn upload<T: GpuElement>(&self, data: &[T]) -> Result<GpuVec<T>> {
         let v = self.alloc::<T>(data.len(), true)?;
-        if !data.is_empty() {
-            let mut view = v
-                .buffer
-                .get_mapped_range_mut(..)
-                .map_err(|e| Error::Internal {
-                    op: "upload",
-                    message: e.to_string(),
-                })?;
-            view.slice(..size_of_val(data))
-                .copy_from_slice(bytemuck::cast_slice(data));
-        }
+        // Mapped even for no data: a buffer that cannot be mapped (made on a lost device)
+        // must not be unmapped.
+        let mut view = v.buffer.get_mapped_range_mut(..).map_err(|e| {
+            self.or_lost(Error::Internal {
+                op: "upload",
+                message: e.to_string(),
+            })
+        })?;
+        view.slice(..size_of_val(data))
+            .copy_from_slice(bytemuck::cast_slice(data));
+        drop(view);
         v.buffer.unmap();
         Ok(v)
     }
@@ -937,17 +941,17 @@ impl Ctx {
         let invalid = pollster::block_on(validation.pop());
         let out_of_memory = pollster::block_on(oom.pop());
         if let Some(e) = out_of_memory {
-            return Err(Error::OutOfMemory {
+            return Err(self.or_lost(Error::OutOfMemory {
                 what: what.to_string(),
                 bytes,
                 message: e.to_string(),
-            });
+            }));
         }
         if let Some(e) = invalid {
-            return Err(Error::Internal {
+            return Err(self.or_lost(Error::Internal {
                 op: "create_buffer",
                 message: e.to_string(),
-            });
+            }));
         }
         Ok(buffer)
     }
@@ -966,17 +970,17 @@ impl Ctx {
         let out_of_memory = pollster::block_on(oom.pop());
         self.check_alive()?;
         if let Some(e) = out_of_memory {
-            return Err(Error::OutOfMemory {
+            return Err(self.or_lost(Error::OutOfMemory {
                 what: format!("the work of `{op}`"),
                 bytes: 0,
                 message: e.to_string(),
-            });
+            }));
         }
         if let Some(e) = invalid.or(internal) {
-            return Err(Error::Internal {
+            return Err(self.or_lost(Error::Internal {
                 op,
                 message: e.to_string(),
-            });
+            }));
         }
         Ok(r)
     }

@@ -191,8 +191,9 @@ impl Ctx {
     /// A scan with any operator, inclusive or exclusive, by either algorithm (see [`Scan`]).
     ///
     /// # Errors
-    /// [`Error::Compile`] if a custom operator is not valid WGSL,
-    /// [`Error::InvalidArgument`] for [`ScanAlgorithm::SinglePass`] on 16- or 64-bit elements.
+    /// [`Error::Compile`] if a custom operator is not valid WGSL of the element type,
+    /// [`Error::InvalidArgument`] if it is not exactly one WGSL expression and for
+    /// [`ScanAlgorithm::SinglePass`] on 16- or 64-bit elements.
     ///
     /// ```
     /// use gpuprim::{Scan, ScanOp};
@@ -245,7 +246,8 @@ impl Ctx {
     /// one binding holds the input); [`GpuVec::try_clone`] makes a tight copy.
     ///
     /// # Errors
-    /// [`Error::Compile`] if `predicate` is not a valid WGSL `bool` expression in `x`,
+    /// [`Error::InvalidArgument`] if `predicate` is not exactly one WGSL expression,
+    /// [`Error::Compile`] if it is not a valid WGSL `bool` expression in `x`,
     /// [`Error::TooLarge`] past 2^32 - 1 elements.
     ///
     /// ```
@@ -890,7 +892,10 @@ impl Program {
             ),
             ScanOp::Min => ("min", "min(a, b)".into(), T::HIGHEST, None),
             ScanOp::Max => ("max", "max(a, b)".into(), T::LOWEST, None),
-            ScanOp::Custom { op, identity } => ("custom", format!("({op})"), *identity, None),
+            ScanOp::Custom { op, identity } => {
+                crate::expr::check_expression("scan", "operator", op)?;
+                ("custom", format!("({op})"), *identity, None)
+            }
         };
         let code = match op {
             ScanOp::Custom { op, identity } => {
@@ -936,8 +941,9 @@ impl Program {
         indices: bool,
     ) -> Result<Program> {
         ctx.check_element::<T>()?;
+        crate::expr::check_expression(op, "predicate", predicate)?;
         let io = format!(
-            "fn keep(x: T) -> bool {{ return {predicate}; }}\n\
+            "fn keep(x: T) -> bool {{ return ({predicate}); }}\n\
              fn flag(x: T) -> u32 {{ return select(0u, 1u, keep(x)); }}\n\
              fn load(u: u32) -> vec4<A> {{\n\
              \x20   var r = vec4<A>(identity());\n\
