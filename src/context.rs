@@ -358,8 +358,55 @@ impl CtxBuilder {
             })?;
         let adapter_info = adapter.get_info();
         // Argument errors before a device exists: nothing to create and tear down.
+        self.check(&adapter.limits())?;
+        let features = adapter.features() & WANTED_FEATURES & !self.without_features;
+        let limits = self.limits.clone().unwrap_or_else(|| adapter.limits());
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("gpuprim"),
+                required_features: features,
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::RequestDevice {
+                adapter: adapter_info.name.clone(),
+                message: e.to_string(),
+            })?;
+        self.assemble(device, queue, adapter_info, features, limits, true)
+    }
+
+    /// A context on a device someone else made ([`Ctx::from_wgpu`]), with this builder's
+    /// choices. The device's limits are the context's; of its features, those gpuprim
+    /// uses ([`WANTED_FEATURES`], less [`CtxBuilder::without_features`]). The choices of
+    /// adapter, backends, limits and memory budget do not apply (the device exists).
+    ///
+    /// ```
+    /// // A device of your own, with WebGPU's default limits and no optional features.
+    /// let instance = gpuprim::wgpu::Instance::new(
+    ///     gpuprim::wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+    /// );
+    /// let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    /// let ctx = gpuprim::Ctx::builder().batch_limit(1).from_wgpu(device, queue)?;
+    /// let v = ctx.upload(&[1u32, 2, 3])?;
+    /// assert_eq!(ctx.reduce(&v)?, 6);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn from_wgpu(self, device: wgpu::Device, queue: wgpu::Queue) -> Result<Ctx> {
+        let limits = device.limits();
+        self.check(&limits)?;
+        let features = device.features() & WANTED_FEATURES & !self.without_features;
+        let adapter_info = device.adapter_info();
+        self.assemble(device, queue, adapter_info, features, limits, false)
+    }
+
+    /// The argument errors a builder can hold, for a device with `limits`.
+    fn check(&self, limits: &wgpu::Limits) -> Result<()> {
         if let Some(b) = self.max_binding_bytes {
-            let align = u64::from(adapter.limits().min_storage_buffer_offset_alignment).max(256);
+            let align = u64::from(limits.min_storage_buffer_offset_alignment).max(256);
             if b < align {
                 return Err(Error::InvalidArgument {
                     op: "CtxBuilder::max_binding_bytes",
@@ -382,44 +429,26 @@ impl CtxBuilder {
                 message: "0 workgroups per dimension; pass at least 1".into(),
             });
         }
-        let features = adapter.features() & WANTED_FEATURES & !self.without_features;
-        let limits = self.limits.clone().unwrap_or_else(|| adapter.limits());
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("gpuprim"),
-                required_features: features,
-                required_limits: limits.clone(),
-                experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                memory_hints: wgpu::MemoryHints::Performance,
-                trace: wgpu::Trace::Off,
-            })
-            .await
-            .map_err(|e| Error::RequestDevice {
-                adapter: adapter_info.name.clone(),
-                message: e.to_string(),
-            })?;
+        Ok(())
+    }
 
+    /// The context on `device`. `owned`: gpuprim made the device, so it installs the
+    /// uncaptured-error handler and the device-lost callback (on a device of yours they
+    /// stay yours: gpuprim captures its own errors in scopes, and notices a loss by
+    /// its calls failing).
+    fn assemble(
+        self,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+        features: wgpu::Features,
+        limits: wgpu::Limits,
+        owned: bool,
+    ) -> Result<Ctx> {
         let lost: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
-        // Every error gpuprim can foresee is caught in an error scope and returned; an
-        // error that still gets out is recorded here instead of panicking the process.
-        // Once the device is lost, errors about the objects it left invalid are expected
-        // (from your own wgpu calls too): calls return `DeviceLost`, nothing is printed.
-        let lost_quiet = Arc::clone(&lost);
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            if lost_quiet
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .is_none()
-            {
-                eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
-            }
-        }));
-        let lost_cb = Arc::clone(&lost);
-        device.set_device_lost_callback(move |reason, message| {
-            let mut l = lost_cb.lock().unwrap_or_else(|p| p.into_inner());
-            l.get_or_insert_with(|| format!("{reason:?}: {message}"));
-        });
-
+        if owned {
+            install_callbacks(&device, &lost);
+        }
         let profiler = if self.profiling {
             if !features.contains(wgpu::Features::TIMESTAMP_QUERY) {
                 return Err(Error::Unsupported {
@@ -494,6 +523,28 @@ impl CtxBuilder {
             }),
         })
     }
+}
+
+/// On a device gpuprim made: every error gpuprim can foresee is caught in an error scope
+/// and returned; an error that still gets out is printed instead of panicking the
+/// process. Once the device is lost, errors about the objects it left invalid are
+/// expected (from your own wgpu calls too): calls return `DeviceLost`, nothing is printed.
+fn install_callbacks(device: &wgpu::Device, lost: &Arc<Mutex<Option<String>>>) {
+    let lost_quiet = Arc::clone(lost);
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        if lost_quiet
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+        {
+            eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
+        }
+    }));
+    let lost_cb = Arc::clone(lost);
+    device.set_device_lost_callback(move |reason, message| {
+        let mut l = lost_cb.lock().unwrap_or_else(|p| p.into_inner());
+        l.get_or_insert_with(|| format!("{reason:?}: {message}"));
+    });
 }
 
 /// A wgpu handle of a [`Ctx`] ([`Ctx::device`], [`Ctx::queue`]) for your own wgpu code.
@@ -671,6 +722,31 @@ impl Ctx {
     /// Async twin of [`Ctx::new`].
     pub async fn new_async() -> Result<Ctx> {
         CtxBuilder::default().build_async().await
+    }
+
+    /// A context on a device and queue your application already has (a renderer's, an
+    /// engine's: Bevy's `RenderDevice` and `RenderQueue` wrap these types), with that
+    /// device's limits and features: every primitive picks its variant from them, and a
+    /// call that needs a feature the device lacks returns [`Error::Unsupported`] naming
+    /// it. [`Ctx::info`] reports the adapter through `device.adapter_info()`. gpuprim
+    /// installs no callbacks on your device. See [`CtxBuilder::from_wgpu`] for builder
+    /// choices, [`GpuVec::from_buffer`](crate::GpuVec::from_buffer) for your buffers and
+    /// [`Ctx::record`] for your encoder.
+    ///
+    /// ```
+    /// let instance = gpuprim::wgpu::Instance::new(
+    ///     gpuprim::wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+    /// );
+    /// let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    /// let ctx = gpuprim::Ctx::from_wgpu(device, queue)?;
+    /// assert_eq!(ctx.info().limits.max_storage_buffers_per_shader_stage, 8);
+    /// let v = ctx.upload(&[0.5f32, 1.5])?;
+    /// assert_eq!(ctx.reduce(&v)?, 2.0);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Result<Ctx> {
+        CtxBuilder::default().from_wgpu(device, queue)
     }
 
     /// A builder for the choices [`Ctx::new`] makes for you.
