@@ -82,12 +82,6 @@ impl Held {
 /// buffer that uses it is queued here: whatever takes it next is recorded, and so runs,
 /// after it.
 impl Ctx {
-    /// Finishes `enc` (its errors are `op`'s) and queues it (see [`Ctx::enqueue`]).
-    pub(crate) fn submit(&self, op: &'static str, enc: wgpu::CommandEncoder) -> Result<()> {
-        let commands = self.capture(op, || enc.finish())?;
-        self.enqueue(op, commands)
-    }
-
     /// Queues finished `commands`: submitted with the held ones when the GPU is idle,
     /// the batch is full or the oldest held work has waited [`HOLD_MAX`], else held.
     /// Only valid command buffers come here (finished inside a capture that reported no

@@ -4,7 +4,8 @@
 //! Every primitive builds a [`Work`] and ends in one of three ways:
 //! - [`Work::submit`]: into a new encoder, finished with errors captured and queued (see
 //!   [`Ctx::enqueue`]: submitted at once or held for batching);
-//! - [`Work::encode`]: into a new encoder the caller adds to (a read-back's copy);
+//! - [`Work::encode_captured`]: into a new encoder inside the caller's error capture (a
+//!   read-back, which submits and maps in the same capture);
 //! - [`Work::record`]: into an encoder someone else owns and submits.
 //!
 //! Parameters are named `#[repr(C)]` structs (bytemuck `Pod`) mirrored by a WGSL struct.
@@ -246,16 +247,12 @@ impl Work {
         ctx.enqueue(op, commands)
     }
 
-    /// Records the work into a new encoder, which the caller adds to and submits (and
-    /// then waits for: a read-back). Not inside [`Ctx::record`].
-    pub(crate) fn encode(self) -> Result<wgpu::CommandEncoder> {
-        let ctx = self.ctx.clone();
-        ctx.check_not_recording(self.op)?;
-        ctx.capture(self.op, || -> Result<_> {
-            let mut enc = self.new_encoder();
-            self.record_unchecked(&mut enc, true)?;
-            Ok(enc)
-        })?
+    /// Records the work into a new encoder inside the caller's error capture (a
+    /// read-back's, which submits and maps in the same capture).
+    pub(crate) fn encode_captured(self) -> Result<wgpu::CommandEncoder> {
+        let mut enc = self.new_encoder();
+        self.record_unchecked(&mut enc, true)?;
+        Ok(enc)
     }
 
     /// Records the work into `enc`, an encoder the caller submits, with errors captured.

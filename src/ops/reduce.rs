@@ -250,7 +250,7 @@ impl Ctx {
         let result = self.result_buffer((LANES * size_of::<T>()) as u64)?;
         let mut work = Work::new(self, op);
         self.record_reduce(&mut work, input, reduce, Res::whole(&result))?;
-        self.submit_result(op, work.encode()?, result, 1)
+        self.submit_result(work, result, 1)
     }
 
     fn reduce_submit<T: GpuElement>(

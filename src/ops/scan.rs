@@ -305,7 +305,7 @@ impl Ctx {
             let mut out = self.zeros::<O>(v.len())?;
             let mut work = Work::new(self, op);
             let total = self.compact_record(&mut work, &program, v, &out)?;
-            let count = self.submit_read_back::<u32>(op, work.encode()?, (&total, 0), 1)?;
+            let count = self.submit_read_back::<u32>(work, (&total, 0), 1)?;
             out.len = count.wait()?[0] as usize;
             return Ok(out);
         }
@@ -342,8 +342,7 @@ impl Ctx {
                     .bind(1, src.window(w))
                     .bind(3, Res::whole(&partials));
             }
-            let enc = work.encode()?;
-            self.submit_read_back::<u32>(op, enc, (&partials, 0), layout.total_groups as usize)?
+            self.submit_read_back::<u32>(work, (&partials, 0), layout.total_groups as usize)?
                 .wait()?
         };
         let mut offsets = Vec::with_capacity(counts.len() + 1);
