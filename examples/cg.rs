@@ -24,6 +24,7 @@
 //! ```sh
 //! cargo run --release --example cg                    # 96 x 96, checked against the CPU
 //! cargo run --release --example cg -- --size 4096     # 16.8 M unknowns
+//! cargo run --release --example cg -- --profile       # GPU time of each kind of call
 //! ```
 
 use std::time::Instant;
@@ -41,6 +42,7 @@ const STENCIL: &str = "(4.0 * p[i] \
 const BYTES_PER_POINT: f64 = 40.0;
 
 struct Options {
+    profile: bool,
     size: u32,
     check_every: usize,
     tol: f64,
@@ -49,6 +51,7 @@ struct Options {
 
 fn options() -> Options {
     let mut o = Options {
+        profile: false,
         size: 96,
         check_every: 25,
         tol: 1e-5,
@@ -57,6 +60,10 @@ fn options() -> Options {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(flag) = it.next() {
+        if flag == "--profile" {
+            o.profile = true;
+            continue;
+        }
         let value = it.next().unwrap_or_else(|| usage(flag));
         match flag.as_str() {
             "--size" => o.size = value.parse().unwrap_or_else(|_| usage(flag)),
@@ -75,7 +82,7 @@ fn options() -> Options {
 fn usage(flag: &str) -> ! {
     eprintln!(
         "bad argument {flag:?}\nusage: cg [--size N (>= 2, default 96)] [--check-every K] \
-         [--tol T (relative residual, default 1e-5)] [--max-iter M]"
+         [--tol T (relative residual, default 1e-5)] [--max-iter M] [--profile]"
     );
     std::process::exit(2);
 }
@@ -199,7 +206,7 @@ fn copy_gbs(ctx: &Ctx, n: usize) -> Result<f64> {
 
 fn main() -> Result<()> {
     let o = options();
-    let ctx = Ctx::new()?;
+    let ctx = Ctx::builder().profiling(o.profile).build()?;
     let (size, n) = (o.size, o.size as usize * o.size as usize);
     println!("adapter: {}", ctx.info().name);
     println!("grid {size} x {size} = {n} unknowns, tolerance {:e}", o.tol);
@@ -274,6 +281,11 @@ fn main() -> Result<()> {
         copy / gbs,
     );
     println!("pipelines compiled: {compiled} (after the first iteration: {compiled_after_first})");
+    if o.profile {
+        // GPU time of each of an iteration's four calls, over the whole solve.
+        println!("-- profile (--profile): GPU time per primitive over the whole solve");
+        print!("{}", ctx.profile()?);
+    }
 
     // Checks on the CPU: the true residual of the GPU's x, and at small sizes the solution.
     let gx: Vec<f64> = x.to_vec()?.iter().map(|&v| v as f64).collect();

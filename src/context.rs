@@ -11,6 +11,7 @@ use crate::pipeline::PipelineCache;
 /// The optional wgpu features gpuprim uses when an adapter has them.
 pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
     .union(wgpu::Features::TIMESTAMP_QUERY)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::SHADER_F16)
     .union(wgpu::Features::SHADER_F64)
     .union(wgpu::Features::SHADER_FLOAT32_ATOMIC)
@@ -45,6 +46,13 @@ pub(crate) struct Inner {
     pub(crate) pending: Mutex<crate::dispatch::Held>,
     /// Calls whose work one submission may gather ([`CtxBuilder::batch_limit`]).
     pub(crate) batch_limit: usize,
+    /// Treat the GPU as busy whatever a poll says ([`CtxBuilder::assume_gpu_busy`]).
+    pub(crate) assume_busy: bool,
+    /// Longest a call's work is held before the next call submits it
+    /// ([`CtxBuilder::hold_max`], default [`crate::dispatch::HOLD_MAX`]).
+    pub(crate) hold_max: std::time::Duration,
+    /// `queue.submit` calls made so far ([`Ctx::submissions`]).
+    pub(crate) submissions: std::sync::atomic::AtomicU64,
     /// An error from a submission that no call could return (made by [`Ctx::queue`] or
     /// [`Ctx::device`]); the next call returns it.
     pub(crate) deferred: Mutex<Option<Error>>,
@@ -53,6 +61,8 @@ pub(crate) struct Inner {
     /// How large copies go, once measured ([`GpuVec::copy_from`](crate::GpuVec::copy_from)):
     /// `true` through the copy kernel, `false` through wgpu's buffer copy.
     pub(crate) copy_by_kernel: std::sync::OnceLock<bool>,
+    /// The profiler of a context built with [`CtxBuilder::profiling`].
+    pub(crate) profiler: Option<Mutex<crate::profile::Profiler>>,
     /// The orders [`Swizzle::Auto`](crate::Swizzle::Auto) chose, per kernel and dispatch.
     pub(crate) swizzles: Mutex<
         std::collections::HashMap<
@@ -157,6 +167,11 @@ pub struct CtxBuilder {
     without_features: wgpu::Features,
     scan_algorithm: ScanAlgorithm,
     batch_limit: usize,
+    profiling: bool,
+    assume_busy: bool,
+    hold_max: std::time::Duration,
+    limits: Option<wgpu::Limits>,
+    memory_budget: Option<u8>,
 }
 
 /// Default of [`CtxBuilder::batch_limit`].
@@ -173,6 +188,11 @@ impl Default for CtxBuilder {
             without_features: wgpu::Features::empty(),
             scan_algorithm: ScanAlgorithm::Auto,
             batch_limit: DEFAULT_BATCH_LIMIT,
+            profiling: false,
+            assume_busy: false,
+            hold_max: crate::dispatch::HOLD_MAX,
+            limits: None,
+            memory_budget: None,
         }
     }
 }
@@ -240,6 +260,66 @@ impl CtxBuilder {
         self
     }
 
+    /// Time every call's GPU work with timestamp queries (through wgpu-profiler) for
+    /// [`Ctx::profile`]: GPU time per call by primitive, a summary table and a Chrome
+    /// trace. Off by default, and then it costs nothing. Needs `TIMESTAMP_QUERY`
+    /// ([`Error::Unsupported`] from `build` where the adapter lacks it).
+    pub fn profiling(mut self, on: bool) -> Self {
+        self.profiling = on;
+        self
+    }
+
+    /// Request these device limits instead of the adapter's full limits, e.g.
+    /// `wgpu::Limits::default()` (WebGPU's) to check that a program runs within what
+    /// every WebGPU device offers. Each limit must be within the adapter's
+    /// (`Error::RequestDevice` names the one that is not). gpuprim then keeps to them:
+    /// [`Info::limits`] are these, and vectors past their largest binding are split.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::builder().limits(gpuprim::wgpu::Limits::default()).build()?;
+    /// assert_eq!(ctx.info().limits.max_compute_invocations_per_workgroup, 256);
+    /// let v = ctx.upload(&[1u32, 2, 3])?;
+    /// assert_eq!(ctx.reduce(&v)?, 6);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn limits(mut self, limits: wgpu::Limits) -> Self {
+        self.limits = Some(limits);
+        self
+    }
+
+    /// Refuse new buffers (with [`Error::OutOfMemory`]) once the device's memory use
+    /// would pass `percent` of the budget the driver reports, instead of letting the
+    /// driver decide. Only where the driver reports a budget: Vulkan with
+    /// `VK_EXT_memory_budget` (NVIDIA, AMD, Intel and Mesa's drivers have it) and DX12;
+    /// elsewhere it has no effect. 1 to 100.
+    pub fn memory_budget(mut self, percent: u8) -> Self {
+        self.memory_budget = Some(percent);
+        self
+    }
+
+    /// Treat the GPU as busy whatever it is doing, so every call's work is held until
+    /// one of the other rules in [`CtxBuilder::batch_limit`] submits it.
+    ///
+    /// For tests of batching: whether a call finds the GPU busy otherwise depends on how
+    /// fast the GPU is (a software adapter's queue may finish a call's work before the
+    /// next call; an H100 finishes it in microseconds). Not for production use: work
+    /// then waits for the next call, a read-back, [`Ctx::flush`] or the batch limit.
+    #[doc(hidden)]
+    pub fn assume_gpu_busy(mut self, busy: bool) -> Self {
+        self.assume_busy = busy;
+        self
+    }
+
+    /// Hold a call's work at most this long before the next call submits it (default
+    /// 100 us; see [`CtxBuilder::batch_limit`]). With [`CtxBuilder::assume_gpu_busy`] and
+    /// a long hold, what is held and when it goes no longer depends on the host's speed:
+    /// tests can count held calls and submissions exactly.
+    #[doc(hidden)]
+    pub fn hold_max(mut self, hold: std::time::Duration) -> Self {
+        self.hold_max = hold;
+        self
+    }
+
     /// Create the context (blocking).
     pub fn build(self) -> Result<Ctx> {
         pollster::block_on(self.build_async())
@@ -247,16 +327,15 @@ impl CtxBuilder {
 
     /// Create the context.
     pub async fn build_async(self) -> Result<Ctx> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        desc.backends = self.backends;
-        let instance = wgpu::Instance::new(desc);
-        // Native APIs first; GL (slower to probe, no subgroups) only if none has an adapter.
-        let mut adapters = instance
-            .enumerate_adapters(self.backends & wgpu::Backends::PRIMARY)
-            .await;
-        if adapters.is_empty() {
-            adapters = instance.enumerate_adapters(self.backends).await;
+        if let Some(p) = self.memory_budget {
+            if !(1..=100).contains(&p) {
+                return Err(Error::InvalidArgument {
+                    op: "CtxBuilder::memory_budget",
+                    message: format!("{p}% of the budget; pass 1 to 100"),
+                });
+            }
         }
+        let adapters = find_adapters(self.backends, self.memory_budget).await;
         let adapter = adapters
             .into_iter()
             .filter(|a| {
@@ -279,8 +358,55 @@ impl CtxBuilder {
             })?;
         let adapter_info = adapter.get_info();
         // Argument errors before a device exists: nothing to create and tear down.
+        self.check(&adapter.limits())?;
+        let features = adapter.features() & WANTED_FEATURES & !self.without_features;
+        let limits = self.limits.clone().unwrap_or_else(|| adapter.limits());
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("gpuprim"),
+                required_features: features,
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| Error::RequestDevice {
+                adapter: adapter_info.name.clone(),
+                message: e.to_string(),
+            })?;
+        self.assemble(device, queue, adapter_info, features, limits, true)
+    }
+
+    /// A context on a device someone else made ([`Ctx::from_wgpu`]), with this builder's
+    /// choices. The device's limits are the context's; of its features, those gpuprim
+    /// uses ([`WANTED_FEATURES`], less [`CtxBuilder::without_features`]). The choices of
+    /// adapter, backends, limits and memory budget do not apply (the device exists).
+    ///
+    /// ```
+    /// // A device of your own, with WebGPU's default limits and no optional features.
+    /// let instance = gpuprim::wgpu::Instance::new(
+    ///     gpuprim::wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+    /// );
+    /// let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    /// let ctx = gpuprim::Ctx::builder().batch_limit(1).from_wgpu(device, queue)?;
+    /// let v = ctx.upload(&[1u32, 2, 3])?;
+    /// assert_eq!(ctx.reduce(&v)?, 6);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn from_wgpu(self, device: wgpu::Device, queue: wgpu::Queue) -> Result<Ctx> {
+        let limits = device.limits();
+        self.check(&limits)?;
+        let features = device.features() & WANTED_FEATURES & !self.without_features;
+        let adapter_info = device.adapter_info();
+        self.assemble(device, queue, adapter_info, features, limits, false)
+    }
+
+    /// The argument errors a builder can hold, for a device with `limits`.
+    fn check(&self, limits: &wgpu::Limits) -> Result<()> {
         if let Some(b) = self.max_binding_bytes {
-            let align = u64::from(adapter.limits().min_storage_buffer_offset_alignment).max(256);
+            let align = u64::from(limits.min_storage_buffer_offset_alignment).max(256);
             if b < align {
                 return Err(Error::InvalidArgument {
                     op: "CtxBuilder::max_binding_bytes",
@@ -303,36 +429,40 @@ impl CtxBuilder {
                 message: "0 workgroups per dimension; pass at least 1".into(),
             });
         }
-        let features = adapter.features() & WANTED_FEATURES & !self.without_features;
-        let limits = adapter.limits();
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("gpuprim"),
-                required_features: features,
-                required_limits: limits.clone(),
-                experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                memory_hints: wgpu::MemoryHints::Performance,
-                trace: wgpu::Trace::Off,
-            })
-            .await
-            .map_err(|e| Error::RequestDevice {
-                adapter: adapter_info.name.clone(),
-                message: e.to_string(),
-            })?;
+        Ok(())
+    }
 
-        // Every error gpuprim can foresee is caught in an error scope and returned; an
-        // error that still gets out is recorded here instead of panicking the process.
-        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-            eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
-        }));
-        let lost = Arc::new(Mutex::new(None));
-        let lost_cb = Arc::clone(&lost);
-        device.set_device_lost_callback(move |reason, message| {
-            if let Ok(mut l) = lost_cb.lock() {
-                *l = Some(format!("{reason:?}: {message}"));
+    /// The context on `device`. `owned`: gpuprim made the device, so it installs the
+    /// uncaptured-error handler and the device-lost callback (on a device of yours they
+    /// stay yours: gpuprim captures its own errors in scopes, and notices a loss by
+    /// its calls failing).
+    fn assemble(
+        self,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        adapter_info: wgpu::AdapterInfo,
+        features: wgpu::Features,
+        limits: wgpu::Limits,
+        owned: bool,
+    ) -> Result<Ctx> {
+        let lost: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+        if owned {
+            install_callbacks(&device, &lost);
+        }
+        let profiler = if self.profiling {
+            if !features.contains(wgpu::Features::TIMESTAMP_QUERY) {
+                return Err(Error::Unsupported {
+                    what: "CtxBuilder::profiling".into(),
+                    feature: format!("{:?}", wgpu::Features::TIMESTAMP_QUERY),
+                    adapter: adapter_info.name.clone(),
+                });
             }
-        });
-
+            Some(Mutex::new(crate::profile::Profiler::new(
+                &device, features,
+            )?))
+        } else {
+            None
+        };
         let device_binding = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
@@ -382,13 +512,39 @@ impl CtxBuilder {
                 lost,
                 pending: Mutex::default(),
                 batch_limit: self.batch_limit,
+                assume_busy: self.assume_busy,
+                hold_max: self.hold_max,
+                submissions: Default::default(),
                 deferred: Mutex::new(None),
                 probe_layout: Default::default(),
                 copy_by_kernel: Default::default(),
+                profiler,
                 swizzles: Mutex::default(),
             }),
         })
     }
+}
+
+/// On a device gpuprim made: every error gpuprim can foresee is caught in an error scope
+/// and returned; an error that still gets out is printed instead of panicking the
+/// process. Once the device is lost, errors about the objects it left invalid are
+/// expected (from your own wgpu calls too): calls return `DeviceLost`, nothing is printed.
+fn install_callbacks(device: &wgpu::Device, lost: &Arc<Mutex<Option<String>>>) {
+    let lost_quiet = Arc::clone(lost);
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        if lost_quiet
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+        {
+            eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
+        }
+    }));
+    let lost_cb = Arc::clone(lost);
+    device.set_device_lost_callback(move |reason, message| {
+        let mut l = lost_cb.lock().unwrap_or_else(|p| p.into_inner());
+        l.get_or_insert_with(|| format!("{reason:?}: {message}"));
+    });
 }
 
 /// A wgpu handle of a [`Ctx`] ([`Ctx::device`], [`Ctx::queue`]) for your own wgpu code.
@@ -413,10 +569,128 @@ impl<T> std::ops::Deref for Interop<'_, T> {
     }
 }
 
+impl Interop<'_, wgpu::Device> {
+    /// Destroys the device ([`wgpu::Device::destroy`]) after submitting the work gpuprim
+    /// holds, and marks the context lost: from now on every call of this context and its
+    /// clones returns [`Error::DeviceLost`], and read-backs already waiting resolve.
+    ///
+    /// (A `destroy` through a clone of the `wgpu::Device` is noticed too, by the first
+    /// call whose wgpu work fails or that waits for the GPU; a vector allocated before
+    /// then reports the loss when it is used.)
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1.0f32, 2.0])?;
+    /// ctx.device().destroy();
+    /// assert!(matches!(ctx.reduce(&v), Err(gpuprim::Error::DeviceLost { .. })));
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn destroy(&self) {
+        self.ctx.flush_deferring_errors();
+        self.ctx
+            .mark_lost("Destroyed: Ctx::device().destroy() was called");
+        self.handle.destroy();
+    }
+}
+
 impl<T: fmt::Debug> fmt::Debug for Interop<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.handle.fmt(f)
     }
+}
+
+/// Every adapter on `backends` with compute shaders: the primary APIs (Vulkan, Metal,
+/// DX12) first, and GL only when they offer no GPU (slower to probe, no subgroups; a
+/// GPU that only GL drives still beats a software Vulkan device, see [`adapter_rank`]).
+///
+/// Mesa's software Vulkan device (lavapipe) and its GL device (llvmpipe) are the same
+/// rasterizer; lavapipe has subgroups, f16 and f64, so where both exist the rank picks
+/// lavapipe, and GL only where no Vulkan driver is installed (or `WGPU_BACKEND=gl`).
+async fn find_adapters(backends: wgpu::Backends, memory_budget: Option<u8>) -> Vec<wgpu::Adapter> {
+    let descriptor = |backends| {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends;
+        desc.memory_budget_thresholds.for_resource_creation = memory_budget;
+        desc
+    };
+    let primary = backends & wgpu::Backends::PRIMARY;
+    let mut adapters = Vec::new();
+    if !primary.is_empty() {
+        adapters = instance(descriptor(primary))
+            .enumerate_adapters(primary)
+            .await;
+    }
+    let others = backends - primary;
+    let has_gpu = adapters
+        .iter()
+        .any(|a| a.get_info().device_type != wgpu::DeviceType::Cpu);
+    if !others.is_empty() && !has_gpu {
+        let more = wgpu::Instance::new(descriptor(others))
+            .enumerate_adapters(others)
+            .await;
+        adapters.extend(more);
+    }
+    adapters
+}
+
+/// A wgpu instance for `desc`. On Linux and FreeBSD, when no Wayland display can be
+/// reached, its Vulkan backend is made without the `VK_KHR_wayland_surface` extension:
+/// with it, Mesa's device-selection layer asks libwayland for a display while listing
+/// devices, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the
+/// environment.` on a machine without a desktop session (twice, on every `Ctx::new`).
+/// gpuprim makes no surfaces, and no Wayland surface can be made without a display.
+fn instance(desc: wgpu::InstanceDescriptor) -> wgpu::Instance {
+    #[cfg(any(target_os = "linux", target_os = "freebsd"))]
+    if desc.backends.contains(wgpu::Backends::VULKAN) && !wayland_reachable() {
+        if let Some(instance) = vulkan_without_wayland(&desc) {
+            return instance;
+        }
+    }
+    wgpu::Instance::new(desc)
+}
+
+/// Whether libwayland could find a display (its own rules in `wl_display_connect`): a
+/// socket passed in `WAYLAND_SOCKET`, or a display path that is absolute or under an
+/// absolute `XDG_RUNTIME_DIR`. Where this is false libwayland prints its error.
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+fn wayland_reachable() -> bool {
+    let absolute =
+        |var| std::env::var_os(var).is_some_and(|v| v.as_encoded_bytes().starts_with(b"/"));
+    std::env::var_os("WAYLAND_SOCKET").is_some()
+        || absolute("WAYLAND_DISPLAY")
+        || absolute("XDG_RUNTIME_DIR")
+}
+
+/// The Vulkan backend alone, made through wgpu-hal as wgpu would make it, less the
+/// Wayland surface extension; `None` if Vulkan cannot be loaded (the caller then lets
+/// wgpu try, and report, as usual).
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+fn vulkan_without_wayland(desc: &wgpu::InstanceDescriptor) -> Option<wgpu::Instance> {
+    use wgpu::hal;
+    let hal_desc = hal::InstanceDescriptor {
+        name: "wgpu",
+        flags: desc.flags,
+        memory_budget_thresholds: desc.memory_budget_thresholds,
+        backend_options: desc.backend_options.clone(),
+        telemetry: None,
+        display: None,
+    };
+    let without_wayland: Box<hal::vulkan::CreateInstanceCallback<'_>> = Box::new(|args| {
+        args.extensions
+            .retain(|&name| name != c"VK_KHR_wayland_surface");
+    });
+    // SAFETY: `init_with_callback` is `Instance::init` (what `wgpu::Instance::new` calls)
+    // plus the callback. Its contract asks callbacks not to remove extensions, because
+    // wgpu-hal may assume an available extension is enabled. For this one it does not:
+    // its only use, `create_surface_from_wayland`, checks the instance's enabled list
+    // (which is the list after the callback) and returns an error when it is missing
+    // (wgpu-hal 30.0.1, vulkan/instance.rs). gpuprim makes no surfaces, and this
+    // instance is never handed out. `from_hal` takes a valid, usable instance of the
+    // Vulkan backend, which `init_with_callback` returns.
+    let hal_instance =
+        unsafe { hal::vulkan::Instance::init_with_callback(&hal_desc, Some(without_wayland)) }
+            .ok()?;
+    Some(unsafe { wgpu::Instance::from_hal::<hal::api::Vulkan>(hal_instance) })
 }
 
 /// Higher is better: the preferred device type first, then a native API over GL.
@@ -448,6 +722,31 @@ impl Ctx {
     /// Async twin of [`Ctx::new`].
     pub async fn new_async() -> Result<Ctx> {
         CtxBuilder::default().build_async().await
+    }
+
+    /// A context on a device and queue your application already has (a renderer's, an
+    /// engine's: Bevy's `RenderDevice` and `RenderQueue` wrap these types), with that
+    /// device's limits and features: every primitive picks its variant from them, and a
+    /// call that needs a feature the device lacks returns [`Error::Unsupported`] naming
+    /// it. [`Ctx::info`] reports the adapter through `device.adapter_info()`. gpuprim
+    /// installs no callbacks on your device. See [`CtxBuilder::from_wgpu`] for builder
+    /// choices, [`GpuVec::from_buffer`](crate::GpuVec::from_buffer) for your buffers and
+    /// [`Ctx::record`] for your encoder.
+    ///
+    /// ```
+    /// let instance = gpuprim::wgpu::Instance::new(
+    ///     gpuprim::wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+    /// );
+    /// let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    /// let ctx = gpuprim::Ctx::from_wgpu(device, queue)?;
+    /// assert_eq!(ctx.info().limits.max_storage_buffers_per_shader_stage, 8);
+    /// let v = ctx.upload(&[0.5f32, 1.5])?;
+    /// assert_eq!(ctx.reduce(&v)?, 2.0);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Result<Ctx> {
+        CtxBuilder::default().from_wgpu(device, queue)
     }
 
     /// A builder for the choices [`Ctx::new`] makes for you.
@@ -650,6 +949,22 @@ impl Ctx {
         }
     }
 
+    /// How many times this context (and its clones) has called `queue.submit`: each
+    /// submission of held work counts once, however many calls it carries. Your own
+    /// submissions through [`Ctx::queue`] do not count.
+    #[doc(hidden)]
+    pub fn submissions(&self) -> u64 {
+        self.inner
+            .submissions
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_submission(&self) {
+        self.inner
+            .submissions
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Pipelines compiled so far by this context (and its clones). A call that finds its
     /// pipeline in the cache does not add to it.
     pub fn pipelines_compiled(&self) -> usize {
@@ -663,13 +978,81 @@ impl Ctx {
 
     /// `Err(DeviceLost)` once the device is gone.
     pub(crate) fn check_alive(&self) -> Result<()> {
-        if let Some(reason) = self.inner.lost.lock().ok().and_then(|l| l.clone()) {
-            return Err(Error::DeviceLost { reason });
-        }
-        match self.inner.deferred.lock().ok().and_then(|mut d| d.take()) {
+        self.check_lost()?;
+        let deferred = self
+            .inner
+            .deferred
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        match deferred {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Records that the device is gone (the first reason stays).
+    pub(crate) fn mark_lost(&self, reason: &str) {
+        let mut lost = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner());
+        lost.get_or_insert_with(|| reason.to_string());
+    }
+
+    /// The error to return for `e`, an error from wgpu: `DeviceLost` if the device is
+    /// gone, else `e`. After a loss wgpu reports the objects it left invalid (a buffer
+    /// made after the loss, an encoder, a pipeline) as validation errors; they are the
+    /// loss, not a bug or the user's WGSL. Called only on error paths: when the lost flag
+    /// is not set yet (the device was destroyed through a clone of the wgpu handle, and
+    /// no poll has run the lost callback), it checks the device with a small probe.
+    pub(crate) fn or_lost(&self, e: Error) -> Error {
+        if let Err(lost @ Error::DeviceLost { .. }) = self.check_lost() {
+            return lost;
+        }
+        if self.device_refuses_work() {
+            self.mark_lost("the device no longer accepts work (destroyed or lost)");
+            if let Err(lost) = self.check_lost() {
+                return lost;
+            }
+        }
+        e
+    }
+
+    /// `Err(DeviceLost)` once the device is known to be gone.
+    fn check_lost(&self) -> Result<()> {
+        let lost = self
+            .inner
+            .lost
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        match lost {
+            Some(reason) => Err(Error::DeviceLost { reason }),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the device refuses new work: a 4-byte buffer mapped at creation cannot be
+    /// read. On a live device that works, or fails with an error its scope catches (out
+    /// of memory); a lost device reports nothing (wgpu leaves loss errors to the lost
+    /// callback) and hands back an invalid buffer.
+    fn device_refuses_work(&self) -> bool {
+        let device = &self.inner.device;
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let probe = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gpuprim device check"),
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        let unreadable = probe.get_mapped_range_mut(..).is_err();
+        drop(probe);
+        let reported = [
+            pollster::block_on(internal.pop()),
+            pollster::block_on(validation.pop()),
+            pollster::block_on(oom.pop()),
+        ];
+        unreadable && reported.iter().all(Option::is_none)
     }
 
     pub(crate) fn poll_error(&self, e: wgpu::PollError) -> Error {

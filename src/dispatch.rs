@@ -82,12 +82,6 @@ impl Held {
 /// buffer that uses it is queued here: whatever takes it next is recorded, and so runs,
 /// after it.
 impl Ctx {
-    /// Finishes `enc` (its errors are `op`'s) and queues it (see [`Ctx::enqueue`]).
-    pub(crate) fn submit(&self, op: &'static str, enc: wgpu::CommandEncoder) -> Result<()> {
-        let commands = self.capture(op, || enc.finish())?;
-        self.enqueue(op, commands)
-    }
-
     /// Queues finished `commands`: submitted with the held ones when the GPU is idle,
     /// the batch is full or the oldest held work has waited [`HOLD_MAX`], else held.
     /// Only valid command buffers come here (finished inside a capture that reported no
@@ -95,7 +89,9 @@ impl Ctx {
     pub(crate) fn enqueue(&self, op: &'static str, commands: wgpu::CommandBuffer) -> Result<()> {
         let mut pending = self.lock_pending();
         pending.buffers.push(commands);
-        let waited = pending.since.is_some_and(|t| t.elapsed() >= HOLD_MAX);
+        let waited = pending
+            .since
+            .is_some_and(|t| t.elapsed() >= self.inner.hold_max);
         if pending.buffers.len() >= self.inner.batch_limit || waited || self.queue_idle() {
             self.submit_held(op, &mut pending)?;
         } else if pending.since.is_none() {
@@ -110,6 +106,7 @@ impl Ctx {
         let batch = pending.take();
         self.capture(op, || {
             self.inner.queue.submit(batch);
+            self.count_submission();
         })
     }
 
@@ -119,6 +116,7 @@ impl Ctx {
         let mut pending = self.lock_pending();
         pending.buffers.push(enc.finish());
         self.inner.queue.submit(pending.take());
+        self.count_submission();
     }
 
     /// Submits the work that calls made while the GPU was busy left held for batching
@@ -150,9 +148,12 @@ impl Ctx {
     /// [`Ctx::flush`] for accessors that cannot return an error: the next call returns it.
     pub(crate) fn flush_deferring_errors(&self) {
         if let Err(e) = self.flush() {
-            if let Ok(mut deferred) = self.inner.deferred.lock() {
-                deferred.get_or_insert(e);
-            }
+            let mut deferred = self
+                .inner
+                .deferred
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            deferred.get_or_insert(e);
         }
     }
 
@@ -160,8 +161,12 @@ impl Ctx {
         self.inner.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether the GPU has finished every submission (a poll that does not block).
+    /// Whether the GPU has finished every submission (a poll that does not block); never
+    /// for a context built with [`CtxBuilder::assume_gpu_busy`](crate::CtxBuilder::assume_gpu_busy).
     fn queue_idle(&self) -> bool {
+        if self.inner.assume_busy {
+            return false;
+        }
         matches!(self.poll_now(), Some(Ok(status)) if status.is_queue_empty())
     }
 }

@@ -69,8 +69,11 @@
 //! # Machines without a GPU
 //!
 //! Everything runs on Mesa's software Vulkan driver (lavapipe; Debian package
-//! `mesa-vulkan-drivers`), slowly. [`Ctx::new`] returns [`Error::NoAdapter`] if no
-//! adapter is found.
+//! `mesa-vulkan-drivers`), slowly, and on Mesa's GL driver (llvmpipe) where no Vulkan
+//! driver is installed. Where both exist [`Ctx::new`] picks lavapipe (it has subgroups,
+//! `f16` and `f64`); `WGPU_BACKEND=gl` picks GL. A GPU that only GL drives is still
+//! preferred to lavapipe. [`Ctx::new`] returns [`Error::NoAdapter`] if no adapter is
+//! found.
 
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
@@ -79,8 +82,10 @@ mod context;
 mod dispatch;
 mod element;
 mod error;
+mod expr;
 pub mod ops;
 mod pipeline;
+mod profile;
 mod record;
 mod vec;
 mod view;
@@ -99,6 +104,7 @@ pub use ops::reduce::{Reduce, TransformReduce};
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use ops::sort::{Sort, SortAlgorithm, SortKey, SortValue};
 pub use pipeline::PipelineKey;
+pub use profile::{Profile, ProfileRow, ProfiledCall};
 pub use vec::GpuVec;
 
 pub use half;

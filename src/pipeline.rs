@@ -73,9 +73,10 @@ pub(crate) fn render<S: AsRef<str>>(template: &str, vars: &[(&str, S)]) -> Strin
 /// or double a counter; the single-pass scan's waits give up after a fixed number of
 /// probes; compare-exchange loops and a wait for an earlier dispatch's tile perform
 /// atomic operations, which are observable side effects, so they are not loops a compiler
-/// may assume away. User code is a WGSL expression, which cannot hold a loop (a loop
-/// needs braces): a kernel whose user code has a brace anywhere keeps the bounding, since
-/// that text is more than an expression. Bounds checks stay on for every kernel.
+/// may assume away. User code is checked to be one WGSL expression before it reaches a
+/// template (`expr::check_expression`), and an expression cannot hold a loop (a loop
+/// needs braces). As a second line, a kernel whose user code has a brace anywhere keeps
+/// the bounding. Bounds checks stay on for every kernel.
 pub(crate) fn loops_are_ours(user_code: &str) -> bool {
     !user_code.contains(['{', '}'])
 }
@@ -213,17 +214,21 @@ impl Ctx {
             layout: None,
             module: &module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                zero_initialize_workgroup_memory: self.zero_initialize_workgroup_memory(),
+                ..Default::default()
+            },
             cache: None,
         });
+        // Inside the scope: on a lost device the pipeline is invalid, and so is asking it.
+        let layout = pipeline.get_bind_group_layout(0);
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Compile {
+            return Err(self.or_lost(Error::Compile {
                 op: key.op,
                 code: key.code.clone(),
                 message: compile_message(&e),
-            });
+            }));
         }
-        let layout = pipeline.get_bind_group_layout(0);
         Ok(Kernel {
             pipeline,
             layout,
@@ -273,6 +278,24 @@ fn user_functions_loop(module: &naga::Module) -> bool {
         .iter()
         .filter(|(_, f)| f.name.as_deref().is_some_and(|n| n.starts_with("gp_user")))
         .any(|(_, f)| block_loops(&f.body))
+}
+
+impl Ctx {
+    /// Whether wgpu should zero workgroup memory before a kernel runs: not on GL.
+    ///
+    /// Every template writes its workgroup memory before reading it (a tree or scan
+    /// stores each invocation's slot first, atomics and look-back values are stored by
+    /// invocation 0 before a barrier or a uniform load), and user code is an expression
+    /// or statements inside a function, which cannot declare workgroup memory (code
+    /// that declares module items is refused: `kernel_checked`). On GL, naga zeroes an array by one
+    /// constructor with an argument per element, which Mesa's llvmpipe compiles slowly:
+    /// a first `reduce` (its 1024-element finishing array) took 21.7 s and a first
+    /// `transpose` (its 32 x 33 tile) 10.6 s to compile, 0.17 s and 0.16 s without
+    /// (2-core test machine, Mesa 22.3, `MESA_SHADER_CACHE_DISABLE=true`). Elsewhere the
+    /// driver or a loop zeroes it and it stays on.
+    fn zero_initialize_workgroup_memory(&self) -> bool {
+        self.info().backend != wgpu::Backend::Gl
+    }
 }
 
 /// wgpu's validation text, with its error chain, minus the generic header.

@@ -4,7 +4,8 @@
 //! Every primitive builds a [`Work`] and ends in one of three ways:
 //! - [`Work::submit`]: into a new encoder, finished with errors captured and queued (see
 //!   [`Ctx::enqueue`]: submitted at once or held for batching);
-//! - [`Work::encode`]: into a new encoder the caller adds to (a read-back's copy);
+//! - [`Work::encode_captured`]: into a new encoder inside the caller's error capture (a
+//!   read-back, which submits and maps in the same capture);
 //! - [`Work::record`]: into an encoder someone else owns and submits.
 //!
 //! Parameters are named `#[repr(C)]` structs (bytemuck `Pod`) mirrored by a WGSL struct.
@@ -240,28 +241,26 @@ impl Work {
         }
         let commands = ctx.capture(op, || -> Result<_> {
             let mut enc = self.new_encoder();
-            self.record_unchecked(&mut enc)?;
+            self.record_unchecked(&mut enc, true)?;
             Ok(enc.finish())
         })??;
         ctx.enqueue(op, commands)
     }
 
-    /// Records the work into a new encoder, which the caller adds to and submits (and
-    /// then waits for: a read-back). Not inside [`Ctx::record`].
-    pub(crate) fn encode(self) -> Result<wgpu::CommandEncoder> {
-        let ctx = self.ctx.clone();
-        ctx.check_not_recording(self.op)?;
-        ctx.capture(self.op, || -> Result<_> {
-            let mut enc = self.new_encoder();
-            self.record_unchecked(&mut enc)?;
-            Ok(enc)
-        })?
+    /// Records the work into a new encoder inside the caller's error capture (a
+    /// read-back's, which submits and maps in the same capture).
+    pub(crate) fn encode_captured(self) -> Result<wgpu::CommandEncoder> {
+        let mut enc = self.new_encoder();
+        self.record_unchecked(&mut enc, true)?;
+        Ok(enc)
     }
 
     /// Records the work into `enc`, an encoder the caller submits, with errors captured.
     pub(crate) fn record(self, enc: &mut wgpu::CommandEncoder) -> Result<()> {
         let ctx = self.ctx.clone();
-        ctx.capture(self.op, || self.record_unchecked(enc))?
+        // Not profiled: the profiler's read-back could not map buffers that an encoder
+        // the caller has not submitted yet uses.
+        ctx.capture(self.op, || self.record_unchecked(enc, false))?
     }
 
     fn new_encoder(&self) -> wgpu::CommandEncoder {
@@ -307,8 +306,9 @@ impl Work {
         Ok(())
     }
 
-    /// Records into `enc`; the caller captures errors.
-    fn record_unchecked(self, enc: &mut wgpu::CommandEncoder) -> Result<()> {
+    /// Records into `enc`, with the profiler's queries around it when the context
+    /// profiles and `profiled`; the caller captures errors.
+    fn record_unchecked(self, enc: &mut wgpu::CommandEncoder, profiled: bool) -> Result<()> {
         self.check_aliasing()?;
         let Work {
             ctx,
@@ -324,13 +324,24 @@ impl Work {
             Some(ctx.uniform_constant(&params)?)
         };
         let device = &ctx.inner.device;
+        let mut profiler = match &ctx.inner.profiler {
+            Some(p) if profiled => Some(p.lock().unwrap_or_else(|e| e.into_inner())),
+            _ => None,
+        };
+        let call = profiler.as_mut().map(|p| p.begin_call(op, enc));
         let mut commands = commands.into_iter().peekable();
         while let Some(command) = commands.next() {
             match command {
                 Command::Dispatch(first) => {
+                    let query = profiler
+                        .as_ref()
+                        .zip(call.as_ref())
+                        .map(|(p, call)| p.begin_pass(call, enc));
                     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                         label: Some(op),
-                        timestamp_writes: None,
+                        timestamp_writes: query
+                            .as_ref()
+                            .and_then(|q| q.compute_pass_timestamp_writes()),
                     });
                     let mut next = Some(first);
                     while let Some(d) = next.take() {
@@ -379,6 +390,10 @@ impl Work {
                             }
                         }
                     }
+                    drop(pass);
+                    if let (Some(p), Some(q)) = (&profiler, query) {
+                        p.end_pass(enc, q);
+                    }
                 }
                 Command::Clear {
                     buffer,
@@ -393,6 +408,9 @@ impl Work {
                     size,
                 } => enc.copy_buffer_to_buffer(&src, src_offset, &dst, dst_offset, size),
             }
+        }
+        if let (Some(p), Some(call)) = (profiler.as_mut(), call) {
+            p.end_call(enc, call);
         }
         Ok(())
     }

@@ -279,24 +279,17 @@ impl<T: GpuElement> GpuVec<T> {
     fn read_back_start(&self, len: usize) -> Result<ReadBack<T>> {
         let op = "GpuVec::to_vec";
         self.require_usage(op, wgpu::BufferUsages::COPY_SRC)?;
-        let enc = self
-            .ctx
-            .inner
-            .device
-            .create_command_encoder(&Default::default());
-        self.ctx
-            .submit_read_back(op, enc, (&self.buffer, self.offset), len.min(self.len))
+        self.ctx.submit_read_back(
+            Work::new(&self.ctx, op),
+            (&self.buffer, self.offset),
+            len.min(self.len),
+        )
     }
 
     /// The read-back of a prefix view's count.
     fn count_start(&self, (buffer, offset): &(wgpu::Buffer, u64)) -> Result<ReadBack<u32>> {
-        let enc = self
-            .ctx
-            .inner
-            .device
-            .create_command_encoder(&Default::default());
         self.ctx
-            .submit_read_back("GpuVec::to_vec", enc, (buffer, *offset), 1)
+            .submit_read_back(Work::new(&self.ctx, "GpuVec::to_vec"), (buffer, *offset), 1)
     }
 
     /// A view of the first `count[0]` elements of this vector (at most all of them),
@@ -598,9 +591,11 @@ impl Ctx {
         )?;
         buffer
             .get_mapped_range_mut(..)
-            .map_err(|e| Error::Internal {
-                op: "uniform_constant",
-                message: e.to_string(),
+            .map_err(|e| {
+                self.or_lost(Error::Internal {
+                    op: "uniform_constant",
+                    message: e.to_string(),
+                })
             })?
             .copy_from_slice(bytes);
         buffer.unmap();
@@ -753,9 +748,11 @@ impl<T: GpuElement> ReadBack<T> {
                 });
             }
         }
-        let view = buffer.get_mapped_range(..).map_err(|e| Error::Internal {
-            op: "read-back",
-            message: e.to_string(),
+        let view = buffer.get_mapped_range(..).map_err(|e| {
+            self.ctx.or_lost(Error::Internal {
+                op: "read-back",
+                message: e.to_string(),
+            })
         })?;
         // The mapped bytes need not be aligned for T; pod_collect_to_vec copies safely.
         let out: Vec<T> = bytemuck::pod_collect_to_vec(&view[..self.len * size_of::<T>()]);
@@ -842,20 +839,20 @@ impl Future for MapWait {
 }
 
 impl Ctx {
-    /// Appends to `enc` a copy of the first `len` elements of `src` into a new staging
-    /// buffer, submits `enc` (with errors captured) and starts mapping the staging buffer.
-    /// One submission carries a kernel and its read-back.
+    /// Adds to `work` a copy of the `len` elements at `src` into a staging buffer,
+    /// submits it and starts mapping the staging buffer: one submission carries a
+    /// kernel and its read-back.
     pub(crate) fn submit_read_back<T: GpuElement>(
         &self,
-        op: &'static str,
-        mut enc: wgpu::CommandEncoder,
+        mut work: Work,
         (src, src_offset): (&wgpu::Buffer, u64),
         len: usize,
     ) -> Result<ReadBack<T>> {
+        let op = work.op();
         self.check_alive()?;
         self.check_not_recording(op)?;
         if len == 0 {
-            self.submit(op, enc)?;
+            work.submit()?;
             return Ok(ReadBack {
                 ctx: self.clone(),
                 staging: None,
@@ -869,30 +866,33 @@ impl Ctx {
             bytes,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         )?;
-        enc.copy_buffer_to_buffer(src, src_offset, &staging, 0, bytes);
-        self.submit_mapped(op, enc, staging, len)
+        work.copy((src, src_offset), (&staging, 0), bytes);
+        self.submit_mapped(work, staging, len)
     }
 
-    /// Submits `enc` (with errors captured) and starts mapping `buffer`, which holds the
-    /// `len` elements once the work is done: a staging buffer `enc` copies into, or
-    /// a result buffer the kernels write directly (see [`Ctx::result_buffer`]).
+    /// Records `work`, submits it with what is held and starts mapping `buffer`, which
+    /// holds the `len` elements once the work is done (a staging buffer `work` copies
+    /// into, or a result buffer its kernels write directly: [`Ctx::result_buffer`]).
+    /// One error capture covers the recording, the submission and the map.
     fn submit_mapped<T: GpuElement>(
         &self,
-        op: &'static str,
-        enc: wgpu::CommandEncoder,
+        work: Work,
         mut buffer: Scratch,
         len: usize,
     ) -> Result<ReadBack<T>> {
+        let op = work.op();
         self.check_not_recording(op)?;
         buffer.reusable = false; // until it is unmapped again
         let state = Arc::new(MapState::default());
-        self.capture(op, || {
+        self.capture(op, || -> Result<()> {
+            let enc = work.encode_captured()?;
             self.submit_now(enc);
             let s = Arc::clone(&state);
             buffer
                 .slice(..)
                 .map_async(wgpu::MapMode::Read, move |r| s.set(r));
-        })?;
+            Ok(())
+        })??;
         Ok(ReadBack {
             ctx: self.clone(),
             staging: Some((buffer, state)),
@@ -915,20 +915,22 @@ impl Ctx {
         self.scratch("result", bytes, usage)
     }
 
-    /// Submits `enc` and reads back the first `len` elements of `result` (from
+    /// Submits `work` and reads back the first `len` elements of `result` (from
     /// [`Ctx::result_buffer`]): mapped directly where it is mappable, else through a copy
     /// into a staging buffer.
     pub(crate) fn submit_result<T: GpuElement>(
         &self,
-        op: &'static str,
-        enc: wgpu::CommandEncoder,
+        work: Work,
         result: Scratch,
         len: usize,
     ) -> Result<ReadBack<T>> {
         if result.usage().contains(wgpu::BufferUsages::MAP_READ) {
-            self.submit_mapped(op, enc, result, len)
+            self.submit_mapped(work, result, len)
         } else {
-            self.submit_read_back(op, enc, (&result, 0), len)
+            let buffer = (*result).clone();
+            let mut work = work;
+            work.keep(result);
+            self.submit_read_back(work, (&buffer, 0), len)
         }
     }
 
@@ -942,17 +944,17 @@ impl Ctx {
     /// ```
     pub fn upload<T: GpuElement>(&self, data: &[T]) -> Result<GpuVec<T>> {
         let v = self.alloc::<T>(data.len(), true)?;
-        if !data.is_empty() {
-            let mut view = v
-                .buffer
-                .get_mapped_range_mut(..)
-                .map_err(|e| Error::Internal {
-                    op: "upload",
-                    message: e.to_string(),
-                })?;
-            view.slice(..size_of_val(data))
-                .copy_from_slice(bytemuck::cast_slice(data));
-        }
+        // Mapped even for no data: a buffer that cannot be mapped (made on a lost device)
+        // must not be unmapped.
+        let mut view = v.buffer.get_mapped_range_mut(..).map_err(|e| {
+            self.or_lost(Error::Internal {
+                op: "upload",
+                message: e.to_string(),
+            })
+        })?;
+        view.slice(..size_of_val(data))
+            .copy_from_slice(bytemuck::cast_slice(data));
+        drop(view);
         v.buffer.unmap();
         Ok(v)
     }
@@ -1046,17 +1048,17 @@ impl Ctx {
         let invalid = pollster::block_on(validation.pop());
         let out_of_memory = pollster::block_on(oom.pop());
         if let Some(e) = out_of_memory {
-            return Err(Error::OutOfMemory {
+            return Err(self.or_lost(Error::OutOfMemory {
                 what: what.to_string(),
                 bytes,
                 message: e.to_string(),
-            });
+            }));
         }
         if let Some(e) = invalid {
-            return Err(Error::Internal {
+            return Err(self.or_lost(Error::Internal {
                 op: "create_buffer",
                 message: e.to_string(),
-            });
+            }));
         }
         Ok(buffer)
     }
@@ -1075,17 +1077,17 @@ impl Ctx {
         let out_of_memory = pollster::block_on(oom.pop());
         self.check_alive()?;
         if let Some(e) = out_of_memory {
-            return Err(Error::OutOfMemory {
+            return Err(self.or_lost(Error::OutOfMemory {
                 what: format!("the work of `{op}`"),
                 bytes: 0,
                 message: e.to_string(),
-            });
+            }));
         }
         if let Some(e) = invalid.or(internal) {
-            return Err(Error::Internal {
+            return Err(self.or_lost(Error::Internal {
                 op,
                 message: e.to_string(),
-            });
+            }));
         }
         Ok(r)
     }

@@ -1,5 +1,6 @@
 //! Every error a user can cause, by variant and message, and the context still working
-//! afterwards.
+//! afterwards. (`OutOfMemory` is caused in tests/faults.rs, in a process of its own;
+//! `DeviceLost` throughout tests/device_lost.rs. `Internal` is a gpuprim bug.)
 
 mod common;
 
@@ -88,7 +89,7 @@ fn length_mismatch() {
 fn wgsl_that_does_not_compile() {
     let ctx = ctx();
     let a = ctx.upload(&[1.0f32, 2.0]).unwrap();
-    // Syntax error.
+    // One expression (`*2.0` dereferences a number), but not WGSL that compiles.
     let err = ctx.map(&a, "x +* 2.0").unwrap_err();
     match &err {
         Error::Compile { op, code, message } => {
@@ -111,6 +112,77 @@ fn wgsl_that_does_not_compile() {
     let compiled = ctx.pipelines_compiled();
     assert!(ctx.map(&a, "x +* 2.0").is_err());
     assert_eq!(ctx.pipelines_compiled(), compiled);
+    assert_still_works(ctx);
+}
+
+/// Asserts `InvalidArgument` for `op` that quotes `text`.
+fn not_an_expression<T: std::fmt::Debug>(r: gpuprim::Result<T>, op: &str, text: &str) {
+    match r {
+        Err(Error::InvalidArgument { op: o, message }) => {
+            assert_eq!(o, op);
+            assert!(message.contains(&format!("{text:?}")), "{message}");
+            assert!(message.contains("not one WGSL expression"), "{message}");
+        }
+        other => panic!("{op} with {text:?}: expected InvalidArgument, got {other:?}"),
+    }
+}
+
+#[test]
+fn user_code_must_be_one_expression() {
+    use gpuprim::{Grid2D, Grid2DMut, Reduce, Scan, ScanOp, Swizzle};
+    // A context of its own: other tests compile on the shared one meanwhile.
+    let ctx = &Ctx::new().unwrap();
+    let a = ctx.upload(&[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    let mut out = ctx.zeros::<f32>(4).unwrap();
+    let compiled = ctx.pipelines_compiled();
+    // The issue's example, which used to compile and run: it closes the template's
+    // parentheses and adds a function of its own.
+    let escape = "x); } fn g() -> f32 { return (1.0";
+    not_an_expression(ctx.map(&a, escape), "map", escape);
+    not_an_expression(ctx.map_into(&a, escape, &mut out), "map", escape);
+    let escape_ab = "a); } fn g() -> f32 { return (1.0";
+    not_an_expression(ctx.zip(&a, &a, escape_ab), "zip", escape_ab);
+    not_an_expression(
+        ctx.reduce_with(&a, Reduce::custom(escape_ab, 0.0)),
+        "reduce_with",
+        escape_ab,
+    );
+    not_an_expression(
+        ctx.scan_with(&a, &Scan::inclusive(ScanOp::custom(escape_ab, 0.0))),
+        "scan",
+        escape_ab,
+    );
+    let pred = "x > 0.0); } fn g() -> bool { return (true";
+    not_an_expression(ctx.compact(&a, pred), "compact", pred);
+    not_an_expression(ctx.compact_indices(&a, pred), "compact_indices", pred);
+    let body = "load(x, y)); } fn g() -> f32 { return (1.0";
+    let src = Grid2D::new(&a, 2, 2).unwrap();
+    not_an_expression(
+        ctx.map2d(
+            &src,
+            &mut Grid2DMut::new(&mut out, 2, 2).unwrap(),
+            body,
+            Swizzle::Off,
+        ),
+        "map2d",
+        body,
+    );
+    // Statements, a loop, two expressions, an empty one, a comment that hides a brace.
+    for text in ["x; loop { }", "x * 2.0, 1.0", "", "x /* } */", "x y", "(x"] {
+        not_an_expression(ctx.map(&a, text), "map", text);
+    }
+    // naga's message says where: "x y" stops at the y.
+    let err = ctx.map(&a, "x y").unwrap_err();
+    assert!(err.to_string().contains("at byte 2"), "{err}");
+    // Nothing was compiled for any of them; one expression still works.
+    assert_eq!(ctx.pipelines_compiled(), compiled);
+    assert_eq!(
+        ctx.map(&a, "(x * 2.0) - select(0.0, 1.0, x > 2.5)")
+            .unwrap()
+            .to_vec()
+            .unwrap(),
+        vec![2.0, 4.0, 5.0, 7.0]
+    );
     assert_still_works(ctx);
 }
 
@@ -171,6 +243,64 @@ fn invalid_builder_arguments() {
     let err = Ctx::builder().batch_limit(0).build().unwrap_err();
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
     assert!(err.to_string().contains("at least 1"), "{err}");
+    for percent in [0, 101] {
+        let err = Ctx::builder().memory_budget(percent).build().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::InvalidArgument {
+                    op: "CtxBuilder::memory_budget",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains(&format!("{percent}%")), "{err}");
+    }
+}
+
+#[test]
+fn request_device() {
+    // More than the adapter offers: the adapter refuses the device, naming the limit.
+    let adapter = ctx().info().limits.clone();
+    let err = Ctx::builder()
+        .limits(gpuprim::wgpu::Limits {
+            max_compute_workgroups_per_dimension: u32::MAX,
+            ..adapter.clone()
+        })
+        .build()
+        .unwrap_err();
+    match &err {
+        Error::RequestDevice {
+            adapter: name,
+            message,
+        } => {
+            assert_eq!(*name, ctx().info().name);
+            assert!(
+                message.contains("max_compute_workgroups_per_dimension"),
+                "{message}"
+            );
+        }
+        other => panic!("expected RequestDevice, got {other:?}"),
+    }
+    assert!(
+        err.to_string().contains("could not create a device"),
+        "{err}"
+    );
+    // Within them, lower than the adapter's: the context keeps to them.
+    let small = Ctx::builder()
+        .limits(gpuprim::wgpu::Limits {
+            max_compute_workgroups_per_dimension: 7,
+            ..adapter
+        })
+        .build()
+        .unwrap();
+    assert_eq!(small.info().max_workgroups_per_dimension, 7);
+    let host = random_vec::<u32>(100_000, 17);
+    let v = small.upload(&host).unwrap();
+    let want = host.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+    assert_eq!(small.reduce(&v).unwrap(), want);
+    assert_still_works(&small);
 }
 
 #[test]

@@ -501,7 +501,7 @@ fn recording_into_the_applications_encoder() {
     let err = ctx
         .record(&mut enc, |ctx| {
             ctx.map_into(&x, "x + 1u", &mut doubled)?;
-            ctx.map_into(&x, "x +", &mut doubled)
+            ctx.map_into(&x, "x + 1.5", &mut doubled) // u32 + f32: does not compile
         })
         .unwrap_err();
     assert!(matches!(err, Error::Compile { .. }), "{err:?}");
@@ -606,4 +606,162 @@ fn counts_on_the_device_drive_the_next_calls() {
         ctx.atomic_sum(&view),
         Err(Error::InvalidArgument { .. })
     ));
+}
+
+/// A device of the application's own: WebGPU's default limits (128 MiB bindings, 8
+/// storage buffers per stage, 256 invocations per workgroup, 16 KiB of workgroup
+/// memory) and no optional features (no subgroups, f16, f64 or timestamps).
+fn app_device() -> (wgpu::Device, wgpu::Queue) {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        ..Default::default()
+    }))
+    .expect("an adapter for the application's device");
+    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
+        .expect("a device with default limits")
+}
+
+fn default_ctx() -> &'static Ctx {
+    static CTX: std::sync::OnceLock<Ctx> = std::sync::OnceLock::new();
+    CTX.get_or_init(|| {
+        let (device, queue) = app_device();
+        Ctx::from_wgpu(device, queue).expect("a context on the application's device")
+    })
+}
+
+#[test]
+fn a_context_on_a_default_limits_device() {
+    let ctx = default_ctx();
+    let l = &ctx.info().limits;
+    assert_eq!(l.max_storage_buffers_per_shader_stage, 8);
+    assert_eq!(l.max_compute_invocations_per_workgroup, 256);
+    assert!(!ctx.has_features(wgpu::Features::SUBGROUP));
+    assert!(!ctx.info().name.is_empty(), "info() names the adapter");
+    for &len in &[0usize, 1, 7, 1023, 1024, 1025, 70_001] {
+        let seed = len as u64 + 40;
+        // map, zip and a kernel of one's own
+        let hx = random_vec::<f32>(len, seed);
+        let hu = random_vec::<u32>(len, seed + 1);
+        let x = ctx.upload(&hx).unwrap();
+        let u = ctx.upload(&hu).unwrap();
+        let got = ctx.map(&u, "x * 3u + 1u").unwrap().to_vec().unwrap();
+        let want: Vec<u32> = hu
+            .iter()
+            .map(|v| v.wrapping_mul(3).wrapping_add(1))
+            .collect();
+        assert_all_eq(&got, &want, "map on a default device");
+        // reductions (the shared-memory tree: no subgroups)
+        let sum = hu.iter().fold(0u32, |s, &v| s.wrapping_add(v));
+        assert_eq!(ctx.reduce(&u).unwrap(), sum);
+        if len > 0 {
+            assert_eq!(
+                ctx.reduce_with(&u, Reduce::Max).unwrap(),
+                *hu.iter().max().unwrap()
+            );
+        }
+        let exact: f64 = hx.iter().map(|&v| v as f64 * v as f64).sum();
+        let ss: f32 = ctx
+            .transform_reduce("x * x", Reduce::Sum)
+            .read("x", &x)
+            .run()
+            .unwrap();
+        assert!(
+            (ss as f64 - exact).abs() <= 1e-4 * exact.max(1.0),
+            "sum of squares of {len}: {ss} vs {exact}"
+        );
+        // scans and compaction
+        let scanned = ctx.scan(&u).unwrap().to_vec().unwrap();
+        let want: Vec<u32> = hu
+            .iter()
+            .scan(0u32, |s, &v| {
+                *s = s.wrapping_add(v);
+                Some(*s)
+            })
+            .collect();
+        assert_all_eq(&scanned, &want, "scan on a default device");
+        let kept = ctx.compact(&u, "(x & 1u) == 0u").unwrap().to_vec().unwrap();
+        let want: Vec<u32> = hu.iter().copied().filter(|v| v & 1 == 0).collect();
+        assert_all_eq(&kept, &want, "compact on a default device");
+        // histogram and random fills
+        let bins = ctx.map(&u, "x % 300u").unwrap();
+        let h = ctx.histogram(&bins, 300).unwrap();
+        let mut want = vec![0u32; 300];
+        for &v in &hu {
+            want[(v % 300) as usize] += 1;
+        }
+        assert_eq!(h, want);
+        let mut r = ctx.zeros::<u32>(len).unwrap();
+        ctx.fill_random(&mut r, Rng::WangHash { seed: 5 }).unwrap();
+        let want: Vec<u32> = (0..len as u32)
+            .map(|i| Rng::WangHash { seed: 5 }.value_at(i))
+            .collect();
+        assert_all_eq(
+            &r.to_vec().unwrap(),
+            &want,
+            "fill_random on a default device",
+        );
+    }
+    // What the device lacks is named.
+    let err = ctx.zeros::<f64>(4).map(drop).unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported { feature, .. } if feature.contains("SHADER_F64")),
+        "{err:?}"
+    );
+    // More storage vectors than the device binds per kernel (8).
+    let vs: Vec<_> = (0..9).map(|_| ctx.zeros::<f32>(4).unwrap()).collect();
+    let mut k = ctx.elementwise("o = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;");
+    for (i, v) in vs[..8].iter().enumerate() {
+        k = k.read(&format!("a{i}"), v);
+    }
+    let mut o = ctx.zeros::<f32>(4).unwrap();
+    let err = k.write("o", &mut o).run().unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { message, .. } if message.contains("9 storage vectors") && message.contains("8 per kernel")),
+        "{err:?}"
+    );
+    assert_eq!(
+        ctx.map(&vs[0], "x + 1.0").unwrap().to_vec().unwrap(),
+        vec![1.0; 4]
+    );
+}
+
+#[test]
+fn borrowed_vectors_on_the_applications_device() {
+    let ctx = default_ctx();
+    for &len in &[3usize, 5, 1025] {
+        writes_stay_inside(ctx, len);
+        reads_stay_inside(ctx, len);
+    }
+}
+
+#[test]
+fn a_buffer_of_another_device() {
+    // Two devices of one adapter: the context is on the first, the buffer on the second.
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+    let (d1, q1) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    let (d2, _q2) = pollster::block_on(adapter.request_device(&Default::default())).unwrap();
+    let ctx = Ctx::from_wgpu(d1, q1).unwrap();
+    let foreign = d2.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("another device's"),
+        size: 64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    match GpuVec::<f32>::from_buffer(&ctx, foreign, 4) {
+        Err(Error::InvalidArgument { op, message }) => {
+            assert_eq!(op, "GpuVec::from_buffer");
+            assert!(
+                message.contains("cannot be used on this Ctx's device"),
+                "{message}"
+            );
+        }
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    }
+    // The context keeps working.
+    let v = ctx.upload(&[1.0f32, 2.0]).unwrap();
+    assert_eq!(ctx.reduce(&v).unwrap(), 3.0);
 }

@@ -11,6 +11,9 @@
 //! submission of its own (`CtxBuilder::batch_limit`; the default lets calls made while
 //! the GPU is busy share one).
 //!
+//! `--profile` builds the context with `CtxBuilder::profiling` and prints the GPU time
+//! of every call per primitive at the end.
+//!
 //! `--csv PATH` and `--json PATH` also write every row, latency rows included, to those
 //! files (per row: adapter, section, primitive, n, bytes, ms, GB/s, ratio to the copy
 //! kernel); `lab/`'s `perf_chart` draws the CSV next to the PyTorch, CUB and lampshade
@@ -53,7 +56,9 @@ const USAGE: &str = "usage: bandwidth [log2 n] [section ...] [--csv PATH] [--jso
              all), sort_tiles (only when named); the element-wise rows (the copy kernel
              first) always run
   --csv PATH, --json PATH
-             also write every row (latency rows too) to PATH as CSV or JSON";
+             also write every row (latency rows too) to PATH as CSV or JSON
+  --profile  profile every call (CtxBuilder::profiling) and print the GPU time per
+             primitive at the end (the timestamps cost the rows a little)";
 
 /// Sections that run only when named (long tuning sweeps).
 const NAMED_ONLY: [&str; 1] = ["sort_tiles"];
@@ -65,6 +70,7 @@ struct Args {
     sections: Vec<String>,
     csv: Option<PathBuf>,
     json: Option<PathBuf>,
+    profile: bool,
 }
 
 fn parse_args() -> std::result::Result<Args, String> {
@@ -73,6 +79,7 @@ fn parse_args() -> std::result::Result<Args, String> {
         sections: Vec::new(),
         csv: None,
         json: None,
+        profile: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -92,6 +99,7 @@ fn parse_args() -> std::result::Result<Args, String> {
                 };
                 *slot = Some(PathBuf::from(path));
             }
+            "--profile" => args.profile = true,
             "-h" | "--help" => return Err(String::new()),
             f if f.starts_with('-') => return Err(format!("unknown flag {f}")),
             _ => match a.parse::<u32>() {
@@ -114,7 +122,10 @@ fn main() -> Result<()> {
         eprintln!("{USAGE}");
         std::process::exit(if e.is_empty() { 0 } else { 2 })
     });
-    let ctx = Ctx::builder().batch_limit(timing::batch_limit()).build()?;
+    let ctx = Ctx::builder()
+        .batch_limit(timing::batch_limit())
+        .profiling(args.profile)
+        .build()?;
     let software = ctx.info().device_type == gpuprim::wgpu::DeviceType::Cpu;
     let log2 = args.log2.unwrap_or(if software { 22 } else { 28 });
     let n = 1usize << log2;
@@ -151,6 +162,12 @@ fn main() -> Result<()> {
             b.section(name);
             rows(&mut b)?;
         }
+    }
+    if args.profile {
+        // Every call of the run (warm-ups, the row's rounds and helper calls such as
+        // uploads' maps), per primitive.
+        println!("-- profile: GPU time per primitive over the whole run");
+        print!("{}", ctx.profile()?);
     }
     Ok(())
 }

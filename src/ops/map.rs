@@ -20,6 +20,8 @@ impl Ctx {
     /// Each distinct expression compiles once per element type; later calls reuse it.
     ///
     /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `expr` is not exactly
+    /// one WGSL expression (it may not hold `;`, braces or comments),
     /// [`Error::Compile`](crate::Error::Compile) if the expression is not valid WGSL of the element type (the
     /// message quotes the compiler), [`Error::OutOfMemory`](crate::Error::OutOfMemory) if the output cannot be made.
     ///
@@ -87,7 +89,8 @@ impl Ctx {
     ///
     /// # Errors
     /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) if `a` and `b` differ in length, [`Error::Compile`](crate::Error::Compile) if the
-    /// expression is not valid WGSL of the element type.
+    /// expression is not valid WGSL of the element type, [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// if it is not exactly one expression.
     ///
     /// # Examples
     /// ```
@@ -167,6 +170,7 @@ impl Ctx {
         mut args: Args<'a>,
         out: &'a mut GpuVec<U>,
     ) -> Result<()> {
+        crate::expr::check_expression(op, "expression", expr)?;
         args.internal("gp_out", View::of(out), Access::Write);
         let mut work = Work::new(self, op);
         record_expression(self, &mut work, expr, args)?;

@@ -92,7 +92,8 @@ impl Ctx {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for the `Min` or `Max` of an empty vector (they have no
-    /// value), [`Error::Compile`] if a custom operator is not valid WGSL,
+    /// value) and for a custom operator that is not exactly one WGSL expression,
+    /// [`Error::Compile`] if a custom operator is not valid WGSL of the element type,
     /// [`Error::Unsupported`] for [`Reduce::SumWide`] without `SHADER_F64`.
     ///
     /// ```
@@ -249,7 +250,7 @@ impl Ctx {
         let result = self.result_buffer((LANES * size_of::<T>()) as u64)?;
         let mut work = Work::new(self, op);
         self.record_reduce(&mut work, input, reduce, Res::whole(&result))?;
-        self.submit_result(op, work.encode()?, result, 1)
+        self.submit_result(work, result, 1)
     }
 
     fn reduce_submit<T: GpuElement>(
@@ -465,6 +466,7 @@ impl<'a, U: GpuElement> TransformReduce<'a, U> {
     /// elements).
     pub fn run(self) -> Result<U> {
         let ctx = self.ctx;
+        crate::expr::check_expression("transform_reduce", "expression", &self.expr)?;
         let plan = self.args.plan(ctx)?;
         let input = Input::Expression {
             expr: &self.expr,
@@ -478,6 +480,7 @@ impl<'a, U: GpuElement> TransformReduce<'a, U> {
     /// Async twin of [`TransformReduce::run`].
     pub async fn run_async(self) -> Result<U> {
         let ctx = self.ctx;
+        crate::expr::check_expression("transform_reduce", "expression", &self.expr)?;
         let plan = self.args.plan(ctx)?;
         let input = Input::Expression {
             expr: &self.expr,
@@ -493,6 +496,7 @@ impl<'a, U: GpuElement> TransformReduce<'a, U> {
     /// the operator's identity).
     pub fn run_into(self, out: &mut GpuVec<U>) -> Result<()> {
         let ctx = self.ctx;
+        crate::expr::check_expression("transform_reduce", "expression", &self.expr)?;
         let plan = self.args.plan(ctx)?;
         let input = Input::Expression {
             expr: &self.expr,
@@ -764,6 +768,7 @@ impl Spec {
             Reduce::Min => plain("min", T::HIGHEST, "min(a, b)", "subgroupMin"),
             Reduce::Max => plain("max", T::LOWEST, "max(a, b)", "subgroupMax"),
             Reduce::Custom { op, identity } => {
+                crate::expr::check_expression("reduce_with", "operator", op)?;
                 let mut spec = plain("custom", *identity, &format!("({op})"), "");
                 spec.subgroup_op = None;
                 spec.code = format!("{op} | identity {}", identity.wgsl_literal());

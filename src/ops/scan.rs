@@ -191,8 +191,9 @@ impl Ctx {
     /// A scan with any operator, inclusive or exclusive, by either algorithm (see [`Scan`]).
     ///
     /// # Errors
-    /// [`Error::Compile`] if a custom operator is not valid WGSL,
-    /// [`Error::InvalidArgument`] for [`ScanAlgorithm::SinglePass`] on 16- or 64-bit elements.
+    /// [`Error::Compile`] if a custom operator is not valid WGSL of the element type,
+    /// [`Error::InvalidArgument`] if it is not exactly one WGSL expression and for
+    /// [`ScanAlgorithm::SinglePass`] on 16- or 64-bit elements.
     ///
     /// ```
     /// use gpuprim::{Scan, ScanOp};
@@ -267,7 +268,8 @@ impl Ctx {
     /// one binding holds the input); [`GpuVec::try_clone`] makes a tight copy.
     ///
     /// # Errors
-    /// [`Error::Compile`] if `predicate` is not a valid WGSL `bool` expression in `x`,
+    /// [`Error::InvalidArgument`] if `predicate` is not exactly one WGSL expression,
+    /// [`Error::Compile`] if it is not a valid WGSL `bool` expression in `x`,
     /// [`Error::TooLarge`] past 2^32 - 1 elements.
     ///
     /// ```
@@ -325,7 +327,7 @@ impl Ctx {
             let mut out = self.zeros::<O>(v.len())?;
             let mut work = Work::new(self, op);
             let total = self.compact_record(&mut work, &program, v, &out)?;
-            let count = self.submit_read_back::<u32>(op, work.encode()?, (&total, 0), 1)?;
+            let count = self.submit_read_back::<u32>(work, (&total, 0), 1)?;
             out.len = count.wait()?[0] as usize;
             return Ok(out);
         }
@@ -362,8 +364,7 @@ impl Ctx {
                     .bind(1, src.window(w))
                     .bind(3, Res::whole(&partials));
             }
-            let enc = work.encode()?;
-            self.submit_read_back::<u32>(op, enc, (&partials, 0), layout.total_groups as usize)?
+            self.submit_read_back::<u32>(work, (&partials, 0), layout.total_groups as usize)?
                 .wait()?
         };
         let mut offsets = Vec::with_capacity(counts.len() + 1);
@@ -912,7 +913,10 @@ impl Program {
             ),
             ScanOp::Min => ("min", "min(a, b)".into(), T::HIGHEST, None),
             ScanOp::Max => ("max", "max(a, b)".into(), T::LOWEST, None),
-            ScanOp::Custom { op, identity } => ("custom", format!("({op})"), *identity, None),
+            ScanOp::Custom { op, identity } => {
+                crate::expr::check_expression("scan", "operator", op)?;
+                ("custom", format!("({op})"), *identity, None)
+            }
         };
         let code = match op {
             ScanOp::Custom { op, identity } => {
@@ -958,8 +962,9 @@ impl Program {
         indices: bool,
     ) -> Result<Program> {
         ctx.check_element::<T>()?;
+        crate::expr::check_expression(op, "predicate", predicate)?;
         let io = format!(
-            "fn keep(x: T) -> bool {{ return {predicate}; }}\n\
+            "fn keep(x: T) -> bool {{ return ({predicate}); }}\n\
              fn flag(x: T) -> u32 {{ return select(0u, 1u, keep(x)); }}\n\
              fn load(u: u32) -> vec4<A> {{\n\
              \x20   var r = vec4<A>(identity());\n\

@@ -26,6 +26,25 @@ pub fn split_ctx() -> &'static Ctx {
     })
 }
 
+/// Whether `ctx` can use element type `T`. Where it cannot (Mesa's GL adapter has no
+/// f16 or f64), this checks the error it must give instead, so a test that stops here
+/// on such an adapter still tests something and never passes silently.
+pub fn supports<T: TestElement>(ctx: &Ctx) -> bool {
+    if ctx.has_features(T::FEATURES) {
+        return true;
+    }
+    match ctx.upload(&[T::POISON]) {
+        Err(gpuprim::Error::Unsupported { what, .. }) => {
+            assert!(what.contains(T::WGSL), "{what}");
+            false
+        }
+        other => panic!(
+            "{} without its feature: expected Unsupported, got {other:?}",
+            T::WGSL
+        ),
+    }
+}
+
 /// Lengths at the edges of vec4 lanes, workgroups (256 threads x 4) and their squares.
 pub const EDGE_LENGTHS: &[usize] = &[
     0, 1, 2, 3, 4, 5, 7, 8, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 65535, 65536, 65537,

@@ -225,9 +225,10 @@ impl Ctx {
     ///
     /// # Errors
     /// [`Error::Compile`] if the body is not valid WGSL of the element type,
-    /// [`Error::InvalidArgument`] for `Swizzle::Tiles { n: 0 }`, a grid needing more
-    /// workgroups per dimension than the device allows, or a vector larger than one
-    /// storage binding; [`Error::ContextMismatch`] for vectors of another `Ctx`.
+    /// [`Error::InvalidArgument`] for a body that is not exactly one WGSL expression, for
+    /// `Swizzle::Tiles { n: 0 }`, a grid needing more workgroups per dimension than the
+    /// device allows, or a vector larger than one storage binding;
+    /// [`Error::ContextMismatch`] for vectors of another `Ctx`.
     /// The first [`Swizzle::Auto`] call at a grid size waits for the GPU, so it can also
     /// return what [`Ctx::synchronize`] returns (a lost device, an earlier call's error).
     ///
@@ -257,6 +258,7 @@ impl Ctx {
         let op = "map2d";
         self.check_owned(op, &[&src.vec.ctx, &dst.vec.ctx])?;
         self.check_element::<T>()?;
+        crate::expr::check_expression(op, "body", body)?;
         let order = swizzle.checked(op)?;
         let side = self.side2d();
         let groups = self.groups2d(
