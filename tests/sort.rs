@@ -1038,6 +1038,40 @@ fn prefix_views_are_refused() {
     assert_eq!(whole.to_vec().unwrap(), vec![5, 4, 3, 2]);
 }
 
+/// WebGPU's default limits (16 KiB of workgroup memory, 256 invocations, 8 storage
+/// buffers per stage), with subgroups where the adapter has them and without, and with
+/// 8 KiB of workgroup memory: the default tiles shrink to fit (reduce-then-scan's 128 x 8
+/// on this CPU adapter to 32 x 8 there), and every kernel binds few enough buffers.
+#[test]
+fn sorts_within_webgpu_default_limits() {
+    static CTXS: OnceLock<[Ctx; 3]> = OnceLock::new();
+    let ctxs = CTXS.get_or_init(|| {
+        let limited = |workgroup_bytes| {
+            Ctx::builder().limits(wgpu::Limits {
+                max_compute_workgroup_storage_size: workgroup_bytes,
+                ..wgpu::Limits::default()
+            })
+        };
+        [
+            built(limited(16384)),
+            built(limited(16384).without_features(wgpu::Features::SUBGROUP)),
+            built(limited(8192)),
+        ]
+    });
+    for ctx in ctxs {
+        assert!(ctx.info().limits.max_compute_workgroup_storage_size <= 16384);
+        let mut algs = algorithms(ctx);
+        algs.push(SortAlgorithm::Auto);
+        for alg in algs {
+            for len in [0, 1, 7, 3 * TILE + 5, 20_000] {
+                check(ctx, &keys::<u32>(len, len as u64, 0), &Case::full(alg));
+            }
+        }
+        let host = keys::<f32>(3000, 9, 1);
+        check_runs(ctx, &host, &random_vec::<i32>(3000, 10));
+    }
+}
+
 /// Sorts recorded into the application's encoder run when it is submitted, every pass
 /// (and reduce-then-scan's scans, and an odd pass count's copy back) in it.
 #[test]
@@ -1288,6 +1322,18 @@ fn run_errors() {
         .reduce_by_key(&v, &values, &gpuprim::ScanOp::custom("a +* b", 0.0))
         .unwrap_err();
     assert!(matches!(err, Error::Compile { .. }), "{err:?}");
+    // More than one expression: refused before any WGSL is built.
+    let err = ctx
+        .reduce_by_key(
+            &v,
+            &values,
+            &gpuprim::ScanOp::custom("a); } fn f() -> f32 { return (b", 0.0),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArgument { op: "reduce_by_key_into", message } if message.contains("one WGSL expression")),
+        "{err:?}"
+    );
 }
 
 /// OneSweep's other tile shapes: staging overlapped with the counters (a tile too large

@@ -919,15 +919,29 @@ pub(crate) fn rts_shape(
     tile: Option<(u32, u32)>,
 ) -> std::result::Result<RtsShape, String> {
     let info = ctx.info();
-    let (wg, kpt) = tile.unwrap_or(match info.device_type {
-        wgpu::DeviceType::Cpu => RTS_TILE_CPU,
-        _ => RTS_TILE_GPU,
-    });
     let limits = &info.limits;
     let max_wg = limits
         .max_compute_invocations_per_workgroup
         .min(limits.max_compute_workgroup_size_x);
-    let bytes = 4 * (2 * wg * kpt + 8 * wg + 3 * RADIX);
+    let bytes = |wg: u32, kpt: u32| 4 * (2 * wg * kpt + 8 * wg + 3 * RADIX);
+    let (wg, kpt) = match tile {
+        Some(asked) => asked,
+        None => {
+            // The default, with the workgroup halved while it is more than the device
+            // allows or its tile does not fit workgroup memory (WebGPU's default 16 KiB
+            // holds 128 x 8, not 256 x 8).
+            let (mut wg, kpt) = match info.device_type {
+                wgpu::DeviceType::Cpu => RTS_TILE_CPU,
+                _ => RTS_TILE_GPU,
+            };
+            wg = wg.min(1 << max_wg.max(1).ilog2());
+            while wg > 32 && bytes(wg, kpt) > limits.max_compute_workgroup_storage_size {
+                wg /= 2;
+            }
+            (wg, kpt)
+        }
+    };
+    let bytes = bytes(wg, kpt);
     if !wg.is_power_of_two() || wg > max_wg || kpt == 0 || wg * kpt >= 65536 {
         return Err(format!(
             "a reduce-then-scan tile of {wg} x {kpt}: the workgroup must be a power of two up \

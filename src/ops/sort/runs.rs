@@ -269,11 +269,14 @@ impl Ctx {
             ScanOp::Product => ("a * b".to_string(), T::ONE, String::new()),
             ScanOp::Min => ("min(a, b)".to_string(), T::HIGHEST, String::new()),
             ScanOp::Max => ("max(a, b)".to_string(), T::LOWEST, String::new()),
-            ScanOp::Custom { op, identity } => (
-                format!("({op})"),
-                *identity,
-                format!("{op} | identity {}", identity.wgsl_literal()),
-            ),
+            ScanOp::Custom { op, identity } => {
+                crate::expr::check_expression(name, "operator", op)?;
+                (
+                    format!("({op})"),
+                    *identity,
+                    format!("{op} | identity {}", identity.wgsl_literal()),
+                )
+            }
         };
         let builtin = match op {
             ScanOp::Sum => "sum",
