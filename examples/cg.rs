@@ -31,12 +31,18 @@ use std::time::Instant;
 
 use gpuprim::{Ctx, GpuVec, Reduce, Result};
 
-/// `(A p)_i` for grid width `w` and `n` points, from the raw vector `p`.
-const STENCIL: &str = "(4.0 * p[i] \
-     - select(0.0, p[i - 1u], i % w > 0u) \
-     - select(0.0, p[i + 1u], i % w + 1u < w) \
-     - select(0.0, p[i - w], i >= w) \
-     - select(0.0, p[i + w], i + w < n))";
+/// `(A p)_i` over `n` points from the raw vector `p`, for a grid `w` wide. The width is a
+/// literal of the kernel (one compile per grid size): the compiler then turns `i % w`
+/// into a few integer operations instead of a division by a run-time value.
+fn stencil(w: u32) -> String {
+    format!(
+        "(4.0 * p[i] \
+         - select(0.0, p[i - 1u], i % {w}u > 0u) \
+         - select(0.0, p[i + 1u], i % {w}u + 1u < {w}u) \
+         - select(0.0, p[i - {w}u], i >= {w}u) \
+         - select(0.0, p[i + {w}u], i + {w}u < n))"
+    )
+}
 
 /// Bytes the four calls of one iteration read and write per grid point (see the docs).
 const BYTES_PER_POINT: f64 = 40.0;
@@ -160,20 +166,19 @@ fn iteration(
     rs_next: &mut GpuVec<f32>,
     pap: &mut GpuVec<f32>,
 ) -> Result<()> {
-    ctx.transform_reduce(&format!("p[i] * {STENCIL}"), Reduce::Sum)
+    let stencil = stencil(w);
+    ctx.transform_reduce(&format!("p[i] * {stencil}"), Reduce::Sum)
         .raw("p", p)
-        .scalar("w", w)
         .len(x.len())
         .run_into(pap)?;
     ctx.elementwise(&format!(
-        "let alpha = rs / pap; x = x + alpha * p[i]; r = r - alpha * {STENCIL};"
+        "let alpha = rs / pap; x = x + alpha * p[i]; r = r - alpha * {stencil};"
     ))
     .read_write("x", x)
     .read_write("r", r)
     .raw("p", p)
     .device_scalar("rs", rs, 0)
     .device_scalar("pap", pap, 0)
-    .scalar("w", w)
     .run()?;
     ctx.transform_reduce("r * r", Reduce::Sum)
         .read("r", r)

@@ -792,9 +792,12 @@ fn record(
         variant: plan.signature(),
         code: code.to_string(),
     };
-    let p = plan.pieces(1);
+    // Rendered only when the kernel is not cached yet: a call that finds it builds no
+    // WGSL text.
+    let pieces = std::cell::OnceCell::new();
     let wg_text = wg.to_string();
     let kernel = ctx.kernel_checked(key, "main", op, "", |code| {
+        let p = pieces.get_or_init(|| plan.pieces(1));
         render(
             KERNEL_WGSL,
             &[

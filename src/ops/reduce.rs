@@ -286,7 +286,8 @@ impl Ctx {
         let finish_wg = finish_workgroup_size(self, wg);
         // A device count (prefix views) is bound after the inputs.
         let (count, count_binding) = input.count(op)?;
-        let bounds = bounds_wgsl(count.map(|_| count_binding));
+        // WGSL text is built only when a kernel is not cached yet.
+        let bounds = || bounds_wgsl(count.map(|_| count_binding));
         let counted = if count.is_some() { "+count" } else { "" };
         let (partials_kernel, finish_kernel) = match &input {
             Input::Vectors(x, y) => {
@@ -309,8 +310,10 @@ impl Ctx {
                     variant: format!("{}|{layouts}{counted}", spec.variant()),
                     code: spec.code.clone(),
                 };
-                let inputs = vector_inputs(&xv, yv.as_ref());
-                let source = || spec.render::<T>(wg, finish_wg, T::ENABLE, (&inputs, &bounds));
+                let source = || {
+                    let inputs = vector_inputs(&xv, yv.as_ref());
+                    spec.render::<T>(wg, finish_wg, T::ENABLE, (&inputs, &bounds()))
+                };
                 (
                     self.kernel_entry(key.clone(), "partials_main", source)?,
                     self.kernel_entry(key, "finish_main", source)?,
@@ -329,11 +332,12 @@ impl Ctx {
                     ),
                     code: expr.to_string(),
                 };
-                let pieces = plan.pieces(EXPRESSION_FIRST_BINDING);
-                let enable = [T::ENABLE, pieces.enable.as_str()].join("\n");
+                let pieces = std::cell::OnceCell::new();
                 let source = |code: &str| {
-                    let inputs = expression_inputs(&pieces, plan.vectors(), code);
-                    spec.render::<T>(wg, finish_wg, &enable, (&inputs, &bounds))
+                    let pieces = pieces.get_or_init(|| plan.pieces(EXPRESSION_FIRST_BINDING));
+                    let enable = [T::ENABLE, pieces.enable.as_str()].join("\n");
+                    let inputs = expression_inputs(pieces, plan.vectors(), code);
+                    spec.render::<T>(wg, finish_wg, &enable, (&inputs, &bounds()))
                 };
                 (
                     self.kernel_checked(key.clone(), "partials_main", op, "T()", source)?,

@@ -235,8 +235,11 @@ fn one_call(ctx: &Ctx, op: usize, len: usize, seed: u64) -> Outcome {
             same(&out.to_vec().map_err(err)?, &want)
         }
         "transpose" => {
-            let width = 1 + (seed >> 48) as u32 % 97;
-            let height = (len as u32 / width).max(1);
+            // 2D kernels do not fold their dispatch: each side fits the device's
+            // workgroups per dimension (32 rows of a transpose's tile each).
+            let side_max = ctx.info().max_workgroups_per_dimension.saturating_mul(32);
+            let width = (len as u32).div_ceil(side_max).max(1) + (seed >> 48) as u32 % 97;
+            let height = (len as u32 / width).clamp(1, side_max);
             let n = (width * height) as usize;
             let data = &host[..n.min(host.len())];
             if data.len() < n {

@@ -31,6 +31,17 @@ fn main() -> Result<()> {
     let calls: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let ctx = Ctx::new()?;
     println!("adapter: {}", ctx.info().name);
+    // A GPU that has idled clocks down and takes its time to answer: keep it busy for a
+    // second first, as a program in the middle of its work would (peers.py measures
+    // PyTorch after its table, the bandwidth example after its rows).
+    let big = ctx.zeros::<f32>(1 << 24)?;
+    let mut big_out = ctx.zeros::<f32>(1 << 24)?;
+    let warm = Instant::now();
+    while warm.elapsed().as_millis() < 1000 {
+        ctx.map_into(&big, "x + 1.0", &mut big_out)?;
+        ctx.synchronize()?;
+    }
+    drop((big, big_out));
     let n = 1usize << log2;
     let v = ctx.upload(&vec![1.0f32; n])?;
     let one = ctx.zeros::<f32>(1)?;
