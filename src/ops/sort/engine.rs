@@ -792,15 +792,18 @@ fn onesweep_kernels(
     let hist_subgroups = hist_wg / shape.sg_min;
     let dpt = |wg: u32| RADIX.div_ceil(wg);
     // The histogram reads the caller's keys as vec4 units: scalar loads where they are a
-    // borrowed vector of a length that is not a multiple of 4.
-    let hist_vars = vec![
-        ("KEYS_DECL", units_wgsl("keys", 1, "u32", false, keys_vec4)),
-        ("WG", hist_wg.to_string()),
-        ("DPT", dpt(hist_wg).to_string()),
-        ("MAX_SUBGROUPS", hist_subgroups.to_string()),
-        ("KEYS", KEYS_WGSL.to_string()),
-        ("IDS", SUBGROUP_WGSL.to_string()),
-    ];
+    // borrowed vector of a length that is not a multiple of 4. (WGSL text is built only
+    // when a kernel is not cached yet.)
+    let hist_vars = || {
+        vec![
+            ("KEYS_DECL", units_wgsl("keys", 1, "u32", false, keys_vec4)),
+            ("WG", hist_wg.to_string()),
+            ("DPT", dpt(hist_wg).to_string()),
+            ("MAX_SUBGROUPS", hist_subgroups.to_string()),
+            ("KEYS", KEYS_WGSL.to_string()),
+            ("IDS", SUBGROUP_WGSL.to_string()),
+        ]
+    };
     let hist_key = PipelineKey {
         op: "sort_histogram",
         element: "u32",
@@ -813,29 +816,31 @@ fn onesweep_kernels(
         code: String::new(),
     };
     let histogram = ctx.kernel_entry(hist_key.clone(), "histogram", || {
-        render(HISTOGRAM_WGSL, &hist_vars)
+        render(HISTOGRAM_WGSL, &hist_vars())
     })?;
     let scan = ctx.kernel_entry(hist_key, "scan_histogram", || {
-        render(HISTOGRAM_WGSL, &hist_vars)
+        render(HISTOGRAM_WGSL, &hist_vars())
     })?;
     let (value_bindings, values) = if pairs {
         (ONESWEEP_VALUE_BINDINGS, ONESWEEP_VALUES)
     } else {
         ("", "")
     };
-    let vars = vec![
-        ("WG", shape.wg.to_string()),
-        ("KPT", shape.kpt.to_string()),
-        ("DPT", dpt(shape.wg).to_string()),
-        ("MAX_SUBGROUPS", shape.max_subgroups().to_string()),
-        ("STAGE", stage_wgsl(shape)),
-        ("SPIN", spin.to_string()),
-        ("WORDS", words(shape.sg_max)),
-        ("VALUE_BINDINGS", value_bindings.to_string()),
-        ("VALUES", values.to_string()),
-        ("KEYS", KEYS_WGSL.to_string()),
-        ("IDS", SUBGROUP_WGSL.to_string()),
-    ];
+    let vars = || {
+        vec![
+            ("WG", shape.wg.to_string()),
+            ("KPT", shape.kpt.to_string()),
+            ("DPT", dpt(shape.wg).to_string()),
+            ("MAX_SUBGROUPS", shape.max_subgroups().to_string()),
+            ("STAGE", stage_wgsl(shape)),
+            ("SPIN", spin.to_string()),
+            ("WORDS", words(shape.sg_max)),
+            ("VALUE_BINDINGS", value_bindings.to_string()),
+            ("VALUES", values.to_string()),
+            ("KEYS", KEYS_WGSL.to_string()),
+            ("IDS", SUBGROUP_WGSL.to_string()),
+        ]
+    };
     let key = PipelineKey {
         op: "sort_onesweep",
         element: "u32",
@@ -851,7 +856,7 @@ fn onesweep_kernels(
         ),
         code: String::new(),
     };
-    let pass = ctx.kernel_entry(key, "onesweep", || render(ONESWEEP_WGSL, &vars))?;
+    let pass = ctx.kernel_entry(key, "onesweep", || render(ONESWEEP_WGSL, &vars()))?;
     Ok(OneSweepKernels {
         histogram,
         scan,
@@ -969,13 +974,15 @@ fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
     } else {
         ("", "")
     };
-    let vars = vec![
-        ("WG", shape.wg.to_string()),
-        ("KPT", shape.kpt.to_string()),
-        ("VALUE_BINDINGS", value_bindings.to_string()),
-        ("VALUES", values.to_string()),
-        ("KEYS", KEYS_WGSL.to_string()),
-    ];
+    let vars = || {
+        vec![
+            ("WG", shape.wg.to_string()),
+            ("KPT", shape.kpt.to_string()),
+            ("VALUE_BINDINGS", value_bindings.to_string()),
+            ("VALUES", values.to_string()),
+            ("KEYS", KEYS_WGSL.to_string()),
+        ]
+    };
     let key = PipelineKey {
         op: "sort_rts",
         element: "u32",
@@ -988,7 +995,7 @@ fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
         ),
         code: String::new(),
     };
-    let source = || render(RTS_WGSL, &vars);
+    let source = || render(RTS_WGSL, &vars());
     Ok(RtsKernels {
         upsweep: ctx.kernel_entry(key.clone(), "upsweep", source)?,
         downsweep: ctx.kernel_entry(key, "downsweep", source)?,

@@ -372,16 +372,19 @@ impl Ctx {
                     code.clone(),
                 ),
             };
-        let vars = vec![
-            ("WG", wg.to_string()),
-            ("V", v.to_string()),
-            ("T", value_type.to_string()),
-            ("VALUE_BINDINGS", value_bindings.to_string()),
-            ("IDENTITY", identity),
-            ("COMBINE", combine),
-            ("VALUE_AT", value_at.to_string()),
-            ("WRITE_VALUE", write_value.to_string()),
-        ];
+        // WGSL text is built only when a kernel is not cached yet.
+        let vars = || {
+            vec![
+                ("WG", wg.to_string()),
+                ("V", v.to_string()),
+                ("T", value_type.to_string()),
+                ("VALUE_BINDINGS", value_bindings.to_string()),
+                ("IDENTITY", identity.clone()),
+                ("COMBINE", combine.clone()),
+                ("VALUE_AT", value_at.to_string()),
+                ("WRITE_VALUE", write_value.to_string()),
+            ]
+        };
         let key = PipelineKey {
             op: "sort_runs",
             element: value_type,
@@ -389,7 +392,7 @@ impl Ctx {
             variant: format!("v{v}"),
             code,
         };
-        let source = || render(RUNS_WGSL, &vars);
+        let source = || render(RUNS_WGSL, &vars());
         let reduce = self.kernel_entry(key.clone(), "tile_reduce", source)?;
         let spine = self.kernel_entry(key.clone(), "spine", source)?;
         let write = self.kernel_entry(key, "tile_write", source)?;
