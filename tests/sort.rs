@@ -444,6 +444,29 @@ fn values_of_every_type_move_exactly() {
     }
 }
 
+/// The four-word ballot masks of adapters whose subgroups have more than 32 lanes,
+/// forced here: keys and argsort equal the CPU's stable order, every element.
+#[test]
+fn four_word_ballots_sort_like_the_cpu() {
+    let ctx = ctx();
+    if !ctx.has_features(wgpu::Features::SUBGROUP) {
+        return; // OneSweep needs subgroups (its refusal is tested in `errors`)
+    }
+    for (len, flavor) in [(9 * TILE + 7, 0), (3 * TILE + 1, 2)] {
+        let host = keys::<u32>(len, 77 + len as u64, flavor);
+        let order = cpu_order(&host, &Case::full(ONESWEEP));
+        let want: Vec<u32> = order.iter().map(|&i| host[i as usize]).collect();
+        let sort = Sort::ascending().algorithm(ONESWEEP).four_word_ballots();
+        let mut k = ctx.upload(&host).unwrap();
+        ctx.sort_with(&mut k, &sort).unwrap();
+        assert_all_eq(&k.to_vec().unwrap(), &want, &format!("{len} keys"));
+        let mut out = poisoned::<u32>(ctx, len);
+        ctx.argsort_into(&ctx.upload(&host).unwrap(), &sort, &mut out)
+            .unwrap();
+        assert_all_eq(&out.to_vec().unwrap(), &order, &format!("{len} argsort"));
+    }
+}
+
 /// The look-back's fallback forced: with no probes at all every predecessor is counted by
 /// the waiting workgroup itself; with one probe, whichever predecessors are late.
 #[test]

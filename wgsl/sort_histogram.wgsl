@@ -6,6 +6,7 @@ const WG: u32 = {{WG}}u;
 const RADIX: u32 = 256u;
 const DPT: u32 = {{DPT}}u;            // digits per invocation in scan_digits
 const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;
+const AHEAD: u32 = 4u;            // vec4 units loaded before any is counted
 
 struct HistParams {
     n: u32,         // keys
@@ -56,21 +57,30 @@ fn histogram(ids: Ids) {
     let groups = ids.groups.x * ids.groups.y * ids.groups.z;
     let stride = groups * WG;
     // A uniform trip count, so the subgroup operations stay in uniform control flow.
+    // Each round loads AHEAD units before counting any: counting waits on its unit, and
+    // loads interleaved with it would each wait a full memory round trip.
     let rounds = (params.units + stride - 1u) / stride;
-    var u = linear_group(ids) * WG + ids.index;
-    for (var r = 0u; r < rounds; r++) {
-        var v = vec4<u32>(0u);
-        if u < params.units {
-            v = keys_load(u);
-        }
-        for (var c = 0u; c < 4u; c++) {
-            let valid = u < params.units && u * 4u + c < params.n;
-            let x = ordered(v[c], params.key_xor, params.neg_mask);
-            for (var p = 0u; p < params.passes; p++) {
-                count_digit(p, (x >> params.shifts[p]) & params.masks[p], valid, ids);
+    let u0 = linear_group(ids) * WG + ids.index;
+    for (var r = 0u; r < rounds; r += AHEAD) {
+        var v: array<vec4<u32>, AHEAD>;
+        for (var q = 0u; q < AHEAD; q++) {
+            let u = u0 + (r + q) * stride;
+            if r + q < rounds && u < params.units {
+                v[q] = keys_load(u);
             }
         }
-        u += stride;
+        for (var q = 0u; q < AHEAD; q++) {
+            if r + q < rounds {
+                let u = u0 + (r + q) * stride;
+                for (var c = 0u; c < 4u; c++) {
+                    let valid = u < params.units && u * 4u + c < params.n;
+                    let x = ordered(v[q][c], params.key_xor, params.neg_mask);
+                    for (var p = 0u; p < params.passes; p++) {
+                        count_digit(p, (x >> params.shifts[p]) & params.masks[p], valid, ids);
+                    }
+                }
+            }
+        }
     }
     workgroupBarrier();
     for (var i = ids.index; i < params.passes * RADIX; i += WG) {

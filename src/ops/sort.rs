@@ -145,6 +145,7 @@ pub struct Sort {
     bits: Range<u32>,
     algorithm: SortAlgorithm,
     spin: Option<u32>,
+    four_word_ballots: bool,
     tile: Option<(u32, u32)>,
 }
 
@@ -162,6 +163,7 @@ impl Sort {
             bits: 0..32,
             algorithm: SortAlgorithm::Auto,
             spin: None,
+            four_word_ballots: false,
             tile: None,
         }
     }
@@ -205,6 +207,14 @@ impl Sort {
     #[doc(hidden)]
     pub fn look_back_spins(mut self, spins: u32) -> Sort {
         self.spin = Some(spins);
+        self
+    }
+
+    /// OneSweep ranks with four-word ballot masks, as on adapters whose subgroups have
+    /// more than 32 lanes, even where one word would do. For tests of that form.
+    #[doc(hidden)]
+    pub fn four_word_ballots(mut self) -> Sort {
+        self.four_word_ballots = true;
         self
     }
 

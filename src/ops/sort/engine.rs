@@ -24,10 +24,11 @@ const RADIX: u32 = 256;
 /// OneSweep's status words hold a 30-bit count.
 pub(crate) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 
-/// OneSweep's digit-pass tiles on GPUs: invocations per workgroup and keys per
-/// invocation (3840 keys a tile, GPUSorting's choice for 32-wide subgroups). Untuned on
-/// our H100: `examples/bandwidth`'s `sort_tiles` section times the alternatives.
-const ONESWEEP_TILE_GPU: (u32, u32) = (256, 15);
+/// OneSweep's digit-pass tiles on GPUs, best first: invocations per workgroup and keys
+/// per invocation; the first the adapter's limits allow is taken. On our H100, 2^26
+/// keys: 1024 x 8 4.03 ms, 512 x 15 4.22, 256 x 12 4.81, and 6.47 for 256 x 15
+/// (GPUSorting's choice; `examples/bandwidth`'s `sort_tiles` section, docs/perf-journal.md).
+const ONESWEEP_TILES_GPU: [(u32, u32); 3] = [(1024, 8), (512, 15), (256, 12)];
 /// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
 const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
 /// Probes of a predecessor's status before the look-back counts that tile itself.
@@ -133,6 +134,7 @@ pub(super) struct Plan {
     passes: Vec<(u32, u32)>,
     algorithm: SortAlgorithm,
     spin: u32,
+    four_word_ballots: bool,
     tile: Option<(u32, u32)>,
     /// The binding windows every vector is cut into: a pass reads each input window and
     /// writes each output window in a dispatch of its own.
@@ -252,6 +254,7 @@ impl Plan {
             passes,
             algorithm,
             spin: sort.spin.unwrap_or(SPIN),
+            four_word_ballots: sort.four_word_ballots,
             tile,
             windows,
         })
@@ -407,7 +410,13 @@ impl Plan {
         let op = self.op;
         let shape = onesweep_shape(ctx, self.tile)
             .map_err(|message| Error::InvalidArgument { op, message })?;
-        let kernels = onesweep_kernels(ctx, &shape, self.spin, pairs, keys.vec4())?;
+        let kernels = onesweep_kernels(
+            ctx,
+            &shape,
+            (self.spin, self.four_word_ballots),
+            pairs,
+            keys.vec4(),
+        )?;
         let tile = u64::from(shape.tile());
         let windows = &self.windows;
         let passes = self.passes.len() as u64;
@@ -718,14 +727,14 @@ pub(crate) fn onesweep_shape(
     let (wg, kpt) = match tile {
         Some(asked) => asked,
         None => {
-            // The default, with the workgroup halved (down to the largest subgroup) while
-            // its subgroups' counters do not fit: small subgroups mean many counters.
-            let (mut wg, kpt) = match info.device_type {
-                wgpu::DeviceType::Cpu => ONESWEEP_TILE_CPU,
-                _ => ONESWEEP_TILE_GPU,
+            // The first default that fits; else the last, with the workgroup halved (down
+            // to the largest subgroup) while its subgroups' counters do not fit: small
+            // subgroups mean many counters.
+            let candidates: &[(u32, u32)] = match info.device_type {
+                wgpu::DeviceType::Cpu => &[ONESWEEP_TILE_CPU],
+                _ => &ONESWEEP_TILES_GPU,
             };
-            wg = wg.min(1 << max_wg.max(1).ilog2());
-            let bytes = |wg| {
+            let bytes = |wg, kpt| {
                 let shape = OneSweepShape {
                     wg,
                     kpt,
@@ -735,10 +744,21 @@ pub(crate) fn onesweep_shape(
                 };
                 shape.workgroup_bytes(false)
             };
-            while wg / 2 >= sg_max && bytes(wg) > limits.max_compute_workgroup_storage_size {
-                wg /= 2;
+            let limit = limits.max_compute_workgroup_storage_size;
+            match candidates
+                .iter()
+                .find(|&&(wg, kpt)| wg <= max_wg && wg >= sg_max && bytes(wg, kpt) <= limit)
+            {
+                Some(&tile) => tile,
+                None => {
+                    let (mut wg, kpt) = candidates[candidates.len() - 1];
+                    wg = wg.min(1 << max_wg.max(1).ilog2());
+                    while wg / 2 >= sg_max && bytes(wg, kpt) > limit {
+                        wg /= 2;
+                    }
+                    (wg, kpt)
+                }
             }
-            (wg, kpt)
         }
     };
     if !wg.is_power_of_two() || wg < sg_max || wg > max_wg || kpt == 0 || kpt > 64 {
@@ -774,17 +794,61 @@ struct OneSweepKernels {
     pass: Arc<Kernel>,
 }
 
-fn words(sg_max: u32) -> String {
-    (0..4)
+/// `{{MASK}}` in `wgsl/sort_onesweep.wgsl` where subgroups have at most 32 lanes: the
+/// ranking's ballots in one word (a quarter of the four-word form's work; ranking is
+/// most of a digit pass).
+const MASK_ONE_WORD: &str = "\
+alias Mask = u32;
+fn ballot(b: bool) -> Mask { return subgroupBallot(b).x; }
+fn lanes_below(lane: u32) -> Mask { return (1u << lane) - 1u; }
+fn bit_count(m: Mask) -> u32 { return countOneBits(m); }
+// (bit 31 set: an empty mask gives a lane in range)
+fn lowest_lane(m: Mask) -> u32 { return firstTrailingBit(m | 0x80000000u); }";
+
+/// `{{MASK}}` for subgroups of up to 128 lanes: four words, those past the adapter's
+/// largest subgroup masked off (`{words}`).
+fn mask_four_words(sg_max: u32) -> String {
+    let words = (0..4)
         .map(|w| if w * 32 < sg_max { "0xffffffffu" } else { "0u" })
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    format!(
+        "\
+alias Mask = vec4<u32>;
+const WORDS: vec4<u32> = vec4<u32>({words});
+fn ballot(b: bool) -> Mask {{ return subgroupBallot(b) & WORDS; }}
+fn lanes_below(lane: u32) -> Mask {{
+    var m = vec4<u32>(0u);
+    for (var w = 0u; w < 4u; w++) {{
+        let low = w * 32u;
+        if lane >= low + 32u {{
+            m[w] = 0xffffffffu;
+        }} else if lane > low {{
+            m[w] = (1u << (lane - low)) - 1u;
+        }}
+    }}
+    return m & WORDS;
+}}
+fn bit_count(m: Mask) -> u32 {{
+    let c = countOneBits(m & WORDS);
+    return c.x + c.y + c.z + c.w;
+}}
+fn lowest_lane(m: Mask) -> u32 {{
+    let w = m & WORDS;
+    for (var i = 0u; i < 4u; i++) {{
+        if w[i] != 0u {{
+            return i * 32u + firstTrailingBit(w[i]);
+        }}
+    }}
+    return 0u;
+}}"
+    )
 }
 
 fn onesweep_kernels(
     ctx: &Ctx,
     shape: &OneSweepShape,
-    spin: u32,
+    (spin, four_words): (u32, bool),
     pairs: bool,
     keys_vec4: bool,
 ) -> Result<OneSweepKernels> {
@@ -826,6 +890,7 @@ fn onesweep_kernels(
     } else {
         ("", "")
     };
+    let one_word = shape.sg_max <= 32 && !four_words;
     let vars = || {
         vec![
             ("WG", shape.wg.to_string()),
@@ -834,7 +899,14 @@ fn onesweep_kernels(
             ("MAX_SUBGROUPS", shape.max_subgroups().to_string()),
             ("STAGE", stage_wgsl(shape)),
             ("SPIN", spin.to_string()),
-            ("WORDS", words(shape.sg_max)),
+            (
+                "MASK",
+                if one_word {
+                    MASK_ONE_WORD.to_string()
+                } else {
+                    mask_four_words(shape.sg_max)
+                },
+            ),
             ("VALUE_BINDINGS", value_bindings.to_string()),
             ("VALUES", values.to_string()),
             ("KEYS", KEYS_WGSL.to_string()),
@@ -846,13 +918,14 @@ fn onesweep_kernels(
         element: "u32",
         workgroup_size: shape.wg,
         variant: format!(
-            "{}x{}+sg{}-{}+spin{spin}{}{}",
+            "{}x{}+sg{}-{}+spin{spin}{}{}{}",
             shape.wg,
             shape.kpt,
             shape.sg_min,
             shape.sg_max,
             if shape.apart { "+apart" } else { "" },
-            if pairs { "+pairs" } else { "" }
+            if pairs { "+pairs" } else { "" },
+            if one_word { "" } else { "+mask4" }
         ),
         code: String::new(),
     };
