@@ -25,6 +25,8 @@ fn log2(m: usize) -> u32 {
 pub fn rows(b: &mut Bench) -> Result<()> {
     let n = b.n;
     for m in sizes(n) {
+        // (the rows' `n` in --csv / --json is this size)
+        b.n = m;
         let keys = random_u32(b, m, 31)?;
         keys_row(
             b,
@@ -34,6 +36,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
         )?;
         argsort_row(b, &format!("argsort u32 n=2^{}", log2(m)), &keys)?;
     }
+    b.n = n;
     let keys = random_u32(b, n, 32)?;
     keys_row(
         b,
