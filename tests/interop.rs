@@ -39,23 +39,7 @@ impl AppBuffer {
 
     /// Every word of the buffer, copied into a staging buffer of the application's.
     fn read(&self, ctx: &Ctx) -> Vec<u32> {
-        let device = ctx.device();
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("application staging"),
-            size: self.buffer.size(),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, self.buffer.size());
-        ctx.queue().submit([enc.finish()]);
-        staging
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, |r| r.unwrap());
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("poll");
-        bytemuck::cast_slice::<u8, u32>(&staging.slice(..).get_mapped_range().unwrap()).to_vec()
+        read_words_as_application(ctx, &self.buffer)
     }
 
     /// A vector of `len` elements at word `at` (a byte offset the device accepts).

@@ -792,24 +792,7 @@ impl AppBuffer {
     /// Asserts that every word outside the ranges `(at, len)` still holds its first
     /// value, and returns the words of each range.
     fn check(&self, ctx: &Ctx, ranges: &[(usize, usize)], what: &str) -> Vec<Vec<u32>> {
-        let device = ctx.device();
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("application staging"),
-            size: self.buffer.size(),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, self.buffer.size());
-        ctx.queue().submit([enc.finish()]);
-        staging
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, |r| r.unwrap());
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("poll");
-        let words: Vec<u32> =
-            bytemuck::cast_slice(&staging.slice(..).get_mapped_range().unwrap()).to_vec();
+        let words = read_words_as_application(ctx, &self.buffer);
         for (i, (&w, &g)) in words.iter().zip(&self.initial).enumerate() {
             if !ranges.iter().any(|&(at, len)| (at..at + len).contains(&i)) {
                 assert_eq!(

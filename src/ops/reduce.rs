@@ -469,20 +469,16 @@ impl<'a, U: GpuElement> TransformReduce<'a, U> {
     /// expression, and as [`Ctx::reduce_with`] for the operator (`Min`/`Max` over no
     /// elements).
     pub fn run(self) -> Result<U> {
-        let ctx = self.ctx;
-        crate::expr::check_expression("transform_reduce", "expression", &self.expr)?;
-        let plan = self.args.plan(ctx)?;
-        let input = Input::Expression {
-            expr: &self.expr,
-            plan,
-        };
-        ctx.reduce_start("transform_reduce", input, &self.op)?
-            .wait()
-            .map(first)
+        self.start()?.wait().map(first)
     }
 
     /// Async twin of [`TransformReduce::run`].
     pub async fn run_async(self) -> Result<U> {
+        self.start()?.wait_async().await.map(first)
+    }
+
+    /// The reduction queued with its read-back (`run` and `run_async` wait on it).
+    fn start(self) -> Result<crate::vec::ReadBack<U>> {
         let ctx = self.ctx;
         crate::expr::check_expression("transform_reduce", "expression", &self.expr)?;
         let plan = self.args.plan(ctx)?;
@@ -490,10 +486,7 @@ impl<'a, U: GpuElement> TransformReduce<'a, U> {
             expr: &self.expr,
             plan,
         };
-        ctx.reduce_start("transform_reduce", input, &self.op)?
-            .wait_async()
-            .await
-            .map(first)
+        ctx.reduce_start("transform_reduce", input, &self.op)
     }
 
     /// The reduction into `out[0]` on the device, without waiting (an empty run writes

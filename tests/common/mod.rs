@@ -148,3 +148,25 @@ pub fn assert_all_close_f32(gpu: &[f32], cpu: &[f32], scale: &[f32], ulps: f32, 
         );
     }
 }
+
+/// Every word of `buffer`, copied into a staging buffer the test makes itself, as an
+/// application would (never through gpuprim's read-back).
+pub fn read_words_as_application(ctx: &Ctx, buffer: &wgpu::Buffer) -> Vec<u32> {
+    let device = ctx.device();
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("application staging"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    ctx.queue().submit([enc.finish()]);
+    staging
+        .slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    bytemuck::cast_slice::<u8, u32>(&staging.slice(..).get_mapped_range().unwrap()).to_vec()
+}
