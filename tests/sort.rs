@@ -1353,7 +1353,8 @@ fn onesweep_tile_shapes() {
     }
     let limit = ctx.info().limits.max_compute_workgroup_storage_size;
     let sg = ctx.info().subgroup_min_size;
-    for (wg, kpt) in [(128, 48), (64, 5), (32, 3), (sg.max(16), 1)] {
+    // (128 x 11: the keys per invocation of the default GPU tile, 1024 x 11)
+    for (wg, kpt) in [(128, 48), (128, 11), (64, 5), (32, 3), (sg.max(16), 1)] {
         let host = keys::<u32>(7 * wg as usize * kpt as usize + 5, u64::from(wg + kpt), 0);
         let case = Case::full(ONESWEEP);
         let order = cpu_order(&host, &case);

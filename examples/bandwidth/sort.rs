@@ -91,17 +91,14 @@ pub fn tile_rows(b: &mut Bench) -> Result<()> {
     let n = b.n;
     let keys = random_u32(b, n, 33)?;
     let shapes = [
-        (256, 15),
-        (256, 8),
-        (256, 12),
-        (256, 16),
-        (256, 20),
-        (256, 24),
-        (128, 15),
-        (512, 8),
-        (512, 12),
-        (512, 15),
         (1024, 8),
+        (1024, 9),
+        (1024, 10),
+        (1024, 11),
+        (512, 8),
+        (512, 15),
+        (256, 12),
+        (256, 15),
     ];
     for (wg, kpt) in shapes {
         let sort = Sort::ascending()
@@ -116,7 +113,7 @@ pub fn tile_rows(b: &mut Bench) -> Result<()> {
             println!("  (tile {wg} x {kpt}: {e})");
         }
     }
-    for (wg, kpt) in [(256, 15), (512, 15), (256, 12), (512, 8)] {
+    for (wg, kpt) in [(1024, 8), (1024, 11), (512, 15)] {
         let sort = Sort::ascending()
             .algorithm(SortAlgorithm::OneSweep)
             .tile(wg, kpt);

@@ -25,10 +25,12 @@ const RADIX: u32 = 256;
 pub(crate) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 
 /// OneSweep's digit-pass tiles on GPUs, best first: invocations per workgroup and keys
-/// per invocation; the first the adapter's limits allow is taken. On our H100, 2^26
-/// keys: 1024 x 8 4.03 ms, 512 x 15 4.22, 256 x 12 4.81, and 6.47 for 256 x 15
-/// (GPUSorting's choice; `examples/bandwidth`'s `sort_tiles` section, docs/perf-journal.md).
-const ONESWEEP_TILES_GPU: [(u32, u32); 3] = [(1024, 8), (512, 15), (256, 12)];
+/// per invocation; the first the adapter's limits allow is taken (1024 x 11 needs 47 KiB
+/// of workgroup memory with subgroups of 32). On our H100, 2^26 keys (run S5,
+/// `sort_lab`): 1024 x 11 3.09 ms, 1024 x 10 3.19, 1024 x 9 3.20, 1024 x 8 3.36; before
+/// the two-phase ranking, 512 x 15 took 1.05x and 256 x 12 1.19x as long as 1024 x 8
+/// (docs/perf-journal.md).
+const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (256, 12)];
 /// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
 const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
 /// Probes of a predecessor's status before the look-back counts that tile itself.
@@ -964,15 +966,20 @@ const ONESWEEP_VALUE_BINDINGS: &str = "\
 const ONESWEEP_VALUES: &str = "
     // The values, the same way (the stage's keys are all read: `dst` holds where
     // each goes).
-    workgroupBarrier();
+    // Every value is loaded before the first is staged, as the keys were (pairs took
+    // 1.2x as long on our H100 with each load followed by its store).
+    var vals: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
         let i = row0 + k * ids.width;
-        if i < params.n {
-            var v = params.first + i;
-            if params.indices == 0u {
-                v = values_in[i];
-            }
-            stage_store(pos[k], v);
+        vals[k] = params.first + i;
+        if i < params.n && params.indices == 0u {
+            vals[k] = values_in[i];
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < KPT; k++) {
+        if row0 + k * ids.width < params.n {
+            stage_store(pos[k], vals[k]);
         }
     }
     workgroupBarrier();

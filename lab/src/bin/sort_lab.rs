@@ -1,0 +1,84 @@
+//! sort_lab: GPU time of one sort call (the profiler's first to last timestamp: the median
+//! of 40 after 0.8 s of warm-up), and whether the result matches the CPU's sort; for
+//! issue #19's experiments (docs/perf-journal.md, runs S1-S5).
+//!
+//! `sort_lab LOG2N [pairs]`, with `GP_SORT_TILE=1024x10` (OneSweep's tile: invocations x
+//! keys per invocation) and `GP_SORT_KEYS=small16|few` (keys below 2^16, or below 16;
+//! default: uniform 32-bit keys).
+
+use gpuprim::{Ctx, Result, Sort};
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let log2: u32 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(26);
+    let pairs = args.iter().any(|a| a == "pairs");
+    let n = 1usize << log2;
+    let ctx = Ctx::builder().profiling(true).build()?;
+    let mut s = 0x9E3779B97F4A7C15u64;
+    let host: Vec<u32> = (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let r = (s >> 32) as u32;
+            match std::env::var("GP_SORT_KEYS").as_deref() {
+                Ok("small16") => r >> 16,
+                Ok("few") => r >> 28,
+                _ => r,
+            }
+        })
+        .collect();
+    let pristine = ctx.upload(&host)?;
+    let mut keys = ctx.zeros::<u32>(n)?;
+    let ids = ctx.upload(&(0..n as u32).collect::<Vec<_>>())?;
+    let mut vals = ctx.zeros::<u32>(n)?;
+    let mut sort = Sort::ascending();
+    if let Ok(t) = std::env::var("GP_SORT_TILE") {
+        let (w, k) = t.split_once('x').expect("WGxKPT");
+        sort = sort.tile(w.parse().unwrap(), k.parse().unwrap());
+    }
+    let once = |keys: &mut gpuprim::GpuVec<u32>, vals: &mut gpuprim::GpuVec<u32>| -> Result<()> {
+        keys.copy_from(&pristine)?;
+        if pairs {
+            vals.copy_from(&ids)?;
+            ctx.sort_by_key_with(keys, vals, &sort)
+        } else {
+            ctx.sort_with(keys, &sort)
+        }
+    };
+    let warm = std::time::Instant::now();
+    while warm.elapsed().as_millis() < 800 {
+        once(&mut keys, &mut vals)?;
+        ctx.synchronize()?;
+    }
+    let _ = ctx.profile()?;
+    let mut ms = Vec::new();
+    for _ in 0..40 {
+        once(&mut keys, &mut vals)?;
+    }
+    ctx.synchronize()?;
+    for c in ctx.profile()?.calls {
+        if c.name.starts_with("sort") {
+            if let Some(t) = c.gpu_ms {
+                ms.push(t);
+            }
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    let got = keys.to_vec()?;
+    let mut want = host.clone();
+    want.sort_unstable();
+    let ok = got == want;
+    println!(
+        "keys={:>7} tile={:>7} n=2^{log2}{} median {:.4} ms min {:.4} max {:.4} ({} calls) sorted={}",
+        std::env::var("GP_SORT_KEYS").unwrap_or_default(),
+        std::env::var("GP_SORT_TILE").unwrap_or_default(),
+        if pairs { " pairs" } else { "" },
+        ms[ms.len() / 2],
+        ms[0],
+        ms[ms.len() - 1],
+        ms.len(),
+        ok
+    );
+    Ok(())
+}
