@@ -52,18 +52,14 @@ fn main() -> Result<()> {
         ctx.synchronize()?;
     }
     let _ = ctx.profile()?;
-    let mut ms = Vec::new();
     for _ in 0..40 {
         once(&mut keys, &mut vals)?;
     }
     ctx.synchronize()?;
-    for c in ctx.profile()?.calls {
-        if c.name.starts_with("sort") {
-            if let Some(t) = c.gpu_ms {
-                ms.push(t);
-            }
-        }
-    }
+    let mut ms: Vec<f64> = (ctx.profile()?.calls.into_iter())
+        .filter(|c| c.name.starts_with("sort"))
+        .filter_map(|c| c.gpu_ms)
+        .collect();
     ms.sort_by(f64::total_cmp);
     let got = keys.to_vec()?;
     let mut want = host.clone();
