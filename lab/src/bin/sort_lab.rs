@@ -14,18 +14,18 @@ fn main() -> Result<()> {
     let pairs = args.iter().any(|a| a == "pairs");
     let n = 1usize << log2;
     let ctx = Ctx::builder().profiling(true).build()?;
+    let shift = match std::env::var("GP_SORT_KEYS").as_deref() {
+        Ok("small16") => 16,
+        Ok("few") => 28,
+        _ => 0,
+    };
     let mut s = 0x9E3779B97F4A7C15u64;
     let host: Vec<u32> = (0..n)
         .map(|_| {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
-            let r = (s >> 32) as u32;
-            match std::env::var("GP_SORT_KEYS").as_deref() {
-                Ok("small16") => r >> 16,
-                Ok("few") => r >> 28,
-                _ => r,
-            }
+            (s >> 32) as u32 >> shift
         })
         .collect();
     let pristine = ctx.upload(&host)?;

@@ -26,10 +26,9 @@ pub(crate) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 
 /// OneSweep's digit-pass tiles on GPUs, best first: invocations per workgroup and keys
 /// per invocation; the first the adapter's limits allow is taken (1024 x 11 needs 47 KiB
-/// of workgroup memory with subgroups of 32). On our H100, 2^26 keys (run S5,
-/// `sort_lab`): 1024 x 11 3.09 ms, 1024 x 10 3.19, 1024 x 9 3.20, 1024 x 8 3.36; before
-/// the two-phase ranking, 512 x 15 took 1.05x and 256 x 12 1.19x as long as 1024 x 8
-/// (docs/perf-journal.md).
+/// of workgroup memory with subgroups of 32). On our H100, 2^26 keys (run S6,
+/// `bandwidth 26 sort_tiles`): 1024 x 11 3.10 ms, 1024 x 10 3.20, 1024 x 9 3.21,
+/// 1024 x 8 3.37, 512 x 15 4.16, 256 x 12 4.51 (docs/perf-journal.md).
 const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (256, 12)];
 /// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
 const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
