@@ -12,14 +12,21 @@
 //    the subgroup's counter for that digit, and every lane's rank is the counter before
 //    the row plus its peers in lower lanes. Every word of the ballot is used, so any
 //    subgroup size up to 128 works.
-// 2. Per digit, the subgroups' counts become offsets and their sum the tile's count,
-//    published at once as the tile's aggregate (tile 0: as its inclusive prefix).
+//    Before ranking, the tile's digit counts are added up in workgroup memory; the
+//    invocations that own a digit (the first RADIX / DPT: the first 8 subgroups of 32
+//    at WG = 1024) publish them as the tile's aggregate (tile 0: as its inclusive
+//    prefix) and look back (3) before they rank, while the other subgroups rank: a
+//    workgroup of 1024 holds its SM alone, which would otherwise idle through the
+//    look-back's memory round trips (the sort took 1.07x as long on our H100 with the
+//    look-back after ranking; with one subgroup looking back for all 256 digits, 3x).
+// 2. Per digit, the subgroups' counts become offsets and their sum the tile's count.
 // 3. Look-back: each digit walks back over its predecessors, adding aggregates until it
-//    meets an inclusive prefix. A predecessor that has published nothing after SPIN
-//    probes is not waited for: the workgroup counts that tile's digits itself from its
-//    keys (which are in the input, always readable) and publishes them for it (Smith's
-//    decoupled fallback, as in GPUPrefixSums' CSDLDF). No workgroup waits on another
-//    being scheduled.
+//    meets an inclusive prefix, which it then publishes for its own tile. A predecessor
+//    that has published nothing after SPIN probes is not waited for: that digit gives up,
+//    and after ranking the whole workgroup looks back again, counting such a tile's
+//    digits itself from its keys (which are in the input, always readable) and
+//    publishing them for it (Smith's decoupled fallback, as in GPUPrefixSums' CSDLDF).
+//    No workgroup waits on another being scheduled.
 // 4. The tile's keys go to workgroup memory in digit order, and from there to their
 //    place in the output: consecutive invocations write consecutive addresses.
 //
@@ -77,7 +84,8 @@ struct PassParams {
 {{STAGE}}
 // Each digit's first position in the tile, then its output address minus that.
 var<workgroup> digit_base: array<u32, RADIX>;
-// The fallback's digit counts of a predecessor tile.
+// The tile's digit counts before ranking, then the early look-back's prefixes; later
+// the fallback's digit counts of a predecessor tile.
 var<workgroup> fallback: array<atomic<u32>, RADIX>;
 var<workgroup> signal: atomic<u32>;
 var<workgroup> signal_seen: u32;
@@ -142,6 +150,54 @@ fn count_tile(t: u32, ids: Ids) {
         }
     }
     workgroupBarrier();
+}
+
+// The early look-back for global tile g, by the invocations that own digits (the first
+// RADIX / DPT), while the other subgroups rank: each digit's count (in `fallback`) is
+// published as the tile's aggregate at once, then the digit walks back, and publishes its
+// inclusive prefix as soon as it meets one; then `fallback` holds the digit's prefix. A
+// digit that finds a tile with nothing published after SPIN probes gives up and raises
+// `signal`: the workgroup then looks back again after ranking (`look_back`, with the
+// fallback). No barriers.
+fn look_back_early(g: u32, me: u32) {
+    let kind = select(AGGREGATE, INCLUSIVE, g == 0u);
+    for (var j = 0u; j < DPT; j++) {
+        let d = me * DPT + j;
+        if d >= RADIX {
+            break;
+        }
+        let count = atomicLoad(&fallback[d]);
+        atomicMax(&status[g * RADIX + d], kind | count);
+        var prefix = 0u;
+        if g != 0u {
+            if SPIN == 0u {
+                atomicMax(&signal, 1u);  // never wait: the workgroup looks back, counting
+                return;
+            }
+            var at = g - 1u;
+            var probes = 0u;
+            loop {
+                let s = atomicLoad(&status[at * RADIX + d]);
+                if s == 0u {
+                    probes += 1u;
+                    if probes >= SPIN {
+                        atomicMax(&signal, 1u);  // stuck: the workgroup looks back
+                        return;
+                    }
+                    continue;
+                }
+                probes = 0u;
+                prefix += s & COUNT;
+                // (tile 0 publishes only inclusive prefixes)
+                if s >= INCLUSIVE || at == 0u {
+                    break;
+                }
+                at -= 1u;
+            }
+            atomicMax(&status[g * RADIX + d], INCLUSIVE | (prefix + count));
+        }
+        atomicStore(&fallback[d], prefix);
+    }
 }
 
 // For each of this invocation's digits, the number of keys with that digit in the
@@ -232,6 +288,9 @@ fn onesweep(ids: Ids) {
     for (var i = ids.index; i < MAX_SUBGROUPS * RADIX; i += WG) {
         atomicStore(&counts[i], 0u);
     }
+    for (var d = ids.index; d < RADIX; d += WG) {
+        atomicStore(&fallback[d], 0u);
+    }
     if ids.index == 0u {
         atomicStore(&signal, 0u);
     }
@@ -251,6 +310,29 @@ fn onesweep(ids: Ids) {
             keys[k] = keys_in[i];
         }
     }
+    // The tile's digit counts, for the digit owners to publish and look back with. Each
+    // lane adds a run of equal digits at once: where a pass's digit is the same for every
+    // key (the high bytes of small keys), lanes queue on one counter once, not once a row.
+    var run_digit = digit_of(keys[0]);
+    var run = 0u;
+    for (var k = 0u; k < KPT; k++) {
+        if row0 + k * ids.width < params.n {
+            let d = digit_of(keys[k]);
+            if d != run_digit {
+                atomicAdd(&fallback[run_digit], run);
+                run_digit = d;
+                run = 0u;
+            }
+            run += 1u;
+        }
+    }
+    if run != 0u {
+        atomicAdd(&fallback[run_digit], run);
+    }
+    workgroupBarrier();
+    if me * DPT < RADIX {
+        look_back_early(g, me);
+    }
     // Every row's peers are found before the first is ranked: the ballots of all rows
     // are independent and overlap, while ranking a row waits on the row before it (the
     // digit passes took 1.12x as long on our H100 with the two interleaved).
@@ -265,7 +347,7 @@ fn onesweep(ids: Ids) {
     }
     workgroupBarrier();
 
-    // 2. Per digit: the subgroups' offsets and the tile's count, published.
+    // 2. Per digit: the subgroups' offsets and the tile's count.
     var count: array<u32, DPT>;
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
@@ -276,7 +358,6 @@ fn onesweep(ids: Ids) {
                 atomicStore(&counts[s * RADIX + d], running);
                 running += c;
             }
-            atomicMax(&status[g * RADIX + d], select(AGGREGATE, INCLUSIVE, g == 0u) | running);
         }
         count[j] = running;
     }
@@ -296,15 +377,30 @@ fn onesweep(ids: Ids) {
         }
     }
 
-    // 3. The tiles before this one.
-    let prefix = look_back(g, me, ids);
+    // 3. The tiles before this one: the early look-back's prefixes, or, where a digit gave
+    // up, the workgroup's look-back with the fallback (from tile g - 1 again: a prefix
+    // is the same whichever statuses it was summed from).
+    var prefix: array<u32, DPT>;
+    if workgroup_max(0u, ids) != 0u {
+        prefix = look_back(g, me, ids);
+        for (var j = 0u; j < DPT; j++) {
+            let d = me * DPT + j;
+            if d < RADIX && g != 0u {
+                atomicMax(&status[g * RADIX + d], INCLUSIVE | (prefix[j] + count[j]));
+            }
+        }
+    } else {
+        for (var j = 0u; j < DPT; j++) {
+            let d = me * DPT + j;
+            if d < RADIX {
+                prefix[j] = atomicLoad(&fallback[d]);
+            }
+        }
+    }
     workgroupBarrier();  // every position is computed: digit_base and counts are free
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
         if d < RADIX {
-            if g != 0u {
-                atomicMax(&status[g * RADIX + d], INCLUSIVE | (prefix[j] + count[j]));
-            }
             digit_base[d] = offsets[params.pass_index * RADIX + d] + prefix[j] - start[j];
         }
     }

@@ -3,8 +3,9 @@
 //! issue #19's experiments (docs/perf-journal.md, runs S1-S5).
 //!
 //! `sort_lab LOG2N [pairs]`, with `GP_SORT_TILE=1024x10` (OneSweep's tile: invocations x
-//! keys per invocation) and `GP_SORT_KEYS=small16|few` (keys below 2^16, or below 16;
-//! default: uniform 32-bit keys).
+//! keys per invocation), `GP_SORT_KEYS=small16|few` (keys below 2^16, or below 16;
+//! default: uniform 32-bit keys) and `GP_SORT_SPINS` (the look-back's probes before its
+//! fallback).
 
 use gpuprim::{Ctx, Result, Sort};
 
@@ -33,6 +34,9 @@ fn main() -> Result<()> {
     let ids = ctx.upload(&(0..n as u32).collect::<Vec<_>>())?;
     let mut vals = ctx.zeros::<u32>(n)?;
     let mut sort = Sort::ascending();
+    if let Ok(spins) = std::env::var("GP_SORT_SPINS") {
+        sort = sort.look_back_spins(spins.parse().expect("GP_SORT_SPINS: a number"));
+    }
     if let Ok(t) = std::env::var("GP_SORT_TILE") {
         let (w, k) = t.split_once('x').expect("WGxKPT");
         sort = sort.tile(w.parse().unwrap(), k.parse().unwrap());
