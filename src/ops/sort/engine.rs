@@ -26,9 +26,10 @@ pub(crate) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 
 /// OneSweep's digit-pass tiles on GPUs, best first: invocations per workgroup and keys
 /// per invocation; the first the adapter's limits allow is taken (1024 x 11 needs 47 KiB
-/// of workgroup memory with subgroups of 32). On our H100, 2^26 keys (run S6,
-/// `bandwidth 26 sort_tiles`): 1024 x 11 3.10 ms, 1024 x 10 3.20, 1024 x 9 3.21,
-/// 1024 x 8 3.37, 512 x 15 4.16, 256 x 12 4.51 (docs/perf-journal.md).
+/// of workgroup memory with subgroups of 32). On our H100, 2^26 keys with the early
+/// look-back (run R5, `sort_lab` with `GP_SORT_TILE`): 1024 x 11 2.88 ms, 1024 x 10
+/// 2.92, 1024 x 8 3.11; before it (run S6, `bandwidth 26 sort_tiles`), 1024 x 11 3.10,
+/// 512 x 15 4.16, 256 x 12 4.51 (docs/perf-journal.md).
 const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (256, 12)];
 /// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
 const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
