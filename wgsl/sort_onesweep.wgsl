@@ -99,7 +99,10 @@ fn digit_of(key: u32) -> u32 {
 {{MASK}}
 
 // The lanes of this subgroup whose key is valid and has digit `d` (`valid` false: none).
-// Only active lanes vote, so the mask never holds a lane past the subgroup.
+// Only active lanes vote, so the mask never holds a lane past the subgroup. (The ballot
+// of `valid` stays even in full tiles: without it, skipped behind a uniform branch or
+// replaced by a mask counted from n, the sort took 1.28x as long on our H100, runs R4
+// and R7 in docs/perf-journal.md.)
 fn peers_of(d: u32, valid: bool) -> Mask {
     var peers = ballot(valid);
     for (var b = 0u; b < 8u; b++) {
