@@ -155,6 +155,42 @@ fn count_tile(t: u32, ids: Ids) {
     workgroupBarrier();
 }
 
+// One digit's walk back, for both look-backs: from tile `start`, each status's count is
+// added to `prefix` until the walk meets an inclusive prefix (`done`) or a tile that has
+// published nothing after SPIN probes (not `done`; `at` is that tile; with SPIN = 0,
+// the first tile of this dispatch). A tile of an earlier dispatch is complete: one probe
+// always finds it.
+struct Walk {
+    at: u32,
+    prefix: u32,
+    done: bool,
+}
+
+fn walk_back(d: u32, start: u32, prefix: u32) -> Walk {
+    var w = Walk(start, prefix, false);
+    loop {
+        let spins = select(SPIN, max(SPIN, 1u), w.at < params.tile_base);
+        var s = 0u;
+        for (var spin = 0u; spin < spins; spin++) {
+            s = atomicLoad(&status[w.at * RADIX + d]);
+            if s != 0u {
+                break;
+            }
+        }
+        if s == 0u {
+            break;
+        }
+        w.prefix += s & COUNT;
+        // (tile 0 publishes only inclusive prefixes)
+        if s >= INCLUSIVE || w.at == 0u {
+            w.done = true;
+            break;
+        }
+        w.at -= 1u;
+    }
+    return w;
+}
+
 // The early look-back for global tile g, by the invocations that own digits (the first
 // RADIX / DPT), while the other subgroups rank: each digit's count (in `fallback`) is
 // published as the tile's aggregate at once, then the digit walks back, and publishes its
@@ -173,30 +209,12 @@ fn look_back_early(g: u32, me: u32) {
         atomicMax(&status[g * RADIX + d], kind | count);
         var prefix = 0u;
         if g != 0u {
-            if SPIN == 0u {
-                atomicMax(&signal, 1u);  // never wait: the workgroup looks back, counting
+            let w = walk_back(d, g - 1u, 0u);
+            if !w.done {
+                atomicMax(&signal, 1u);  // stuck: the workgroup looks back
                 return;
             }
-            var at = g - 1u;
-            var probes = 0u;
-            loop {
-                let s = atomicLoad(&status[at * RADIX + d]);
-                if s == 0u {
-                    probes += 1u;
-                    if probes >= SPIN {
-                        atomicMax(&signal, 1u);  // stuck: the workgroup looks back
-                        return;
-                    }
-                    continue;
-                }
-                probes = 0u;
-                prefix += s & COUNT;
-                // (tile 0 publishes only inclusive prefixes)
-                if s >= INCLUSIVE || at == 0u {
-                    break;
-                }
-                at -= 1u;
-            }
+            prefix = w.prefix;
             atomicMax(&status[g * RADIX + d], INCLUSIVE | (prefix + count));
         }
         atomicStore(&fallback[d], prefix);
@@ -226,30 +244,14 @@ fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
     loop {
         var stuck = 0u;  // 1 + the highest tile one of this invocation's digits is stuck at
         for (var j = 0u; j < DPT; j++) {
-            loop {
-                if !open[j] {
-                    break;
-                }
-                let w = at[j] * RADIX + me * DPT + j;
-                // A tile of an earlier dispatch is complete: one probe always finds it.
-                let spins = select(SPIN, max(SPIN, 1u), at[j] < params.tile_base);
-                var s = 0u;
-                for (var spin = 0u; spin < spins; spin++) {
-                    s = atomicLoad(&status[w]);
-                    if s != 0u {
-                        break;
-                    }
-                }
-                if s == 0u {
-                    stuck = max(stuck, at[j] + 1u);
-                    break;
-                }
-                prefix[j] += s & COUNT;
-                // (tile 0 publishes only inclusive prefixes)
-                if s >= INCLUSIVE || at[j] == 0u {
+            if open[j] {
+                let w = walk_back(me * DPT + j, at[j], prefix[j]);
+                prefix[j] = w.prefix;
+                at[j] = w.at;
+                if w.done {
                     open[j] = false;
                 } else {
-                    at[j] -= 1u;
+                    stuck = max(stuck, w.at + 1u);
                 }
             }
         }
