@@ -46,8 +46,9 @@ pub enum Error {
 
     /// Generated WGSL (usually with a user expression in it) did not compile.
     #[error(
-        "WGSL for `{op}` does not compile (user code: {code:?}):\n{message}\n\
-         the expression is WGSL over the element type, e.g. \"x * 2.0 + 1.0\" for f32 or \"x * 2u\" for u32"
+        "WGSL for `{op}` does not compile{}:\n{message}{}",
+        compile_subject(code),
+        compile_hint(code)
     )]
     Compile {
         /// The call, e.g. "map".
@@ -137,3 +138,57 @@ pub enum Error {
 
 /// `Result` with [`Error`] as the error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Whose WGSL failed, for [`Error::Compile`]'s message: the user's code, or one of
+/// gpuprim's own kernels (no user code in it), which is a bug to report.
+fn compile_subject(code: &str) -> String {
+    if code.is_empty() {
+        " (one of gpuprim's own kernels, with no user code in it: please report this \
+         with the adapter's name and the message below)"
+            .to_string()
+    } else {
+        format!(" (user code: {code:?})")
+    }
+}
+
+/// The hint after [`Error::Compile`]'s message: how user code is written (none for
+/// gpuprim's own kernels).
+fn compile_hint(code: &str) -> &'static str {
+    if code.is_empty() {
+        ""
+    } else {
+        "\nthe expression is WGSL over the element type, e.g. \"x * 2.0 + 1.0\" for f32 or \
+         \"x * 2u\" for u32"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    /// The hint on writing user code comes with user code only; a built-in kernel's
+    /// failure says it is gpuprim's.
+    #[test]
+    fn compile_message_names_whose_code_failed() {
+        let user = Error::Compile {
+            op: "map",
+            code: "x * 2".into(),
+            message: "error: no overload".into(),
+        }
+        .to_string();
+        assert!(user.contains("(user code: \"x * 2\")"), "{user}");
+        assert!(user.contains("the expression is WGSL"), "{user}");
+        let builtin = Error::Compile {
+            op: "sort",
+            code: String::new(),
+            message: "error: no overload".into(),
+        }
+        .to_string();
+        assert!(
+            builtin.contains("one of gpuprim's own kernels"),
+            "{builtin}"
+        );
+        assert!(!builtin.contains("the expression is WGSL"), "{builtin}");
+        assert!(builtin.ends_with("error: no overload"), "{builtin}");
+    }
+}
