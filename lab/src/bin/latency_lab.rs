@@ -181,22 +181,18 @@ fn one() {
             .into(),
         ),
     });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("raw sum"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let trivial = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("raw one"),
-        layout: None,
-        module: &module,
-        entry_point: Some("one"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let pipeline_of = |entry: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let pipeline = pipeline_of("main");
+    let trivial = pipeline_of("one");
     let data: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
     let expect = data.iter().map(|&x| f64::from(x)).sum::<f64>() as f32;
     let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
