@@ -48,6 +48,8 @@
 //!   the WGSL templates are in `wgsl/` under the same names.
 //! - `pipeline.rs` (generated WGSL, [`PipelineKey`], the cache) and `dispatch.rs`
 //!   (binding windows for large vectors, workgroup grids) are the shared machinery.
+//!   With `GPUPRIM_DUMP_WGSL=DIR` in the environment, the WGSL of every kernel is written
+//!   to `DIR` as it is compiled (`{op}-{element}-{entry}-{n}.wgsl`).
 //!
 //! # Failures
 //!

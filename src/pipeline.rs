@@ -194,6 +194,7 @@ impl Ctx {
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let label = format!("gpuprim {} {} {}", key.op, key.element, entry);
+        dump_wgsl(key, entry, wgsl);
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&label),
             source: wgpu::ShaderSource::Wgsl(wgsl.into()),
@@ -235,6 +236,31 @@ impl Ctx {
             writable: writable_bindings(wgsl),
         })
     }
+}
+
+/// With `GPUPRIM_DUMP_WGSL=DIR` in the environment, each kernel's WGSL is written to
+/// `DIR/{op}-{element}-{entry}-{n}.wgsl` as it is compiled (`n` counts the kernels
+/// compiled so far, so variants of one kernel keep their own files): what a driver is
+/// given, to read or to feed to other tools. A file that cannot be written is skipped.
+fn dump_wgsl(key: &PipelineKey, entry: &str, wgsl: &str) {
+    static DUMPED: AtomicUsize = AtomicUsize::new(0);
+    let Some(dir) = std::env::var_os("GPUPRIM_DUMP_WGSL") else {
+        return;
+    };
+    let n = DUMPED.fetch_add(1, Ordering::Relaxed);
+    let name: String = format!("{}-{}-{entry}-{n}", key.op, key.element)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .chain(".wgsl".chars())
+        .collect();
+    let dir = std::path::Path::new(&dir);
+    let _ = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(name), wgsl));
 }
 
 /// The bindings of group 0 that `wgsl` declares as writable storage (a bit each), as
