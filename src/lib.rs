@@ -49,7 +49,8 @@
 //! - `pipeline.rs` (generated WGSL, [`PipelineKey`], the cache) and `dispatch.rs`
 //!   (binding windows for large vectors, workgroup grids) are the shared machinery.
 //!   With `GPUPRIM_DUMP_WGSL=DIR` in the environment, the WGSL of every kernel is written
-//!   to `DIR` as it is compiled (`{op}-{element}-{entry}-{n}.wgsl`).
+//!   to `DIR` as it is compiled (`{op}-{element}-{entry}-{n}.wgsl`, `{op}-{entry}-{n}.wgsl`
+//!   for kernels without an element type).
 //!
 //! # Failures
 //!

@@ -239,16 +239,22 @@ impl Ctx {
 }
 
 /// With `GPUPRIM_DUMP_WGSL=DIR` in the environment, each kernel's WGSL is written to
-/// `DIR/{op}-{element}-{entry}-{n}.wgsl` as it is compiled (`n` counts the kernels
-/// compiled so far, so variants of one kernel keep their own files): what a driver is
-/// given, to read or to feed to other tools. A file that cannot be written is skipped.
+/// `DIR/{op}-{element}-{entry}-{n}.wgsl` as it is compiled: what a driver is given, to
+/// read or to feed to other tools. `n` counts the kernels compiled so far, so variants
+/// of one kernel keep their own files; kernels without an element type leave out
+/// `-{element}`. A file that cannot be written is skipped.
 fn dump_wgsl(key: &PipelineKey, entry: &str, wgsl: &str) {
     static DUMPED: AtomicUsize = AtomicUsize::new(0);
     let Some(dir) = std::env::var_os("GPUPRIM_DUMP_WGSL") else {
         return;
     };
     let n = DUMPED.fetch_add(1, Ordering::Relaxed);
-    let name: String = format!("{}-{}-{entry}-{n}", key.op, key.element)
+    let element = if key.element.is_empty() {
+        String::new()
+    } else {
+        format!("-{}", key.element)
+    };
+    let name: String = format!("{}{element}-{entry}-{n}", key.op)
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
