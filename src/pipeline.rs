@@ -105,7 +105,24 @@ impl Ctx {
         let trusted = loops_are_ours(&key.code);
         self.cached(key, entry, |key| {
             let wgsl = source();
-            self.compile(key, entry, &wgsl, trusted)
+            self.compile(key, entry, &wgsl, trusted, true)
+        })
+    }
+
+    /// [`Ctx::kernel_entry`] for one of gpuprim's templates that writes every word of
+    /// workgroup memory it reads first: compiled without wgpu's zeroing of workgroup
+    /// memory at the start of each workgroup (for the sort's digit pass, 48 KiB a
+    /// workgroup, that zeroing made the sort 1.01x slower on our H100, run R15).
+    pub(crate) fn kernel_entry_initialized(
+        &self,
+        key: PipelineKey,
+        entry: &'static str,
+        source: impl FnOnce() -> String,
+    ) -> Result<Arc<Kernel>> {
+        debug_assert!(key.code.is_empty(), "only for gpuprim's own kernels");
+        self.cached(key, entry, |key| {
+            let wgsl = source();
+            self.compile(key, entry, &wgsl, true, false)
         })
     }
 
@@ -158,7 +175,7 @@ impl Ctx {
                     !user_functions_loop(&module)
                 }
             };
-            self.compile(key, entry, &wgsl, trusted)
+            self.compile(key, entry, &wgsl, trusted, true)
         })
     }
 
@@ -183,13 +200,16 @@ impl Ctx {
     }
 
     /// Compiles `wgsl` inside a validation error scope; `trusted`: every loop is known
-    /// to end, so naga's loop bounding is left out (bounds checks stay).
+    /// to end, so naga's loop bounding is left out (bounds checks stay); `zero_init`:
+    /// workgroup memory is zeroed at the start of each workgroup, as WGSL promises
+    /// (where the adapter does it well: see `zero_initialize_workgroup_memory`).
     fn compile(
         &self,
         key: &PipelineKey,
         entry: &'static str,
         wgsl: &str,
         trusted: bool,
+        zero_init: bool,
     ) -> Result<Kernel> {
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -216,7 +236,8 @@ impl Ctx {
             module: &module,
             entry_point: Some(entry),
             compilation_options: wgpu::PipelineCompilationOptions {
-                zero_initialize_workgroup_memory: self.zero_initialize_workgroup_memory(),
+                zero_initialize_workgroup_memory: zero_init
+                    && self.zero_initialize_workgroup_memory(),
                 ..Default::default()
             },
             cache: None,

@@ -30,6 +30,9 @@
 // 4. The tile's keys go to workgroup memory in digit order, and from there to their
 //    place in the output: consecutive invocations write consecutive addresses.
 //
+// Workgroup memory is not zeroed before this kernel runs (`kernel_entry_initialized`):
+// every word it reads is written first, and must stay so.
+//
 // Status words are a flag in the top two bits (0: nothing, AGGREGATE, INCLUSIVE) and a
 // 30-bit count (so at most 2^30 - 1 keys), written by atomicMax: one 32-bit atomic
 // holds both, so a reader sees a whole value or none, and an inclusive prefix is never

@@ -931,7 +931,9 @@ fn onesweep_kernels(
         ),
         code: String::new(),
     };
-    let pass = ctx.kernel_entry(key, "onesweep", || render(ONESWEEP_WGSL, &vars()))?;
+    // The digit pass writes every word of workgroup memory it reads first (counters and
+    // `fallback` cleared, `digit_base` and the stage written before a barrier).
+    let pass = ctx.kernel_entry_initialized(key, "onesweep", || render(ONESWEEP_WGSL, &vars()))?;
     Ok(OneSweepKernels {
         histogram,
         scan,
