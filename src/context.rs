@@ -10,6 +10,7 @@ use crate::pipeline::PipelineCache;
 
 /// The optional wgpu features gpuprim uses when an adapter has them.
 pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
+    .union(wgpu::Features::SUBGROUP_BARRIER)
     .union(wgpu::Features::TIMESTAMP_QUERY)
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     .union(wgpu::Features::SHADER_F16)
@@ -97,6 +98,9 @@ pub struct Info {
     pub backend: wgpu::Backend,
     /// Discrete, integrated, CPU (software), ...
     pub device_type: wgpu::DeviceType,
+    /// PCI vendor id as the adapter reports it (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel;
+    /// 0 where the backend has none).
+    pub vendor: u32,
     /// Driver name and version as the adapter reports them.
     pub driver: String,
     /// Smallest subgroup (warp, wavefront) size the adapter may use.
@@ -479,6 +483,7 @@ impl CtxBuilder {
             name: adapter_info.name.clone(),
             backend: adapter_info.backend,
             device_type: adapter_info.device_type,
+            vendor: adapter_info.vendor,
             driver: format!("{} {}", adapter_info.driver, adapter_info.driver_info),
             subgroup_min_size: adapter_info.subgroup_min_size,
             subgroup_max_size: adapter_info.subgroup_max_size,

@@ -444,26 +444,39 @@ fn values_of_every_type_move_exactly() {
     }
 }
 
-/// The four-word ballot masks of adapters whose subgroups have more than 32 lanes,
-/// forced here: keys and argsort equal the CPU's stable order, every element.
+/// The ways of finding a row's peers that the adapter's default does not use, forced
+/// here: eight ballots in four-word masks (adapters whose subgroups have more than 32
+/// lanes) and in one word (adapters without the peer tables). Keys and argsort equal the
+/// CPU's stable order, every element.
 #[test]
-fn four_word_ballots_sort_like_the_cpu() {
+fn every_peer_form_sorts_like_the_cpu() {
     let ctx = ctx();
     if !ctx.has_features(wgpu::Features::SUBGROUP) {
         return; // OneSweep needs subgroups (its refusal is tested in `errors`)
     }
-    for (len, flavor) in [(9 * TILE + 7, 0), (3 * TILE + 1, 2)] {
+    let forms = [
+        ("four-word ballots", Sort::ascending().four_word_ballots()),
+        ("ballots", Sort::ascending().ballot_peers()),
+    ];
+    for ((len, flavor), (form, sort)) in [(9 * TILE + 7, 0), (3 * TILE + 1, 2)]
+        .into_iter()
+        .flat_map(|l| forms.iter().map(move |f| (l, f)))
+    {
         let host = keys::<u32>(len, 77 + len as u64, flavor);
         let order = cpu_order(&host, &Case::full(ONESWEEP));
         let want: Vec<u32> = order.iter().map(|&i| host[i as usize]).collect();
-        let sort = Sort::ascending().algorithm(ONESWEEP).four_word_ballots();
+        let sort = sort.clone().algorithm(ONESWEEP);
         let mut k = ctx.upload(&host).unwrap();
         ctx.sort_with(&mut k, &sort).unwrap();
-        assert_all_eq(&k.to_vec().unwrap(), &want, &format!("{len} keys"));
+        assert_all_eq(&k.to_vec().unwrap(), &want, &format!("{form}: {len} keys"));
         let mut out = poisoned::<u32>(ctx, len);
         ctx.argsort_into(&ctx.upload(&host).unwrap(), &sort, &mut out)
             .unwrap();
-        assert_all_eq(&out.to_vec().unwrap(), &order, &format!("{len} argsort"));
+        assert_all_eq(
+            &out.to_vec().unwrap(),
+            &order,
+            &format!("{form}: {len} argsort"),
+        );
     }
 }
 

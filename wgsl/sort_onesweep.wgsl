@@ -8,7 +8,9 @@
 //
 // 1. Rank: the tile's keys are loaded, then each row is split by digit with ballots
 //    (the lanes whose digit matches, 8 ballots of one bit each; all rows before any is
-//    ranked); the lowest lane of each digit adds the row's count to
+//    ranked; where subgroups have at most 32 lanes, 2 ballots and a table in workgroup
+//    memory for the low 6 bits: `PEER_TABLES` in src/ops/sort/engine.rs); the lowest
+//    lane of each digit adds the row's count to
 //    the subgroup's counter for that digit, and every lane's rank is the counter before
 //    the row plus its peers in lower lanes. Every word of the ballot is used, so any
 //    subgroup size up to 128 works.
@@ -45,6 +47,7 @@ const RADIX: u32 = 256u;
 const DPT: u32 = {{DPT}}u;                  // digits per invocation: ceil(RADIX / WG)
 const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;  // WG / smallest subgroup size
 const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fallback
+const TABLE_WORDS: u32 = {{TABLE_WORDS}}u;  // the peer tables' words after the counters (0: none)
 const AGGREGATE: u32 = 0x40000000u;
 const INCLUSIVE: u32 = 0x80000000u;
 const COUNT: u32 = 0x3fffffffu;
@@ -80,7 +83,8 @@ struct PassParams {
 {{KEYS}}
 {{IDS}}
 
-// `counts`: the subgroups' digit counters while ranking (MAX_SUBGROUPS x RADIX);
+// `counts`: the subgroups' digit counters while ranking (MAX_SUBGROUPS x RADIX), then
+// the subgroups' peer tables (TABLE_WORDS, where used);
 // `stage_store` / `stage_load`: the tile's keys (and values) in digit order, in an array
 // of their own where workgroup memory allows, else in `counts` (whose counters are no
 // longer needed by then) through atomic loads and stores.
@@ -299,7 +303,7 @@ fn onesweep(ids: Ids) {
     }
     let g = params.tile_base + t;
     let me = position(ids);
-    for (var i = ids.index; i < MAX_SUBGROUPS * RADIX; i += WG) {
+    for (var i = ids.index; i < MAX_SUBGROUPS * RADIX + TABLE_WORDS; i += WG) {
         atomicStore(&counts[i], 0u);
     }
     for (var d = ids.index; d < RADIX; d += WG) {
@@ -345,11 +349,9 @@ fn onesweep(ids: Ids) {
     }
     // Every row's peers are found before the first is ranked: the ballots of all rows
     // are independent and overlap, while ranking a row waits on the row before it (the
-    // digit passes took 1.12x as long on our H100 with the two interleaved).
-    var peers: array<Mask, KPT>;
-    for (var k = 0u; k < KPT; k++) {
-        peers[k] = peers_of(row_digit(digits[k / 4u], k), row0 + k * ids.width < params.n);
-    }
+    // digit passes took 1.12x as long on our H100 with the two interleaved). By ballots,
+    // or with the subgroup's peer table (src/ops/sort/engine.rs, `PEER_TABLES`).
+{{PEERS}}
     var pos: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
         let valid = row0 + k * ids.width < params.n;

@@ -145,7 +145,7 @@ pub struct Sort {
     bits: Range<u32>,
     algorithm: SortAlgorithm,
     spin: Option<u32>,
-    four_word_ballots: bool,
+    peers: engine::Peers,
     tile: Option<(u32, u32)>,
 }
 
@@ -163,7 +163,7 @@ impl Sort {
             bits: 0..32,
             algorithm: SortAlgorithm::Auto,
             spin: None,
-            four_word_ballots: false,
+            peers: engine::Peers::Auto,
             tile: None,
         }
     }
@@ -214,7 +214,15 @@ impl Sort {
     /// more than 32 lanes, even where one word would do. For tests of that form.
     #[doc(hidden)]
     pub fn four_word_ballots(mut self) -> Sort {
-        self.four_word_ballots = true;
+        self.peers = engine::Peers::FourWordBallots;
+        self
+    }
+
+    /// OneSweep finds each row's peers with eight ballots, as on adapters where its peer
+    /// tables are not used, even where they would be. For tests of that form.
+    #[doc(hidden)]
+    pub fn ballot_peers(mut self) -> Sort {
+        self.peers = engine::Peers::Ballots;
         self
     }
 

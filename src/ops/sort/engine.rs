@@ -35,6 +35,9 @@ const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (
 const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
 /// Probes of a predecessor's status before the look-back counts that tile itself.
 const SPIN: u32 = 64;
+/// Words of a subgroup's peer table (`PEER_TABLES`): one per value of a digit's low six
+/// bits.
+const PEER_TABLE_WORDS: u32 = 64;
 /// The histogram pass: invocations per workgroup; at least 2048 vec4 units (8192 keys)
 /// per workgroup and at most 1024 workgroups on a GPU (about one wave on an H100: each
 /// workgroup adds its counts to the global histograms with up to 1024 atomics), 16 on a
@@ -136,7 +139,7 @@ pub(super) struct Plan {
     passes: Vec<(u32, u32)>,
     algorithm: SortAlgorithm,
     spin: u32,
-    four_word_ballots: bool,
+    peers: Peers,
     tile: Option<(u32, u32)>,
     /// The binding windows every vector is cut into: a pass reads each input window and
     /// writes each output window in a dispatch of its own.
@@ -256,7 +259,7 @@ impl Plan {
             passes,
             algorithm,
             spin: sort.spin.unwrap_or(SPIN),
-            four_word_ballots: sort.four_word_ballots,
+            peers: sort.peers,
             tile,
             windows,
         })
@@ -412,13 +415,7 @@ impl Plan {
         let op = self.op;
         let shape = onesweep_shape(ctx, self.tile)
             .map_err(|message| Error::InvalidArgument { op, message })?;
-        let kernels = onesweep_kernels(
-            ctx,
-            &shape,
-            (self.spin, self.four_word_ballots),
-            pairs,
-            keys.vec4(),
-        )?;
+        let kernels = onesweep_kernels(ctx, &shape, (self.spin, self.peers), pairs, keys.vec4())?;
         let tile = u64::from(shape.tile());
         let windows = &self.windows;
         let passes = self.passes.len() as u64;
@@ -672,6 +669,38 @@ struct Route<'a> {
     indices: bool,
 }
 
+/// How the digit pass finds a row's peers, the lanes of the subgroup with the same digit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Peers {
+    /// Tables in workgroup memory where `peer_tables` allows them, else ballots.
+    Auto,
+    /// Eight ballots a row (one-word masks where subgroups have at most 32 lanes).
+    Ballots,
+    /// Eight ballots a row in four-word masks, as for subgroups of more than 32 lanes.
+    FourWordBallots,
+}
+
+/// Whether the digit pass may find peers through its workgroup-memory tables
+/// (`PEER_TABLES`): one-word masks, `subgroupBarrier`, and a backend where that barrier
+/// keeps the subgroup's workgroup-memory atomics in order. naga writes it for Metal as
+/// `simdgroup_barrier` on threadgroup memory, which does; for DX12 as nothing; for
+/// Vulkan as a subgroup control barrier whose memory semantics (SubgroupMemory) Vulkan
+/// ignores, so there the tables rest on the hardware keeping a converged subgroup's
+/// workgroup-memory operations in order: used where that is checked, NVIDIA (CUB's
+/// `__syncwarp` ranking relies on the same; `tests/sort.rs` on our H100) and CPU
+/// devices (lavapipe runs a subgroup in one thread; CI).
+fn peer_tables(ctx: &Ctx) -> bool {
+    let info = ctx.info();
+    ctx.has_features(wgpu::Features::SUBGROUP_BARRIER)
+        && match info.backend {
+            wgpu::Backend::Metal => true,
+            wgpu::Backend::Vulkan => {
+                info.vendor == 0x10de || info.device_type == wgpu::DeviceType::Cpu
+            }
+            _ => false,
+        }
+}
+
 /// OneSweep's shape on an adapter.
 pub(crate) struct OneSweepShape {
     wg: u32,
@@ -689,9 +718,19 @@ impl OneSweepShape {
     fn max_subgroups(&self) -> u32 {
         self.wg / self.sg_min
     }
+    /// Words of the subgroups' digit counters and, where masks can be one word, their
+    /// peer tables (`PEER_TABLES`).
+    fn counter_words(&self) -> u32 {
+        let tables = if self.sg_max <= 32 {
+            PEER_TABLE_WORDS
+        } else {
+            0
+        };
+        self.max_subgroups() * (RADIX + tables)
+    }
     /// Words of the counters and of the staged tile: apart, or overlapped.
     fn staging_words(&self, apart: bool) -> u32 {
-        let counters = self.max_subgroups() * RADIX;
+        let counters = self.counter_words();
         if apart {
             counters + self.tile()
         } else {
@@ -850,7 +889,7 @@ fn lowest_lane(m: Mask) -> u32 {{
 fn onesweep_kernels(
     ctx: &Ctx,
     shape: &OneSweepShape,
-    (spin, four_words): (u32, bool),
+    (spin, peers): (u32, Peers),
     pairs: bool,
     keys_vec4: bool,
 ) -> Result<OneSweepKernels> {
@@ -892,7 +931,8 @@ fn onesweep_kernels(
     } else {
         ("", "")
     };
-    let one_word = shape.sg_max <= 32 && !four_words;
+    let one_word = shape.sg_max <= 32 && peers != Peers::FourWordBallots;
+    let tables = one_word && peers == Peers::Auto && peer_tables(ctx);
     let vars = || {
         vec![
             ("WG", shape.wg.to_string()),
@@ -909,6 +949,18 @@ fn onesweep_kernels(
                     mask_four_words(shape.sg_max)
                 },
             ),
+            (
+                "TABLE_WORDS",
+                if tables {
+                    (shape.max_subgroups() * PEER_TABLE_WORDS).to_string()
+                } else {
+                    "0".to_string()
+                },
+            ),
+            (
+                "PEERS",
+                if tables { PEER_TABLES } else { PEER_BALLOTS }.to_string(),
+            ),
             ("VALUE_BINDINGS", value_bindings.to_string()),
             ("VALUES", values.to_string()),
             ("KEYS", KEYS_WGSL.to_string()),
@@ -920,14 +972,15 @@ fn onesweep_kernels(
         element: "u32",
         workgroup_size: shape.wg,
         variant: format!(
-            "{}x{}+sg{}-{}+spin{spin}{}{}{}",
+            "{}x{}+sg{}-{}+spin{spin}{}{}{}{}",
             shape.wg,
             shape.kpt,
             shape.sg_min,
             shape.sg_max,
             if shape.apart { "+apart" } else { "" },
             if pairs { "+pairs" } else { "" },
-            if one_word { "" } else { "+mask4" }
+            if one_word { "" } else { "+mask4" },
+            if tables { "+tables" } else { "" }
         ),
         code: String::new(),
     };
@@ -943,7 +996,7 @@ fn onesweep_kernels(
 
 /// The workgroup arrays of the digit counters and the staged tile (`{{STAGE}}`).
 fn stage_wgsl(shape: &OneSweepShape) -> String {
-    let counters = shape.max_subgroups() * RADIX;
+    let counters = shape.counter_words();
     if shape.apart {
         format!(
             "var<workgroup> counts: array<atomic<u32>, {counters}u>;\n\
@@ -960,6 +1013,50 @@ fn stage_wgsl(shape: &OneSweepShape) -> String {
         )
     }
 }
+
+/// `{{PEERS}}` in `wgsl/sort_onesweep.wgsl`: every row's peers by eight ballots (and
+/// one of the valid lanes).
+const PEER_BALLOTS: &str = "
+    var peers: array<Mask, KPT>;
+    for (var k = 0u; k < KPT; k++) {
+        peers[k] = peers_of(row_digit(digits[k / 4u], k), row0 + k * ids.width < params.n);
+    }";
+
+/// `{{PEERS}}` where `peer_tables` allows (one-word masks): the lanes with the digit's top
+/// two bits by two ballots, every row first; then those with its low six bits from the
+/// subgroup's table of 64 words in `counts` (after the counters, cleared at the start):
+/// each valid lane sets its bit in the word of its digit's low bits, after a subgroup
+/// barrier the word holds the row's lanes with those bits, and after a second each lane
+/// takes its bit out again. Two ballots and three atomics a row instead of nine ballots
+/// (the sort took 1.08x as long on our H100 with the ballots, run R20; with two tables
+/// of 32 words and one barrier a row, 1.01x).
+const PEER_TABLES: &str = "
+    var peers: array<Mask, KPT>;
+    for (var k = 0u; k < KPT; k++) {
+        let d = row_digit(digits[k / 4u], k);
+        var same = 0xffffffffu;
+        for (var b = 6u; b < 8u; b++) {
+            let one = ((d >> b) & 1u) != 0u;
+            let votes = ballot(one);
+            same &= select(~votes, votes, one);
+        }
+        peers[k] = same;
+    }
+    let table = MAX_SUBGROUPS * RADIX + ids.subgroup * 64u;
+    let bit = 1u << ids.lane;
+    for (var k = 0u; k < KPT; k++) {
+        let valid = row0 + k * ids.width < params.n;
+        let slot = table + (row_digit(digits[k / 4u], k) & 63u);
+        if valid {
+            atomicOr(&counts[slot], bit);
+        }
+        subgroupBarrier();
+        peers[k] &= atomicLoad(&counts[slot]);
+        subgroupBarrier();
+        if valid {
+            atomicAnd(&counts[slot], ~bit);
+        }
+    }";
 
 const ONESWEEP_VALUE_BINDINGS: &str = "\
 @group(0) @binding(3) var<storage, read> values_in: array<u32>;
