@@ -681,24 +681,19 @@ pub(crate) enum Peers {
 }
 
 /// Whether the digit pass may find peers through its workgroup-memory tables
-/// (`PEER_TABLES`): one-word masks, `subgroupBarrier`, and a backend where that barrier
-/// keeps the subgroup's workgroup-memory atomics in order. naga writes it for Metal as
-/// `simdgroup_barrier` on threadgroup memory, which does; for DX12 as nothing; for
+/// (`PEER_TABLES`): one-word masks, `subgroupBarrier`, and an adapter where that barrier
+/// is known to keep the subgroup's workgroup-memory atomics in order. naga writes it for
 /// Vulkan as a subgroup control barrier whose memory semantics (SubgroupMemory) Vulkan
 /// ignores, so there the tables rest on the hardware keeping a converged subgroup's
 /// workgroup-memory operations in order: used where that is checked, NVIDIA (CUB's
-/// `__syncwarp` ranking relies on the same; `tests/sort.rs` on our H100) and CPU
-/// devices (lavapipe runs a subgroup in one thread; CI).
+/// `__syncwarp` ranking relies on the same; `tests/sort.rs` on our H100) and CPU devices
+/// (lavapipe runs a subgroup in one thread; CI). For DX12 naga writes nothing; Metal's
+/// `simdgroup_barrier` would order them but is not measured, so both keep the ballots.
 fn peer_tables(ctx: &Ctx) -> bool {
     let info = ctx.info();
     ctx.has_features(wgpu::Features::SUBGROUP_BARRIER)
-        && match info.backend {
-            wgpu::Backend::Metal => true,
-            wgpu::Backend::Vulkan => {
-                info.vendor == 0x10de || info.device_type == wgpu::DeviceType::Cpu
-            }
-            _ => false,
-        }
+        && info.backend == wgpu::Backend::Vulkan
+        && (info.vendor == 0x10de || info.device_type == wgpu::DeviceType::Cpu)
 }
 
 /// OneSweep's shape on an adapter.
