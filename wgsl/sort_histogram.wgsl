@@ -6,6 +6,7 @@ const WG: u32 = {{WG}}u;
 const RADIX: u32 = 256u;
 const DPT: u32 = {{DPT}}u;            // digits per invocation in scan_digits
 const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;
+const SUBGROUPS: u32 = {{SUBGROUPS}}u;     // WG / subgroup size where it is one size, else 0
 const AHEAD: u32 = 4u;            // vec4 units loaded before any is counted
 
 struct HistParams {

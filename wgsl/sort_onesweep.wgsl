@@ -46,6 +46,7 @@ const TILE: u32 = WG * KPT;
 const RADIX: u32 = 256u;
 const DPT: u32 = {{DPT}}u;                  // digits per invocation: ceil(RADIX / WG)
 const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;  // WG / smallest subgroup size
+const SUBGROUPS: u32 = {{SUBGROUPS}}u;          // WG / subgroup size where it is one size, else 0
 const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fallback
 const TABLE_WORDS: u32 = {{TABLE_WORDS}}u;  // the peer tables' words after the counters (0: none)
 const AGGREGATE: u32 = 0x40000000u;
@@ -365,7 +366,7 @@ fn onesweep(ids: Ids) {
         let d = me * DPT + j;
         var running = 0u;
         if d < RADIX {
-            for (var s = 0u; s < ids.subgroups; s++) {
+            for (var s = 0u; s < subgroup_count(ids); s++) {
                 let c = atomicLoad(&counts[s * RADIX + d]);
                 atomicStore(&counts[s * RADIX + d], running);
                 running += c;

@@ -21,6 +21,24 @@ fn position(ids: Ids) -> u32 {
 
 var<workgroup> scan_totals: array<u32, MAX_SUBGROUPS>;
 
+// The workgroup's subgroups: the constant SUBGROUPS where the adapter has one subgroup
+// size (0 where it has several), so that loops over them have a constant trip count and
+// can be unrolled (the sort took 1.05x as long on our H100 with `ids.subgroups` as the
+// bound, run R29 in docs/perf-journal.md).
+fn subgroup_count(ids: Ids) -> u32 {
+    return select(ids.subgroups, SUBGROUPS, SUBGROUPS != 0u);
+}
+
+// The subgroups that hold digits (positions below RADIX / DPT) in `scan_digits`: the
+// others hold zeros.
+fn digit_subgroups(ids: Ids) -> u32 {
+    if SUBGROUPS != 0u {
+        let width = WG / SUBGROUPS;
+        return min(SUBGROUPS, (RADIX / DPT + width - 1u) / width);
+    }
+    return ids.subgroups;
+}
+
 // Exclusive scan over the workgroup of the digit counts `x` (invocation `position`
 // holds digits position * DPT ..< (position + 1) * DPT, zeros past RADIX); returns the
 // total. Barriers inside: call in uniform control flow.
@@ -40,7 +58,7 @@ fn scan_digits(x: ptr<function, array<u32, DPT>>, ids: Ids) -> u32 {
     workgroupBarrier();
     var offset = before;
     var total = 0u;
-    for (var s = 0u; s < ids.subgroups; s++) {
+    for (var s = 0u; s < digit_subgroups(ids); s++) {
         let t = scan_totals[s];
         if s < ids.subgroup {
             offset += t;

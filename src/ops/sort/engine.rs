@@ -891,6 +891,15 @@ fn onesweep_kernels(
     let hist_wg = crate::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max);
     let hist_subgroups = hist_wg / shape.sg_min;
     let dpt = |wg: u32| RADIX.div_ceil(wg);
+    // A workgroup's subgroups where the adapter has one subgroup size, else 0
+    // (`subgroup_count` in wgsl/sort_subgroup.wgsl).
+    let one_size = |wg: u32| {
+        if shape.sg_min == shape.sg_max {
+            wg / shape.sg_min
+        } else {
+            0
+        }
+    };
     // The histogram reads the caller's keys as vec4 units: scalar loads where they are a
     // borrowed vector of a length that is not a multiple of 4. (WGSL text is built only
     // when a kernel is not cached yet.)
@@ -900,6 +909,7 @@ fn onesweep_kernels(
             ("WG", hist_wg.to_string()),
             ("DPT", dpt(hist_wg).to_string()),
             ("MAX_SUBGROUPS", hist_subgroups.to_string()),
+            ("SUBGROUPS", one_size(hist_wg).to_string()),
             ("KEYS", KEYS_WGSL.to_string()),
             ("IDS", SUBGROUP_WGSL.to_string()),
         ]
@@ -934,6 +944,7 @@ fn onesweep_kernels(
             ("KPT", shape.kpt.to_string()),
             ("DPT", dpt(shape.wg).to_string()),
             ("MAX_SUBGROUPS", shape.max_subgroups().to_string()),
+            ("SUBGROUPS", one_size(shape.wg).to_string()),
             ("STAGE", stage_wgsl(shape)),
             ("SPIN", spin.to_string()),
             (
