@@ -531,6 +531,37 @@ fn look_back_fallback_forced() {
     }
 }
 
+/// A thousand tiles of 32 x 8 keys, so that a tile's look-back may find a long run of
+/// predecessors that have published nothing and count them itself. On lavapipe, which
+/// ends every loop of a kernel once an invocation's loops have run 65535 iterations in
+/// all, those rounds sorted wrong (2 runs of 2) until a digit pass was split into
+/// dispatches of a bounded number of tiles (`dispatch_tiles` in src/ops/sort/engine.rs).
+#[test]
+fn many_tiles_of_a_small_tile() {
+    let ctx = ctx();
+    if !ctx.has_features(wgpu::Features::SUBGROUP) {
+        return; // OneSweep needs subgroups (its refusal is tested in `errors`)
+    }
+    let n = 1 << 18;
+    let host = keys::<u32>(n, 31, 0);
+    let order = cpu_order(&host, &Case::full(ONESWEEP));
+    let sort = Sort::ascending().algorithm(ONESWEEP).tile(32, 8);
+    for round in 0..2 {
+        let mut k = ctx.upload(&host).unwrap();
+        let mut v = ctx.upload(&(0..n as u32).collect::<Vec<_>>()).unwrap();
+        ctx.sort_by_key_with(&mut k, &mut v, &sort).unwrap();
+        assert_all_eq(&v.to_vec().unwrap(), &order, &format!("round {round}"));
+        let mut out = poisoned::<u32>(ctx, n);
+        ctx.argsort_into(&ctx.upload(&host).unwrap(), &sort, &mut out)
+            .unwrap();
+        assert_all_eq(
+            &out.to_vec().unwrap(),
+            &order,
+            &format!("argsort, round {round}"),
+        );
+    }
+}
+
 /// Fifty sorts of one input give the same keys and values, bit for bit.
 #[test]
 fn fifty_sorts_are_identical() {

@@ -67,7 +67,7 @@ struct PassParams {
     write_keys: u32, // 0: only the values are wanted (argsort's last pass)
     out_lo: u32,     // the output bindings hold elements out_lo ..< out_hi
     out_hi: u32,
-    _pad0: u32,
+    window_base: u32, // the input binding's first tile, counted as tile_base is
     _pad1: u32,
     _pad2: u32,
 }
@@ -154,7 +154,8 @@ fn workgroup_max(x: u32, ids: Ids) -> u32 {
     return workgroupUniformLoad(&signal_seen);
 }
 
-// The fallback: `fallback` = the digit counts of local tile t, from its keys.
+// The fallback: `fallback` = the digit counts of the input binding's tile t, from its
+// keys.
 fn count_tile(t: u32, ids: Ids) {
     for (var d = ids.index; d < RADIX; d += WG) {
         atomicStore(&fallback[d], 0u);
@@ -277,7 +278,7 @@ fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
         if tile < params.tile_base {
             continue;  // (not reached: see above)
         }
-        count_tile(tile - params.tile_base, ids);
+        count_tile(tile - params.window_base, ids);
         let kind = select(AGGREGATE, INCLUSIVE, tile == 0u);
         for (var j = 0u; j < DPT; j++) {
             if open[j] && at[j] == tile {
@@ -316,7 +317,7 @@ fn onesweep(ids: Ids) {
     workgroupBarrier();
 
     // 1. Load and rank within the subgroup.
-    let row0 = t * TILE + ids.subgroup * KPT * ids.width + ids.lane;
+    let row0 = (g - params.window_base) * TILE + ids.subgroup * KPT * ids.width + ids.lane;
     let counters = ids.subgroup * RADIX;
     let below = lanes_below(ids.lane);
     // Every row's load is issued before the first is ranked: ranking waits on its key,

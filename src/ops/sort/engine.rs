@@ -35,6 +35,11 @@ const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (
 const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
 /// Probes of a predecessor's status before the look-back counts that tile itself.
 const SPIN: u32 = 64;
+/// On CPU adapters: fewer probes (see `dispatch_tiles`).
+const SPIN_CPU: u32 = 8;
+/// The loop iterations an invocation of the digit pass may spend looking back on a CPU
+/// adapter (see `dispatch_tiles`): a quarter of llvmpipe's 65535.
+const LOOK_BACK_ITERATIONS_CPU: u64 = 16384;
 /// Words of a subgroup's peer table (`PEER_TABLES`): one per value of a digit's low six
 /// bits.
 const PEER_TABLE_WORDS: u32 = 64;
@@ -46,6 +51,10 @@ const HISTOGRAM_WG: u32 = 256;
 const HISTOGRAM_UNITS_PER_GROUP: u64 = 2048;
 const HISTOGRAM_GROUPS_GPU: u64 = 1024;
 const HISTOGRAM_GROUPS_CPU: u64 = 16;
+/// The most vec4 units an invocation of the histogram pass counts: each takes about 30
+/// loop iterations where a compiler does not unroll, and llvmpipe ends every loop after
+/// 65535 in all (`dispatch_tiles`).
+const HISTOGRAM_UNITS_PER_INVOCATION: u64 = 512;
 
 /// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters).
 const RTS_TILE_GPU: (u32, u32) = (256, 8);
@@ -72,7 +81,8 @@ struct PassParams {
     write_keys: u32,
     out_lo: u32,
     out_hi: u32,
-    _pad: [u32; 3],
+    window_base: u32,
+    _pad: [u32; 2],
 }
 
 /// `HistParams` in `wgsl/sort_histogram.wgsl`.
@@ -258,7 +268,10 @@ impl Plan {
             neg_mask: K::NEG_MASK,
             passes,
             algorithm,
-            spin: sort.spin.unwrap_or(SPIN),
+            spin: sort.spin.unwrap_or(match ctx.info().device_type {
+                wgpu::DeviceType::Cpu => SPIN_CPU,
+                _ => SPIN,
+            }),
             peers: sort.peers,
             tile,
             windows,
@@ -441,11 +454,19 @@ impl Plan {
             _ => HISTOGRAM_GROUPS_GPU,
         };
         for w in windows {
+            // (at most HISTOGRAM_UNITS_PER_INVOCATION units an invocation: llvmpipe's loop
+            // limit, see `dispatch_tiles`)
+            let hist_wg = u64::from(histogram_wg(ctx, &shape));
             let groups = w
                 .chunk
                 .units
                 .div_ceil(HISTOGRAM_UNITS_PER_GROUP)
-                .clamp(1, hist_cap);
+                .clamp(1, hist_cap)
+                .max(
+                    w.chunk
+                        .units
+                        .div_ceil(hist_wg * HISTOGRAM_UNITS_PER_INVOCATION),
+                );
             let block = work.params(&HistParams {
                 n: w.len as u32,
                 units: w.chunk.units as u32,
@@ -463,43 +484,50 @@ impl Plan {
         }
         work.dispatch(&kernels.scan, [passes as u32, 1, 1])
             .bind(2, Res::range(&hist, 0, hist_bytes));
+        let dispatch_tiles = dispatch_tiles(ctx, &shape, self.spin);
         for (p, (&(shift, mask), route)) in self.passes.iter().zip(routes).enumerate() {
-            let mut tile_base = 0;
+            let mut window_base = 0;
             for wi in windows {
-                let tiles = wi.len.div_ceil(tile);
-                let grid = workgroup_grid(tiles, max_dim)?;
-                for wo in windows {
-                    let block = work.params(&PassParams {
-                        n: wi.len as u32,
-                        tiles: tiles as u32,
-                        tile_base: tile_base as u32,
-                        first: wi.first as u32,
-                        shift,
-                        mask,
-                        key_xor: self.key_xor,
-                        neg_mask: self.neg_mask,
-                        pass_index: p as u32,
-                        indices: u32::from(route.indices),
-                        write_keys: u32::from(route.keys_out.is_some()),
-                        out_lo: wo.first as u32,
-                        out_hi: (wo.first + wo.len) as u32,
-                        ..Default::default()
-                    });
-                    let d = work.dispatch(&kernels.pass, grid);
-                    d.bind(0, block)
-                        .bind(1, route.keys_in.window(&wi.chunk))
-                        .bind(2, keys_out(route, wo, unused))
-                        .bind(
-                            5,
-                            Res::range(&status, p as u64 * status_bytes, status_bytes),
-                        )
-                        .bind(6, Res::range(&hist, 0, hist_bytes));
-                    if pairs {
-                        d.bind(3, route.values_in.expect("pairs").window(&wi.chunk))
-                            .bind(4, route.values_out.expect("pairs").window(&wo.chunk));
+                let window_tiles = wi.len.div_ceil(tile);
+                for first_tile in
+                    (0..window_tiles).step_by(dispatch_tiles.min(window_tiles).max(1) as usize)
+                {
+                    let tiles = (window_tiles - first_tile).min(dispatch_tiles);
+                    let grid = workgroup_grid(tiles, max_dim)?;
+                    for wo in windows {
+                        let block = work.params(&PassParams {
+                            n: wi.len as u32,
+                            tiles: tiles as u32,
+                            tile_base: (window_base + first_tile) as u32,
+                            window_base: window_base as u32,
+                            first: wi.first as u32,
+                            shift,
+                            mask,
+                            key_xor: self.key_xor,
+                            neg_mask: self.neg_mask,
+                            pass_index: p as u32,
+                            indices: u32::from(route.indices),
+                            write_keys: u32::from(route.keys_out.is_some()),
+                            out_lo: wo.first as u32,
+                            out_hi: (wo.first + wo.len) as u32,
+                            ..Default::default()
+                        });
+                        let d = work.dispatch(&kernels.pass, grid);
+                        d.bind(0, block)
+                            .bind(1, route.keys_in.window(&wi.chunk))
+                            .bind(2, keys_out(route, wo, unused))
+                            .bind(
+                                5,
+                                Res::range(&status, p as u64 * status_bytes, status_bytes),
+                            )
+                            .bind(6, Res::range(&hist, 0, hist_bytes));
+                        if pairs {
+                            d.bind(3, route.values_in.expect("pairs").window(&wi.chunk))
+                                .bind(4, route.values_out.expect("pairs").window(&wo.chunk));
+                        }
                     }
                 }
-                tile_base += tiles;
+                window_base += window_tiles;
             }
         }
         Ok(())
@@ -696,6 +724,32 @@ fn peer_tables(ctx: &Ctx) -> bool {
         && (info.vendor == 0x10de || info.device_type == wgpu::DeviceType::Cpu)
 }
 
+/// The histogram pass's workgroup size.
+fn histogram_wg(ctx: &Ctx, shape: &OneSweepShape) -> u32 {
+    crate::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max)
+}
+
+/// The most tiles one dispatch of a digit pass may have on `ctx`'s adapter.
+///
+/// llvmpipe (lavapipe, Mesa's CPU device) ends every loop of a kernel once the loops of
+/// an invocation have run 65535 iterations in all, silently. A tile whose predecessors
+/// have published nothing counts them itself, one per round of `look_back`, and each
+/// round probes every open digit again; lavapipe hands each of its threads a
+/// contiguous run of tiles, so the first tile of a run has as many such predecessors
+/// as there are tiles before it, and 2^22 keys were sorted wrong. A tile of an earlier
+/// dispatch is complete (one probe finds its inclusive prefix), so on CPU adapters each
+/// dispatch has only as many tiles as keep a look-back's rounds (each at most DPT x
+/// (probes + 3) + KPT iterations) within `LOOK_BACK_ITERATIONS_CPU`. GPUs keep one
+/// dispatch a binding window.
+fn dispatch_tiles(ctx: &Ctx, shape: &OneSweepShape, spin: u32) -> u64 {
+    if ctx.info().device_type != wgpu::DeviceType::Cpu {
+        return u64::MAX;
+    }
+    let dpt = u64::from(RADIX.div_ceil(shape.wg));
+    let round = dpt * (u64::from(spin.max(1)) + 3) + u64::from(shape.kpt);
+    (LOOK_BACK_ITERATIONS_CPU / round).max(1)
+}
+
 /// OneSweep's shape on an adapter.
 pub(crate) struct OneSweepShape {
     wg: u32,
@@ -888,7 +942,7 @@ fn onesweep_kernels(
     pairs: bool,
     keys_vec4: bool,
 ) -> Result<OneSweepKernels> {
-    let hist_wg = crate::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max);
+    let hist_wg = histogram_wg(ctx, shape);
     let hist_subgroups = hist_wg / shape.sg_min;
     let dpt = |wg: u32| RADIX.div_ceil(wg);
     // A workgroup's subgroups where the adapter has one subgroup size, else 0
