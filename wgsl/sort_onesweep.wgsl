@@ -21,7 +21,10 @@
 //    workgroup of 1024 holds its SM alone, which would otherwise idle through the
 //    look-back's memory round trips (the sort took 1.07x as long on our H100 with the
 //    look-back after ranking; with one subgroup looking back for all 256 digits, 3x).
-// 2. Per digit, the subgroups' counts become offsets and their sum the tile's count.
+// 2. The counters, in their order (digit, then subgroup), become their exclusive prefix
+//    sums: each is where its subgroup's keys of its digit start in the tile. Every
+//    invocation sums PER consecutive counters, one workgroup scan offsets those sums,
+//    and each invocation writes its counters' prefixes.
 // 3. Look-back: each digit walks back over its predecessors, adding aggregates until it
 //    meets an inclusive prefix, which it then publishes for its own tile. A predecessor
 //    that has published nothing after SPIN probes is not waited for: that digit gives up,
@@ -49,6 +52,13 @@ const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;  // WG / smallest subgroup size
 const SUBGROUPS: u32 = {{SUBGROUPS}}u;          // WG / subgroup size where it is one size, else 0
 const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fallback
 const TABLE_WORDS: u32 = {{TABLE_WORDS}}u;  // the peer tables' words after the counters (0: none)
+// The subgroups' digit counters, digit by digit: subgroup s's counter of digit d is word
+// d * STRIDE + s (one word of padding per digit keeps step 2's reads and the ranking's
+// atomics on distinct banks).
+const STRIDE: u32 = MAX_SUBGROUPS + 1u;
+const COUNTER_WORDS: u32 = RADIX * STRIDE;
+// Step 2's counters per invocation: RADIX / the smallest subgroup size.
+const PER: u32 = RADIX * MAX_SUBGROUPS / WG;
 const AGGREGATE: u32 = 0x40000000u;
 const INCLUSIVE: u32 = 0x80000000u;
 const COUNT: u32 = 0x3fffffffu;
@@ -84,13 +94,13 @@ struct PassParams {
 {{KEYS}}
 {{IDS}}
 
-// `counts`: the subgroups' digit counters while ranking (MAX_SUBGROUPS x RADIX), then
-// the subgroups' peer tables (TABLE_WORDS, where used);
+// `counts`: the subgroups' digit counters while ranking (COUNTER_WORDS, see STRIDE),
+// then the subgroups' peer tables (TABLE_WORDS, where used);
 // `stage_store` / `stage_load`: the tile's keys (and values) in digit order, in an array
 // of their own where workgroup memory allows, else in `counts` (whose counters are no
 // longer needed by then) through atomic loads and stores.
 {{STAGE}}
-// Each digit's first position in the tile, then its output address minus that.
+// Each digit's output address minus its first position in the tile.
 var<workgroup> digit_base: array<u32, RADIX>;
 // The tile's digit counts before ranking, then the early look-back's prefixes; later
 // the fallback's digit counts of a predecessor tile.
@@ -130,13 +140,13 @@ fn peers_of(d: u32, valid: bool) -> Mask {
 // The rank of this lane's key among the keys of digit `d` in its subgroup's rows so far
 // (`peers`: the row's lanes with that digit), and the row's keys added to the subgroup's
 // counter at `counters`.
-fn rank_in_subgroup(peers: Mask, d: u32, valid: bool, counters: u32, below: Mask, ids: Ids) -> u32 {
+fn rank_in_subgroup(peers: Mask, d: u32, valid: bool, below: Mask, ids: Ids) -> u32 {
     let leader = lowest_lane(peers);
     var before = 0u;
     if valid && ids.lane == leader {
         // The next row's leader may be another lane: it reads this value only after the
         // shuffle below, which waits for this lane.
-        before = atomicAdd(&counts[counters + d], bit_count(peers));
+        before = atomicAdd(&counts[d * STRIDE + ids.subgroup], bit_count(peers));
     }
     return subgroupShuffle(before, leader) + bit_count(peers & below);
 }
@@ -213,14 +223,14 @@ fn walk_back(d: u32, start: u32, prefix: u32) -> Walk {
 // digit that finds a tile with nothing published after SPIN probes gives up and raises
 // `signal`: the workgroup then looks back again after ranking (`look_back`, with the
 // fallback). No barriers.
-fn look_back_early(g: u32, me: u32) {
+fn look_back_early(g: u32, me: u32, tile_counts: array<u32, DPT>) {
     let kind = select(AGGREGATE, INCLUSIVE, g == 0u);
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
         if d >= RADIX {
             break;
         }
-        let count = atomicLoad(&fallback[d]);
+        let count = tile_counts[j];
         atomicMax(&status[g * RADIX + d], kind | count);
         var prefix = 0u;
         if g != 0u {
@@ -297,6 +307,34 @@ fn look_back(g: u32, me: u32, ids: Ids) -> array<u32, DPT> {
     return prefix;
 }
 
+// The word of the `f`-th counter in step 2's order (digit, then subgroup).
+fn counter_word(f: u32) -> u32 {
+    return (f / MAX_SUBGROUPS) * STRIDE + f % MAX_SUBGROUPS;
+}
+
+// The exclusive sum of `x` over the workgroup in `position` order (x) and the total (y).
+// Barrier inside: call in uniform control flow, once (`scan_totals` is not reused).
+fn workgroup_exclusive_sum(x: u32, ids: Ids) -> vec2<u32> {
+    let before = subgroupExclusiveAdd(x);
+    if ids.lane == ids.width - 1u {
+        scan_totals[ids.subgroup] = before + x;
+    }
+    workgroupBarrier();
+    var offset = before;
+    var total = 0u;
+    let subgroups = subgroup_count(ids);
+    for (var c = 0u; c < subgroups; c += ids.width) {
+        let s = c + ids.lane;
+        var t = 0u;
+        if s < subgroups {
+            t = scan_totals[s];
+        }
+        offset += subgroupAdd(select(0u, t, s < ids.subgroup));
+        total += subgroupAdd(t);
+    }
+    return vec2<u32>(offset, total);
+}
+
 @compute @workgroup_size(WG)
 fn onesweep(ids: Ids) {
     let t = linear_group(ids);
@@ -305,7 +343,7 @@ fn onesweep(ids: Ids) {
     }
     let g = params.tile_base + t;
     let me = position(ids);
-    for (var i = ids.index; i < MAX_SUBGROUPS * RADIX + TABLE_WORDS; i += WG) {
+    for (var i = ids.index; i < COUNTER_WORDS + TABLE_WORDS; i += WG) {
         atomicStore(&counts[i], 0u);
     }
     for (var d = ids.index; d < RADIX; d += WG) {
@@ -318,7 +356,6 @@ fn onesweep(ids: Ids) {
 
     // 1. Load and rank within the subgroup.
     let row0 = (g - params.window_base) * TILE + ids.subgroup * KPT * ids.width + ids.lane;
-    let counters = ids.subgroup * RADIX;
     let below = lanes_below(ids.lane);
     // Every row's load is issued before the first is ranked: ranking waits on its key,
     // and loads interleaved with it would each wait a full memory round trip (the
@@ -346,8 +383,16 @@ fn onesweep(ids: Ids) {
         }
     }
     workgroupBarrier();
+    // The tile's count of each of this invocation's digits.
+    var count: array<u32, DPT>;
+    for (var j = 0u; j < DPT; j++) {
+        let d = me * DPT + j;
+        if d < RADIX {
+            count[j] = atomicLoad(&fallback[d]);
+        }
+    }
     if me * DPT < RADIX {
-        look_back_early(g, me);
+        look_back_early(g, me, count);
     }
     // Every row's peers are found before the first is ranked: the ballots of all rows
     // are independent and overlap, while ranking a row waits on the row before it (the
@@ -357,37 +402,39 @@ fn onesweep(ids: Ids) {
     var pos: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
         let valid = row0 + k * ids.width < params.n;
-        pos[k] = rank_in_subgroup(peers[k], row_digit(digits[k / 4u], k), valid, counters, below, ids);
+        pos[k] = rank_in_subgroup(peers[k], row_digit(digits[k / 4u], k), valid, below, ids);
     }
     workgroupBarrier();
 
-    // 2. Per digit: the subgroups' offsets and the tile's count.
-    var count: array<u32, DPT>;
-    for (var j = 0u; j < DPT; j++) {
-        let d = me * DPT + j;
-        var running = 0u;
-        if d < RADIX {
-            for (var s = 0u; s < subgroup_count(ids); s++) {
-                let c = atomicLoad(&counts[s * RADIX + d]);
-                atomicStore(&counts[s * RADIX + d], running);
-                running += c;
-            }
-        }
-        count[j] = running;
+    // 2. The counters' prefix sums (the tile's keys before each subgroup's keys of each
+    // digit). (With 256 invocations each adding up one digit's counters and a scan of
+    // the digit totals after, the sort took 1.01-1.02x as long on our H100, run R31 in
+    // docs/perf-journal.md.)
+    var sum = 0u;
+    for (var i = 0u; i < PER; i++) {
+        sum += atomicLoad(&counts[counter_word(me * PER + i)]);
     }
-    var start = count;
-    let kept = scan_digits(&start, ids);
-    for (var j = 0u; j < DPT; j++) {
-        let d = me * DPT + j;
-        if d < RADIX {
-            digit_base[d] = start[j];
-        }
+    let before = workgroup_exclusive_sum(sum, ids);
+    var running = before.x;
+    for (var i = 0u; i < PER; i++) {
+        let w = counter_word(me * PER + i);
+        let c = atomicLoad(&counts[w]);
+        atomicStore(&counts[w], running);
+        running += c;
     }
+    let kept = before.y;
     workgroupBarrier();
+    // Each digit's first position in the tile: its first subgroup's prefix.
+    var start: array<u32, DPT>;
+    for (var j = 0u; j < DPT; j++) {
+        let d = me * DPT + j;
+        if d < RADIX {
+            start[j] = atomicLoad(&counts[d * STRIDE]);
+        }
+    }
     for (var k = 0u; k < KPT; k++) {
         if row0 + k * ids.width < params.n {
-            let d = row_digit(digits[k / 4u], k);
-            pos[k] += digit_base[d] + atomicLoad(&counts[counters + d]);
+            pos[k] += atomicLoad(&counts[row_digit(digits[k / 4u], k) * STRIDE + ids.subgroup]);
         }
     }
 

@@ -775,7 +775,8 @@ impl OneSweepShape {
         } else {
             0
         };
-        self.max_subgroups() * (RADIX + tables)
+        // (a word of padding per digit: `STRIDE` in the template)
+        (self.max_subgroups() + 1) * RADIX + self.max_subgroups() * tables
     }
     /// Words of the counters and of the staged tile: apart, or overlapped.
     fn staging_words(&self, apart: bool) -> u32 {
@@ -1122,7 +1123,7 @@ const PEER_TABLES: &str = "
             peers[k] = m;
         }
     } else {
-        let table = MAX_SUBGROUPS * RADIX + ids.subgroup * 64u;
+        let table = COUNTER_WORDS + ids.subgroup * 64u;
         let bit = 1u << ids.lane;
         for (var k = 0u; k < KPT; k++) {
             let valid = row0 + k * ids.width < params.n;
