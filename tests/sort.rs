@@ -1426,7 +1426,8 @@ fn onesweep_tile_shapes() {
         }
     }
     let mut k = ctx.upload(&[1u32, 0]).unwrap();
-    for (wg, kpt) in [(100, 8), (128, 0), (128, 65), (1 << 20, 1)] {
+    // (1024 x 64: 65536 keys, past the 16-bit counters)
+    for (wg, kpt) in [(100, 8), (128, 0), (128, 65), (1 << 20, 1), (1024, 64)] {
         let err = ctx
             .sort_with(&mut k, &Sort::ascending().algorithm(ONESWEEP).tile(wg, kpt))
             .unwrap_err();
@@ -1440,7 +1441,7 @@ fn onesweep_tile_shapes() {
     let err = ctx
         .sort_with(
             &mut k,
-            &Sort::ascending().algorithm(ONESWEEP).tile(1024, 64),
+            &Sort::ascending().algorithm(ONESWEEP).tile(1024, 63),
         )
         .unwrap_err();
     assert!(err.to_string().contains(&limit.to_string()), "{err}");

@@ -8,8 +8,8 @@
 //
 // 1. Rank: the tile's keys are loaded, then each row is split by digit with ballots
 //    (the lanes whose digit matches, 8 ballots of one bit each; all rows before any is
-//    ranked; where subgroups have at most 32 lanes, 2 ballots and a table in workgroup
-//    memory for the low 6 bits: `PEER_TABLES` in src/ops/sort/engine.rs); the lowest
+//    ranked; where subgroups have at most 32 lanes, 1 ballot and a table in workgroup
+//    memory for the low 7 bits: `PEER_TABLES` in src/ops/sort/engine.rs); the lowest
 //    lane of each digit adds the row's count to
 //    the subgroup's counter for that digit, and every lane's rank is the counter before
 //    the row plus its peers in lower lanes. Every word of the ballot is used, so any
@@ -21,10 +21,11 @@
 //    workgroup of 1024 holds its SM alone, which would otherwise idle through the
 //    look-back's memory round trips (the sort took 1.07x as long on our H100 with the
 //    look-back after ranking; with one subgroup looking back for all 256 digits, 3x).
-// 2. The counters, in their order (digit, then subgroup), become their exclusive prefix
-//    sums: each is where its subgroup's keys of its digit start in the tile. Every
-//    invocation sums PER consecutive counters, one workgroup scan offsets those sums,
-//    and each invocation writes its counters' prefixes.
+// 2. The counter words, in their order (digit, then subgroup), become their exclusive
+//    prefix sums, each half on its own: where its subgroup's keys of its digit start in
+//    the tile, among the keys of the low digits or of the high ones (which then come
+//    after all low ones). Every invocation sums PER consecutive words, one workgroup scan
+//    offsets those sums, and each invocation writes its words' prefixes.
 // 3. Look-back: each digit walks back over its predecessors, adding aggregates until it
 //    meets an inclusive prefix, which it then publishes for its own tile. A predecessor
 //    that has published nothing after SPIN probes is not waited for: that digit gives up,
@@ -52,13 +53,21 @@ const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;  // WG / smallest subgroup size
 const SUBGROUPS: u32 = {{SUBGROUPS}}u;          // WG / subgroup size where it is one size, else 0
 const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fallback
 const TABLE_WORDS: u32 = {{TABLE_WORDS}}u;  // the peer tables' words after the counters (0: none)
-// The subgroups' digit counters, digit by digit: subgroup s's counter of digit d is word
-// d * STRIDE + s (one word of padding per digit keeps step 2's reads and the ranking's
-// atomics on distinct banks).
+// The subgroups' digit counters, 16 bits each, digit by digit: subgroup s's counter of
+// digit d is half d / HALF (the low 16 bits for d < HALF) of word (d % HALF) * STRIDE + s
+// (one word of padding per digit keeps step 2's reads and the ranking's atomics on
+// distinct banks). A half never carries into the other: it counts at most TILE < 65536
+// keys.
+const HALF: u32 = RADIX / 2u;
 const STRIDE: u32 = MAX_SUBGROUPS + 1u;
-const COUNTER_WORDS: u32 = RADIX * STRIDE;
-// Step 2's counters per invocation: RADIX / the smallest subgroup size.
-const PER: u32 = RADIX * MAX_SUBGROUPS / WG;
+const COUNTER_WORDS: u32 = HALF * STRIDE;
+// Step 2's counter words per invocation: HALF / the smallest subgroup size.
+const PER: u32 = HALF * MAX_SUBGROUPS / WG;
+
+// Digit d's counter in a counter word.
+fn half_of(word: u32, d: u32) -> u32 {
+    return (word >> (16u * (d / HALF))) & 0xffffu;
+}
 const AGGREGATE: u32 = 0x40000000u;
 const INCLUSIVE: u32 = 0x80000000u;
 const COUNT: u32 = 0x3fffffffu;
@@ -146,9 +155,9 @@ fn rank_in_subgroup(peers: Mask, d: u32, valid: bool, below: Mask, ids: Ids) -> 
     if valid && ids.lane == leader {
         // The next row's leader may be another lane: it reads this value only after the
         // shuffle below, which waits for this lane.
-        before = atomicAdd(&counts[d * STRIDE + ids.subgroup], bit_count(peers));
+        before = atomicAdd(&counts[(d % HALF) * STRIDE + ids.subgroup], bit_count(peers) << (16u * (d / HALF)));
     }
-    return subgroupShuffle(before, leader) + bit_count(peers & below);
+    return half_of(subgroupShuffle(before, leader), d) + bit_count(peers & below);
 }
 
 // The largest `x` of any invocation, the same in all of them. Barriers inside.
@@ -422,19 +431,23 @@ fn onesweep(ids: Ids) {
         atomicStore(&counts[w], running);
         running += c;
     }
-    let kept = before.y;
+    // The keys of the low digits, before those of the high ones (whose prefixes counted
+    // only high digits), and the tile's keys.
+    let low = before.y & 0xffffu;
+    let kept = low + (before.y >> 16u);
     workgroupBarrier();
     // Each digit's first position in the tile: its first subgroup's prefix.
     var start: array<u32, DPT>;
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
         if d < RADIX {
-            start[j] = atomicLoad(&counts[d * STRIDE]);
+            start[j] = half_of(atomicLoad(&counts[(d % HALF) * STRIDE]), d) + select(0u, low, d >= HALF);
         }
     }
     for (var k = 0u; k < KPT; k++) {
         if row0 + k * ids.width < params.n {
-            pos[k] += atomicLoad(&counts[row_digit(digits[k / 4u], k) * STRIDE + ids.subgroup]);
+            let d = row_digit(digits[k / 4u], k);
+            pos[k] += half_of(atomicLoad(&counts[(d % HALF) * STRIDE + ids.subgroup]), d) + select(0u, low, d >= HALF);
         }
     }
 

@@ -40,9 +40,9 @@ const SPIN_CPU: u32 = 8;
 /// The loop iterations an invocation of the digit pass may spend looking back on a CPU
 /// adapter (see `dispatch_tiles`): a quarter of llvmpipe's 65535.
 const LOOK_BACK_ITERATIONS_CPU: u64 = 16384;
-/// Words of a subgroup's peer table (`PEER_TABLES`): one per value of a digit's low six
-/// bits.
-const PEER_TABLE_WORDS: u32 = 64;
+/// Words of a subgroup's peer table (`PEER_TABLES`): one per value of a digit's low
+/// seven bits.
+const PEER_TABLE_WORDS: u32 = 128;
 /// The histogram pass: invocations per workgroup; at least 2048 vec4 units (8192 keys)
 /// per workgroup and at most 1024 workgroups on a GPU (about one wave on an H100: each
 /// workgroup adds its counts to the global histograms with up to 1024 atomics), 16 on a
@@ -775,8 +775,9 @@ impl OneSweepShape {
         } else {
             0
         };
-        // (a word of padding per digit: `STRIDE` in the template)
-        (self.max_subgroups() + 1) * RADIX + self.max_subgroups() * tables
+        // (two 16-bit counters a word, a word of padding per pair: `STRIDE` in the
+        // template)
+        (self.max_subgroups() + 1) * RADIX / 2 + self.max_subgroups() * tables
     }
     /// Words of the counters and of the staged tile: apart, or overlapped.
     fn staging_words(&self, apart: bool) -> u32 {
@@ -852,10 +853,17 @@ pub(crate) fn onesweep_shape(
             }
         }
     };
-    if !wg.is_power_of_two() || wg < sg_max || wg > max_wg || kpt == 0 || kpt > 64 {
+    if !wg.is_power_of_two()
+        || wg < sg_max
+        || wg > max_wg
+        || kpt == 0
+        || kpt > 64
+        || wg * kpt >= 65536
+    {
         return Err(format!(
             "a OneSweep tile of {wg} x {kpt}: the workgroup must be a power of two from the \
-             largest subgroup ({sg_max}) to {max_wg} invocations, with 1 to 64 keys each"
+             largest subgroup ({sg_max}) to {max_wg} invocations, with 1 to 64 keys each \
+             and fewer than 65536 in all (its counters have 16 bits)"
         ));
     }
     let shape = OneSweepShape {
@@ -1084,13 +1092,15 @@ const PEER_BALLOTS: &str = "
     }";
 
 /// `{{PEERS}}` where `peer_tables` allows (one-word masks): the lanes with the digit's top
-/// two bits by two ballots, every row first; then those with its low six bits from the
-/// subgroup's table of 64 words in `counts` (after the counters, cleared at the start):
+/// bit by a ballot, every row first; then those with its low seven bits from the
+/// subgroup's table of 128 words in `counts` (after the counters, cleared at the start):
 /// each valid lane sets its bit in the word of its digit's low bits, after a subgroup
 /// barrier the word holds the row's lanes with those bits, and after a second each lane
-/// takes its bit out again. Two ballots and three atomics a row instead of nine ballots
+/// takes its bit out again. One ballot and three atomics a row instead of nine ballots
 /// (the sort took 1.08x as long on our H100 with the ballots, run R20; with two tables
-/// of 32 words and one barrier a row, 1.01x).
+/// of 32 words and one barrier a row, 1.01x; with two ballots and 64-word tables,
+/// 1.016-1.027x for all but keys < 16, which took 0.99x as long, run R32). The 16-bit
+/// counters leave room for the larger tables.
 ///
 /// Lanes with one digit set bits in one word, and when a row's digits take only a few
 /// values (the top byte of f32 keys in [0, 1)) those atomics queue: a subgroup whose
@@ -1101,21 +1111,17 @@ const PEER_TABLES: &str = "
     var peers: array<Mask, KPT>;
     for (var k = 0u; k < KPT; k++) {
         let d = row_digit(digits[k / 4u], k);
-        var same = 0xffffffffu;
-        for (var b = 6u; b < 8u; b++) {
-            let one = ((d >> b) & 1u) != 0u;
-            let votes = ballot(one);
-            same &= select(~votes, votes, one);
-        }
-        peers[k] = same;
+        let top = (d & 0x80u) != 0u;
+        let votes = ballot(top);
+        peers[k] = select(~votes, votes, top);
     }
     let d0 = row_digit(digits[0], 0u);
     if bit_count(ballot(d0 == subgroupBroadcastFirst(d0))) >= max(ids.width / 4u, 2u) {
-        // Crowded: the low six bits by ballots too.
+        // Crowded: the low seven bits by ballots too.
         for (var k = 0u; k < KPT; k++) {
             let d = row_digit(digits[k / 4u], k);
             var m = peers[k] & ballot(row0 + k * ids.width < params.n);
-            for (var b = 0u; b < 6u; b++) {
+            for (var b = 0u; b < 7u; b++) {
                 let one = ((d >> b) & 1u) != 0u;
                 let votes = ballot(one);
                 m &= select(~votes, votes, one);
@@ -1123,11 +1129,11 @@ const PEER_TABLES: &str = "
             peers[k] = m;
         }
     } else {
-        let table = COUNTER_WORDS + ids.subgroup * 64u;
+        let table = COUNTER_WORDS + ids.subgroup * 128u;
         let bit = 1u << ids.lane;
         for (var k = 0u; k < KPT; k++) {
             let valid = row0 + k * ids.width < params.n;
-            let slot = table + (row_digit(digits[k / 4u], k) & 63u);
+            let slot = table + (row_digit(digits[k / 4u], k) & 127u);
             if valid {
                 atomicOr(&counts[slot], bit);
             }
