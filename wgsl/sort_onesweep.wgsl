@@ -471,7 +471,8 @@ fn onesweep(ids: Ids) {
             }
         }
     }
-    workgroupBarrier();  // every position is computed: digit_base and counts are free
+    // (No barrier: every position was computed before workgroup_max's, which also ends
+    // the last reads of `counts`; `digit_base` is read only after the stage's barrier.)
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
         if d < RADIX {
