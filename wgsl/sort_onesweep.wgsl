@@ -63,11 +63,6 @@ const STRIDE: u32 = MAX_SUBGROUPS + 1u;
 const COUNTER_WORDS: u32 = HALF * STRIDE;
 // Step 2's counter words per invocation: HALF / the smallest subgroup size.
 const PER: u32 = HALF * MAX_SUBGROUPS / WG;
-
-// Digit d's counter in a counter word.
-fn half_of(word: u32, d: u32) -> u32 {
-    return (word >> (16u * (d / HALF))) & 0xffffu;
-}
 const AGGREGATE: u32 = 0x40000000u;
 const INCLUSIVE: u32 = 0x80000000u;
 const COUNT: u32 = 0x3fffffffu;
@@ -146,16 +141,26 @@ fn peers_of(d: u32, valid: bool) -> Mask {
     return peers;
 }
 
+// The word of subgroup `s`'s counter of digit `d`.
+fn counter_at(d: u32, s: u32) -> u32 {
+    return (d % HALF) * STRIDE + s;
+}
+
+// Digit d's counter in a counter word.
+fn half_of(word: u32, d: u32) -> u32 {
+    return (word >> (16u * (d / HALF))) & 0xffffu;
+}
+
 // The rank of this lane's key among the keys of digit `d` in its subgroup's rows so far
 // (`peers`: the row's lanes with that digit), and the row's keys added to the subgroup's
-// counter at `counters`.
+// counter of `d`.
 fn rank_in_subgroup(peers: Mask, d: u32, valid: bool, below: Mask, ids: Ids) -> u32 {
     let leader = lowest_lane(peers);
     var before = 0u;
     if valid && ids.lane == leader {
         // The next row's leader may be another lane: it reads this value only after the
         // shuffle below, which waits for this lane.
-        before = atomicAdd(&counts[(d % HALF) * STRIDE + ids.subgroup], bit_count(peers) << (16u * (d / HALF)));
+        before = atomicAdd(&counts[counter_at(d, ids.subgroup)], bit_count(peers) << (16u * (d / HALF)));
     }
     return half_of(subgroupShuffle(before, leader), d) + bit_count(peers & below);
 }
@@ -321,27 +326,10 @@ fn counter_word(f: u32) -> u32 {
     return (f / MAX_SUBGROUPS) * STRIDE + f % MAX_SUBGROUPS;
 }
 
-// The exclusive sum of `x` over the workgroup in `position` order (x) and the total (y).
-// Barrier inside: call in uniform control flow, once (`scan_totals` is not reused).
-fn workgroup_exclusive_sum(x: u32, ids: Ids) -> vec2<u32> {
-    let before = subgroupExclusiveAdd(x);
-    if ids.lane == ids.width - 1u {
-        scan_totals[ids.subgroup] = before + x;
-    }
-    workgroupBarrier();
-    var offset = before;
-    var total = 0u;
-    let subgroups = subgroup_count(ids);
-    for (var c = 0u; c < subgroups; c += ids.width) {
-        let s = c + ids.lane;
-        var t = 0u;
-        if s < subgroups {
-            t = scan_totals[s];
-        }
-        offset += subgroupAdd(select(0u, t, s < ids.subgroup));
-        total += subgroupAdd(t);
-    }
-    return vec2<u32>(offset, total);
+// Where subgroup `s`'s keys of digit `d` start in the tile, from the counter word after
+// step 2 (`low`: the tile's keys of the low digits, which come before the high ones).
+fn tile_start(d: u32, s: u32, low: u32) -> u32 {
+    return half_of(atomicLoad(&counts[counter_at(d, s)]), d) + select(0u, low, d >= HALF);
 }
 
 @compute @workgroup_size(WG)
@@ -441,13 +429,12 @@ fn onesweep(ids: Ids) {
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
         if d < RADIX {
-            start[j] = half_of(atomicLoad(&counts[(d % HALF) * STRIDE]), d) + select(0u, low, d >= HALF);
+            start[j] = tile_start(d, 0u, low);
         }
     }
     for (var k = 0u; k < KPT; k++) {
         if row0 + k * ids.width < params.n {
-            let d = row_digit(digits[k / 4u], k);
-            pos[k] += half_of(atomicLoad(&counts[(d % HALF) * STRIDE + ids.subgroup]), d) + select(0u, low, d >= HALF);
+            pos[k] += tile_start(row_digit(digits[k / 4u], k), ids.subgroup, low);
         }
     }
 

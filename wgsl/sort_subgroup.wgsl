@@ -29,14 +29,28 @@ fn subgroup_count(ids: Ids) -> u32 {
     return select(ids.subgroups, SUBGROUPS, SUBGROUPS != 0u);
 }
 
-// The subgroups that hold digits (positions below RADIX / DPT) in `scan_digits`: the
-// others hold zeros.
-fn digit_subgroups(ids: Ids) -> u32 {
-    if SUBGROUPS != 0u {
-        let width = WG / SUBGROUPS;
-        return min(SUBGROUPS, (RADIX / DPT + width - 1u) / width);
+// The exclusive sum of `x` over the workgroup in `position` order (x) and the total (y).
+// Barrier inside: call in uniform control flow, after every earlier reader of
+// `scan_totals` is done.
+fn workgroup_exclusive_sum(x: u32, ids: Ids) -> vec2<u32> {
+    let before = subgroupExclusiveAdd(x);
+    if ids.lane == ids.width - 1u {
+        scan_totals[ids.subgroup] = before + x;
     }
-    return ids.subgroups;
+    workgroupBarrier();
+    var offset = before;
+    var total = 0u;
+    let subgroups = subgroup_count(ids);
+    for (var c = 0u; c < subgroups; c += ids.width) {
+        let s = c + ids.lane;
+        var t = 0u;
+        if s < subgroups {
+            t = scan_totals[s];
+        }
+        offset += subgroupAdd(select(0u, t, s < ids.subgroup));
+        total += subgroupAdd(t);
+    }
+    return vec2<u32>(offset, total);
 }
 
 // Exclusive scan over the workgroup of the digit counts `x` (invocation `position`
@@ -49,24 +63,10 @@ fn scan_digits(x: ptr<function, array<u32, DPT>>, ids: Ids) -> u32 {
         (*x)[j] = sum;
         sum += v;
     }
-    let before = subgroupExclusiveAdd(sum);
-    let subgroup_total = subgroupAdd(sum);
     workgroupBarrier();  // earlier readers of scan_totals are done
-    if ids.lane == 0u {
-        scan_totals[ids.subgroup] = subgroup_total;
-    }
-    workgroupBarrier();
-    var offset = before;
-    var total = 0u;
-    for (var s = 0u; s < digit_subgroups(ids); s++) {
-        let t = scan_totals[s];
-        if s < ids.subgroup {
-            offset += t;
-        }
-        total += t;
-    }
+    let scanned = workgroup_exclusive_sum(sum, ids);
     for (var j = 0u; j < DPT; j++) {
-        (*x)[j] += offset;
+        (*x)[j] += scanned.x;
     }
-    return total;
+    return scanned.y;
 }
