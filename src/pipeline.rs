@@ -102,11 +102,7 @@ impl Ctx {
         entry: &'static str,
         source: impl FnOnce() -> String,
     ) -> Result<Arc<Kernel>> {
-        let trusted = loops_are_ours(&key.code);
-        self.cached(key, entry, |key| {
-            let wgsl = source();
-            self.compile(key, entry, &wgsl, trusted, true)
-        })
+        self.template_kernel(key, entry, source, true)
     }
 
     /// [`Ctx::kernel_entry`] for one of gpuprim's templates that writes every word of
@@ -120,9 +116,22 @@ impl Ctx {
         source: impl FnOnce() -> String,
     ) -> Result<Arc<Kernel>> {
         debug_assert!(key.code.is_empty(), "only for gpuprim's own kernels");
+        self.template_kernel(key, entry, source, false)
+    }
+
+    /// A kernel from a template (`kernel_entry`, `kernel_entry_initialized`), with or
+    /// without the zeroing of workgroup memory.
+    fn template_kernel(
+        &self,
+        key: PipelineKey,
+        entry: &'static str,
+        source: impl FnOnce() -> String,
+        zero_init: bool,
+    ) -> Result<Arc<Kernel>> {
+        let trusted = loops_are_ours(&key.code);
         self.cached(key, entry, |key| {
             let wgsl = source();
-            self.compile(key, entry, &wgsl, true, false)
+            self.compile(key, entry, &wgsl, trusted, zero_init)
         })
     }
 

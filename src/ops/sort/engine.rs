@@ -453,10 +453,10 @@ impl Plan {
             wgpu::DeviceType::Cpu => HISTOGRAM_GROUPS_CPU,
             _ => HISTOGRAM_GROUPS_GPU,
         };
+        // (at most HISTOGRAM_UNITS_PER_INVOCATION units an invocation: llvmpipe's loop limit,
+        // see `dispatch_tiles`)
+        let hist_wg = u64::from(histogram_wg(ctx, &shape));
         for w in windows {
-            // (at most HISTOGRAM_UNITS_PER_INVOCATION units an invocation: llvmpipe's loop
-            // limit, see `dispatch_tiles`)
-            let hist_wg = u64::from(histogram_wg(ctx, &shape));
             let groups = w
                 .chunk
                 .units
@@ -745,8 +745,7 @@ fn dispatch_tiles(ctx: &Ctx, shape: &OneSweepShape, spin: u32) -> u64 {
     if ctx.info().device_type != wgpu::DeviceType::Cpu {
         return u64::MAX;
     }
-    let dpt = u64::from(RADIX.div_ceil(shape.wg));
-    let round = dpt * (u64::from(spin.max(1)) + 3) + u64::from(shape.kpt);
+    let round = u64::from(shape.dpt()) * (u64::from(spin.max(1)) + 3) + u64::from(shape.kpt);
     (LOOK_BACK_ITERATIONS_CPU / round).max(1)
 }
 
@@ -766,6 +765,10 @@ impl OneSweepShape {
     }
     fn max_subgroups(&self) -> u32 {
         self.wg / self.sg_min
+    }
+    /// Digits an invocation of the digit pass owns (`DPT`).
+    fn dpt(&self) -> u32 {
+        RADIX.div_ceil(self.wg)
     }
     /// Words of the subgroups' digit counters and, where masks can be one word, their
     /// peer tables (`PEER_TABLES`).
@@ -953,7 +956,6 @@ fn onesweep_kernels(
 ) -> Result<OneSweepKernels> {
     let hist_wg = histogram_wg(ctx, shape);
     let hist_subgroups = hist_wg / shape.sg_min;
-    let dpt = |wg: u32| RADIX.div_ceil(wg);
     // A workgroup's subgroups where the adapter has one subgroup size, else 0
     // (`subgroup_count` in wgsl/sort_subgroup.wgsl).
     let one_size = |wg: u32| {
@@ -970,7 +972,7 @@ fn onesweep_kernels(
         vec![
             ("KEYS_DECL", units_wgsl("keys", 1, "u32", false, keys_vec4)),
             ("WG", hist_wg.to_string()),
-            ("DPT", dpt(hist_wg).to_string()),
+            ("DPT", RADIX.div_ceil(hist_wg).to_string()),
             ("MAX_SUBGROUPS", hist_subgroups.to_string()),
             ("SUBGROUPS", one_size(hist_wg).to_string()),
             ("KEYS", KEYS_WGSL.to_string()),
@@ -1005,7 +1007,7 @@ fn onesweep_kernels(
         vec![
             ("WG", shape.wg.to_string()),
             ("KPT", shape.kpt.to_string()),
-            ("DPT", dpt(shape.wg).to_string()),
+            ("DPT", shape.dpt().to_string()),
             ("MAX_SUBGROUPS", shape.max_subgroups().to_string()),
             ("SUBGROUPS", one_size(shape.wg).to_string()),
             ("STAGE", stage_wgsl(shape)),
