@@ -53,6 +53,11 @@ const MAX_SUBGROUPS: u32 = {{MAX_SUBGROUPS}}u;  // WG / smallest subgroup size
 const SUBGROUPS: u32 = {{SUBGROUPS}}u;          // WG / subgroup size where it is one size, else 0
 const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fallback
 const TABLE_WORDS: u32 = {{TABLE_WORDS}}u;  // the peer tables' words after the counters (0: none)
+// Whether the tile's keys are loaded before workgroup memory is cleared, so that the
+// clearing overlaps their loads: for keys only (2^26 keys took 0.986-0.988x as long on
+// our H100 with it; pairs 1.008x, so they clear first: runs R36-R37 in
+// docs/perf-journal.md).
+const LOADS_FIRST: bool = {{LOADS_FIRST}};
 // The subgroups' digit counters, 16 bits each, digit by digit: subgroup s's counter of
 // digit d is half d / HALF (the low 16 bits for d < HALF) of word (d % HALF) * STRIDE + s
 // (one word of padding per digit keeps step 2's reads and the ranking's atomics on
@@ -332,14 +337,8 @@ fn tile_start(d: u32, s: u32, low: u32) -> u32 {
     return half_of(atomicLoad(&counts[counter_at(d, s)]), d) + select(0u, low, d >= HALF);
 }
 
-@compute @workgroup_size(WG)
-fn onesweep(ids: Ids) {
-    let t = linear_group(ids);
-    if t >= params.tiles {
-        return;  // a surplus workgroup of a folded dispatch
-    }
-    let g = params.tile_base + t;
-    let me = position(ids);
+// The counters, peer tables, `fallback` and `signal` set to zero. Barrier inside.
+fn clear_workgroup(ids: Ids) {
     for (var i = ids.index; i < COUNTER_WORDS + TABLE_WORDS; i += WG) {
         atomicStore(&counts[i], 0u);
     }
@@ -350,6 +349,19 @@ fn onesweep(ids: Ids) {
         atomicStore(&signal, 0u);
     }
     workgroupBarrier();
+}
+
+@compute @workgroup_size(WG)
+fn onesweep(ids: Ids) {
+    let t = linear_group(ids);
+    if t >= params.tiles {
+        return;  // a surplus workgroup of a folded dispatch
+    }
+    let g = params.tile_base + t;
+    let me = position(ids);
+    if !LOADS_FIRST {
+        clear_workgroup(ids);
+    }
 
     // 1. Load and rank within the subgroup.
     let row0 = (g - params.window_base) * TILE + ids.subgroup * KPT * ids.width + ids.lane;
@@ -363,6 +375,9 @@ fn onesweep(ids: Ids) {
         if i < params.n {
             keys[k] = keys_in[i];
         }
+    }
+    if LOADS_FIRST {
+        clear_workgroup(ids);
     }
     // Each row's digit, found once and read back with a shift and a mask wherever it is
     // needed (ranking needs it four times; the digit passes took 1.03x as long on our

@@ -1012,6 +1012,7 @@ fn onesweep_kernels(
             ("SUBGROUPS", one_size(shape.wg).to_string()),
             ("STAGE", stage_wgsl(shape)),
             ("SPIN", spin.to_string()),
+            ("LOADS_FIRST", (!pairs).to_string()),
             (
                 "MASK",
                 if one_word {
