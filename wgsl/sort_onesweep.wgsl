@@ -455,9 +455,17 @@ fn onesweep(ids: Ids) {
 
     // 3. The tiles before this one: the early look-back's prefixes, or, where a digit gave
     // up, the workgroup's look-back with the fallback (from tile g - 1 again: a prefix
-    // is the same whichever statuses it was summed from).
+    // is the same whichever statuses it was summed from). Whether a digit gave up is one
+    // uniform load of `signal`, final since the owners raise it only before they rank.
+    // Its barriers also end every read of `counts` above, which the stage overwrites (two
+    // barriers instead of workgroup_max's three: 2^26 keys took 1.006x as long on our
+    // H100 with workgroup_max, pairs 1.003x, run R39 in docs/perf-journal.md).
     var prefix: array<u32, DPT>;
-    if workgroup_max(0u, ids) != 0u {
+    if workgroupUniformLoad(&signal) != 0u {
+        if ids.index == 0u {
+            atomicStore(&signal, 0u);  // for look_back's workgroup_max
+        }
+        workgroupBarrier();
         prefix = look_back(g, me, ids);
         for (var j = 0u; j < DPT; j++) {
             let d = me * DPT + j;
@@ -473,8 +481,7 @@ fn onesweep(ids: Ids) {
             }
         }
     }
-    // (No barrier: every position was computed before workgroup_max's, which also ends
-    // the last reads of `counts`; `digit_base` is read only after the stage's barrier.)
+    // (No barrier: `digit_base` is read only after the stage's barrier.)
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
         if d < RADIX {
