@@ -181,6 +181,15 @@ fn check<K: Key>(ctx: &Ctx, host: &[K], case: &Case) {
     );
 }
 
+/// `argsort_into` of `host` with `sort`, into a poisoned vector: every index equals the
+/// CPU's `order`.
+fn assert_argsort(ctx: &Ctx, host: &[u32], sort: &Sort, order: &[u32], what: &str) {
+    let mut out = poisoned::<u32>(ctx, host.len());
+    ctx.argsort_into(&ctx.upload(host).unwrap(), sort, &mut out)
+        .unwrap();
+    assert_all_eq(&out.to_vec().unwrap(), order, what);
+}
+
 /// `len` keys from a seeded stream: any bits (flavor 0), few distinct values (1: 5 of
 /// them, in long runs and scattered), or small values (2: below 2^12, so the high digits
 /// are all zero).
@@ -469,14 +478,7 @@ fn every_peer_form_sorts_like_the_cpu() {
         let mut k = ctx.upload(&host).unwrap();
         ctx.sort_with(&mut k, &sort).unwrap();
         assert_all_eq(&k.to_vec().unwrap(), &want, &format!("{form}: {len} keys"));
-        let mut out = poisoned::<u32>(ctx, len);
-        ctx.argsort_into(&ctx.upload(&host).unwrap(), &sort, &mut out)
-            .unwrap();
-        assert_all_eq(
-            &out.to_vec().unwrap(),
-            &order,
-            &format!("{form}: {len} argsort"),
-        );
+        assert_argsort(ctx, &host, &sort, &order, &format!("{form}: {len} argsort"));
     }
 }
 
@@ -515,10 +517,7 @@ fn look_back_fallback_forced() {
                     &order,
                     &format!("spins {spins}, {len}, descending {descending}"),
                 );
-                let mut out = poisoned::<u32>(ctx, len);
-                ctx.argsort_into(&ctx.upload(&host).unwrap(), &sort, &mut out)
-                    .unwrap();
-                assert_all_eq(&out.to_vec().unwrap(), &order, "argsort");
+                assert_argsort(ctx, &host, &sort, &order, "argsort");
             }
             let mut k = ctx.upload(&host).unwrap();
             ctx.sort_with(
@@ -551,11 +550,10 @@ fn many_tiles_of_a_small_tile() {
         let mut v = ctx.upload(&(0..n as u32).collect::<Vec<_>>()).unwrap();
         ctx.sort_by_key_with(&mut k, &mut v, &sort).unwrap();
         assert_all_eq(&v.to_vec().unwrap(), &order, &format!("round {round}"));
-        let mut out = poisoned::<u32>(ctx, n);
-        ctx.argsort_into(&ctx.upload(&host).unwrap(), &sort, &mut out)
-            .unwrap();
-        assert_all_eq(
-            &out.to_vec().unwrap(),
+        assert_argsort(
+            ctx,
+            &host,
+            &sort,
             &order,
             &format!("argsort, round {round}"),
         );
@@ -723,10 +721,7 @@ fn keys_across_binding_windows() {
         let host = keys::<u32>(13_000, 8, 0);
         let order = cpu_order(&host, &Case::full(ONESWEEP));
         let sort = Sort::ascending().algorithm(ONESWEEP).look_back_spins(0);
-        let mut out = poisoned::<u32>(ctx, host.len());
-        ctx.argsort_into(&ctx.upload(&host).unwrap(), &sort, &mut out)
-            .unwrap();
-        assert_all_eq(&out.to_vec().unwrap(), &order, "forced fallback, windows");
+        assert_argsort(ctx, &host, &sort, &order, "forced fallback, windows");
     }
 }
 
