@@ -42,7 +42,11 @@ pub(crate) struct Inner {
     pub(crate) cache: PipelineCache,
     pub(crate) pool: crate::vec::BufferPool,
     /// Set by the device-lost callback.
-    lost: Arc<Mutex<Option<String>>>,
+    pub(crate) lost: Arc<Mutex<Option<String>>>,
+    /// The limit of every wait for the GPU, in nanoseconds ([`CtxBuilder::wait_timeout`]).
+    pub(crate) wait_timeout: std::sync::atomic::AtomicU64,
+    /// The thread that async waits share ([`crate::wait`]).
+    pub(crate) waiter: crate::wait::Waiter,
     /// Recorded work not yet submitted, in call order (see [`Ctx::flush`]).
     pub(crate) pending: Mutex<crate::dispatch::Held>,
     /// Calls whose work one submission may gather ([`CtxBuilder::batch_limit`]).
@@ -176,6 +180,8 @@ pub struct CtxBuilder {
     hold_max: std::time::Duration,
     limits: Option<wgpu::Limits>,
     memory_budget: Option<u8>,
+    wait_timeout: std::time::Duration,
+    dedicated_device: bool,
 }
 
 /// Default of [`CtxBuilder::batch_limit`].
@@ -197,6 +203,8 @@ impl Default for CtxBuilder {
             hold_max: crate::dispatch::HOLD_MAX,
             limits: None,
             memory_budget: None,
+            wait_timeout: crate::wait::DEFAULT_WAIT_TIMEOUT,
+            dedicated_device: false,
         }
     }
 }
@@ -324,6 +332,48 @@ impl CtxBuilder {
         self
     }
 
+    /// How long a wait for the GPU (a read-back, [`Ctx::synchronize`], an async
+    /// read-back) may take before it returns [`Error::Timeout`] instead of blocking on
+    /// (default [`DEFAULT_WAIT_TIMEOUT`](crate::DEFAULT_WAIT_TIMEOUT), 120 s). The work
+    /// goes on and the context stays usable; [`Ctx::set_wait_timeout`] changes the limit
+    /// later. Waits spin for at most 500 us, then sleep in the driver (see the crate's
+    /// notes on [waiting](crate#waiting-for-the-gpu)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let ctx = gpuprim::Ctx::builder().wait_timeout(Duration::from_secs(30)).build()?;
+    /// assert_eq!(ctx.wait_timeout(), Duration::from_secs(30));
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn wait_timeout(mut self, limit: std::time::Duration) -> Self {
+        self.wait_timeout = limit;
+        self
+    }
+
+    /// Give the context a wgpu device of its own instead of the one that contexts on the
+    /// same adapter, with the same features and limits, share (the default; see
+    /// [`Ctx::new`]). The device is dropped with the context. For a program that destroys
+    /// its device on purpose ([`Interop::destroy`]), which would end every context on a
+    /// shared device. On NVIDIA's Vulkan driver, destroying a device while other devices
+    /// of the process work can hang the process (docs/multidevice-hang.md in the
+    /// repository): destroy dedicated devices while no other context works.
+    ///
+    /// ```
+    /// let a = gpuprim::Ctx::new()?;
+    /// let b = gpuprim::Ctx::new()?;
+    /// assert_eq!(*a.device(), *b.device()); // one device, shared
+    /// let own = gpuprim::Ctx::builder().dedicated_device(true).build()?;
+    /// let v = own.upload(&[1u32, 2, 3])?;
+    /// own.device().destroy(); // ends `own` alone
+    /// assert!(matches!(own.reduce(&v), Err(gpuprim::Error::DeviceLost { .. })));
+    /// assert_eq!(a.reduce(&a.upload(&[1u32, 2, 3])?)?, 6);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn dedicated_device(mut self, dedicated: bool) -> Self {
+        self.dedicated_device = dedicated;
+        self
+    }
+
     /// Create the context (blocking).
     pub fn build(self) -> Result<Ctx> {
         pollster::block_on(self.build_async())
@@ -339,7 +389,7 @@ impl CtxBuilder {
                 });
             }
         }
-        let adapters = find_adapters(self.backends, self.memory_budget).await;
+        let adapters = crate::device::find_adapters(self.backends, self.memory_budget);
         let adapter = adapters
             .into_iter()
             .filter(|a| {
@@ -348,7 +398,7 @@ impl CtxBuilder {
                     .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
                     && (!self.software || a.get_info().device_type == wgpu::DeviceType::Cpu)
             })
-            .max_by_key(|a| adapter_rank(&a.get_info(), self.power))
+            .max_by_key(|a| crate::device::adapter_rank(&a.get_info(), self.power))
             .ok_or_else(|| Error::NoAdapter {
                 searched: format!(
                     "backends {:?}{}",
@@ -365,21 +415,14 @@ impl CtxBuilder {
         self.check(&adapter.limits())?;
         let features = adapter.features() & WANTED_FEATURES & !self.without_features;
         let limits = self.limits.clone().unwrap_or_else(|| adapter.limits());
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("gpuprim"),
-                required_features: features,
-                required_limits: limits.clone(),
-                experimental_features: wgpu::ExperimentalFeatures::disabled(),
-                memory_hints: wgpu::MemoryHints::Performance,
-                trace: wgpu::Trace::Off,
-            })
-            .await
-            .map_err(|e| Error::RequestDevice {
-                adapter: adapter_info.name.clone(),
-                message: e.to_string(),
-            })?;
-        self.assemble(device, queue, adapter_info, features, limits, true)
+        let handles = crate::device::device_for(
+            &adapter,
+            self.memory_budget,
+            features,
+            &limits,
+            self.dedicated_device,
+        )?;
+        self.assemble(handles, adapter_info, features, limits)
     }
 
     /// A context on a device someone else made ([`Ctx::from_wgpu`]), with this builder's
@@ -404,7 +447,14 @@ impl CtxBuilder {
         self.check(&limits)?;
         let features = device.features() & WANTED_FEATURES & !self.without_features;
         let adapter_info = device.adapter_info();
-        self.assemble(device, queue, adapter_info, features, limits, false)
+        // Your device: gpuprim installs no callbacks on it (it captures its own errors in
+        // scopes, and notices a loss by its calls failing).
+        let handles = crate::device::DeviceHandles {
+            device,
+            queue,
+            lost: Arc::new(Mutex::new(None)),
+        };
+        self.assemble(handles, adapter_info, features, limits)
     }
 
     /// The argument errors a builder can hold, for a device with `limits`.
@@ -436,23 +486,19 @@ impl CtxBuilder {
         Ok(())
     }
 
-    /// The context on `device`. `owned`: gpuprim made the device, so it installs the
-    /// uncaptured-error handler and the device-lost callback (on a device of yours they
-    /// stay yours: gpuprim captures its own errors in scopes, and notices a loss by
-    /// its calls failing).
+    /// The context on a device.
     fn assemble(
         self,
-        device: wgpu::Device,
-        queue: wgpu::Queue,
+        handles: crate::device::DeviceHandles,
         adapter_info: wgpu::AdapterInfo,
         features: wgpu::Features,
         limits: wgpu::Limits,
-        owned: bool,
     ) -> Result<Ctx> {
-        let lost: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
-        if owned {
-            install_callbacks(&device, &lost);
-        }
+        let crate::device::DeviceHandles {
+            device,
+            queue,
+            lost,
+        } = handles;
         let profiler = if self.profiling {
             if !features.contains(wgpu::Features::TIMESTAMP_QUERY) {
                 return Err(Error::Unsupported {
@@ -515,6 +561,8 @@ impl CtxBuilder {
                 cache: PipelineCache::default(),
                 pool: Default::default(),
                 lost,
+                wait_timeout: crate::wait::limit_nanos(self.wait_timeout),
+                waiter: Default::default(),
                 pending: Mutex::default(),
                 batch_limit: self.batch_limit,
                 assume_busy: self.assume_busy,
@@ -528,28 +576,6 @@ impl CtxBuilder {
             }),
         })
     }
-}
-
-/// On a device gpuprim made: every error gpuprim can foresee is caught in an error scope
-/// and returned; an error that still gets out is printed instead of panicking the
-/// process. Once the device is lost, errors about the objects it left invalid are
-/// expected (from your own wgpu calls too): calls return `DeviceLost`, nothing is printed.
-fn install_callbacks(device: &wgpu::Device, lost: &Arc<Mutex<Option<String>>>) {
-    let lost_quiet = Arc::clone(lost);
-    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-        if lost_quiet
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_none()
-        {
-            eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
-        }
-    }));
-    let lost_cb = Arc::clone(lost);
-    device.set_device_lost_callback(move |reason, message| {
-        let mut l = lost_cb.lock().unwrap_or_else(|p| p.into_inner());
-        l.get_or_insert_with(|| format!("{reason:?}: {message}"));
-    });
 }
 
 /// A wgpu handle of a [`Ctx`] ([`Ctx::device`], [`Ctx::queue`]) for your own wgpu code.
@@ -576,15 +602,18 @@ impl<T> std::ops::Deref for Interop<'_, T> {
 
 impl Interop<'_, wgpu::Device> {
     /// Destroys the device ([`wgpu::Device::destroy`]) after submitting the work gpuprim
-    /// holds, and marks the context lost: from now on every call of this context and its
-    /// clones returns [`Error::DeviceLost`], and read-backs already waiting resolve.
+    /// holds, and marks the context lost: from now on every call of this context, its
+    /// clones and every other context on the same device returns [`Error::DeviceLost`],
+    /// and read-backs already waiting resolve. Contexts made by [`Ctx::new`] share their
+    /// device: make the context with [`CtxBuilder::dedicated_device`] to destroy only its
+    /// own.
     ///
     /// (A `destroy` through a clone of the `wgpu::Device` is noticed too, by the first
     /// call whose wgpu work fails or that waits for the GPU; a vector allocated before
     /// then reports the loss when it is used.)
     ///
     /// ```
-    /// let ctx = gpuprim::Ctx::new()?;
+    /// let ctx = gpuprim::Ctx::builder().dedicated_device(true).build()?;
     /// let v = ctx.upload(&[1.0f32, 2.0])?;
     /// ctx.device().destroy();
     /// assert!(matches!(ctx.reduce(&v), Err(gpuprim::Error::DeviceLost { .. })));
@@ -604,122 +633,18 @@ impl<T: fmt::Debug> fmt::Debug for Interop<'_, T> {
     }
 }
 
-/// Every adapter on `backends` with compute shaders: the primary APIs (Vulkan, Metal,
-/// DX12) first, and GL only when they offer no GPU (slower to probe, no subgroups; a
-/// GPU that only GL drives still beats a software Vulkan device, see [`adapter_rank`]).
-///
-/// Mesa's software Vulkan device (lavapipe) and its GL device (llvmpipe) are the same
-/// rasterizer; lavapipe has subgroups, f16 and f64, so where both exist the rank picks
-/// lavapipe, and GL only where no Vulkan driver is installed (or `WGPU_BACKEND=gl`).
-async fn find_adapters(backends: wgpu::Backends, memory_budget: Option<u8>) -> Vec<wgpu::Adapter> {
-    let descriptor = |backends| {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        desc.backends = backends;
-        desc.memory_budget_thresholds.for_resource_creation = memory_budget;
-        desc
-    };
-    let primary = backends & wgpu::Backends::PRIMARY;
-    let mut adapters = Vec::new();
-    if !primary.is_empty() {
-        adapters = instance(descriptor(primary))
-            .enumerate_adapters(primary)
-            .await;
-    }
-    let others = backends - primary;
-    let has_gpu = adapters
-        .iter()
-        .any(|a| a.get_info().device_type != wgpu::DeviceType::Cpu);
-    if !others.is_empty() && !has_gpu {
-        let more = wgpu::Instance::new(descriptor(others))
-            .enumerate_adapters(others)
-            .await;
-        adapters.extend(more);
-    }
-    adapters
-}
-
-/// A wgpu instance for `desc`. On Linux and FreeBSD, when no Wayland display can be
-/// reached, its Vulkan backend is made without the `VK_KHR_wayland_surface` extension:
-/// with it, Mesa's device-selection layer asks libwayland for a display while listing
-/// devices, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the
-/// environment.` on a machine without a desktop session (twice, on every `Ctx::new`).
-/// gpuprim makes no surfaces, and no Wayland surface can be made without a display.
-fn instance(desc: wgpu::InstanceDescriptor) -> wgpu::Instance {
-    #[cfg(any(target_os = "linux", target_os = "freebsd"))]
-    if desc.backends.contains(wgpu::Backends::VULKAN) && !wayland_reachable() {
-        if let Some(instance) = vulkan_without_wayland(&desc) {
-            return instance;
-        }
-    }
-    wgpu::Instance::new(desc)
-}
-
-/// Whether libwayland could find a display (its own rules in `wl_display_connect`): a
-/// socket passed in `WAYLAND_SOCKET`, or a display path that is absolute or under an
-/// absolute `XDG_RUNTIME_DIR`. Where this is false libwayland prints its error.
-#[cfg(any(target_os = "linux", target_os = "freebsd"))]
-fn wayland_reachable() -> bool {
-    let absolute =
-        |var| std::env::var_os(var).is_some_and(|v| v.as_encoded_bytes().starts_with(b"/"));
-    std::env::var_os("WAYLAND_SOCKET").is_some()
-        || absolute("WAYLAND_DISPLAY")
-        || absolute("XDG_RUNTIME_DIR")
-}
-
-/// The Vulkan backend alone, made through wgpu-hal as wgpu would make it, less the
-/// Wayland surface extension; `None` if Vulkan cannot be loaded (the caller then lets
-/// wgpu try, and report, as usual).
-#[cfg(any(target_os = "linux", target_os = "freebsd"))]
-fn vulkan_without_wayland(desc: &wgpu::InstanceDescriptor) -> Option<wgpu::Instance> {
-    use wgpu::hal;
-    let hal_desc = hal::InstanceDescriptor {
-        name: "wgpu",
-        flags: desc.flags,
-        memory_budget_thresholds: desc.memory_budget_thresholds,
-        backend_options: desc.backend_options.clone(),
-        telemetry: None,
-        display: None,
-    };
-    let without_wayland: Box<hal::vulkan::CreateInstanceCallback<'_>> = Box::new(|args| {
-        args.extensions
-            .retain(|&name| name != c"VK_KHR_wayland_surface");
-    });
-    // SAFETY: `init_with_callback` is `Instance::init` (what `wgpu::Instance::new` calls)
-    // plus the callback. Its contract asks callbacks not to remove extensions, because
-    // wgpu-hal may assume an available extension is enabled. For this one it does not:
-    // its only use, `create_surface_from_wayland`, checks the instance's enabled list
-    // (which is the list after the callback) and returns an error when it is missing
-    // (wgpu-hal 30.0.1, vulkan/instance.rs). gpuprim makes no surfaces, and this
-    // instance is never handed out. `from_hal` takes a valid, usable instance of the
-    // Vulkan backend, which `init_with_callback` returns.
-    let hal_instance =
-        unsafe { hal::vulkan::Instance::init_with_callback(&hal_desc, Some(without_wayland)) }
-            .ok()?;
-    Some(unsafe { wgpu::Instance::from_hal::<hal::api::Vulkan>(hal_instance) })
-}
-
-/// Higher is better: the preferred device type first, then a native API over GL.
-fn adapter_rank(info: &wgpu::AdapterInfo, power: wgpu::PowerPreference) -> (u8, u8) {
-    use wgpu::DeviceType::*;
-    let ty = match (info.device_type, power) {
-        (DiscreteGpu, wgpu::PowerPreference::LowPower) => 3,
-        (IntegratedGpu, wgpu::PowerPreference::LowPower) => 4,
-        (DiscreteGpu, _) => 4,
-        (IntegratedGpu, _) => 3,
-        (VirtualGpu, _) => 2,
-        (Other, _) => 1,
-        (Cpu, _) => 0,
-    };
-    let api = match info.backend {
-        wgpu::Backend::Gl | wgpu::Backend::Noop => 0,
-        _ => 1,
-    };
-    (ty, api)
-}
-
 impl Ctx {
     /// The best adapter (a discrete GPU if there is one), with its full limits and every
     /// optional feature gpuprim can use. Blocking; see [`Ctx::new_async`].
+    ///
+    /// Contexts made this way (and by [`CtxBuilder::build`]) on one adapter with the same
+    /// features and limits share one wgpu device, which lives as long as the process:
+    /// making, using and dropping many contexts from many threads is safe and cheap, and
+    /// each context keeps its own pipelines, buffers, batching and settings. Destroying
+    /// that device ([`Interop::destroy`]) ends every context on it, and a callback you
+    /// register on its queue or buffers runs in whichever thread polls the device next,
+    /// which may be another context's; use [`CtxBuilder::dedicated_device`] for a device
+    /// of a context's own.
     pub fn new() -> Result<Ctx> {
         CtxBuilder::default().build()
     }
@@ -877,83 +802,6 @@ impl Ctx {
         self.inner.info.features.contains(features)
     }
 
-    /// Block until the work of every call made so far has finished on the GPU.
-    ///
-    /// On a GPU this polls without blocking for up to 500 us before it waits on the
-    /// fence, as blocking read-backs do: short work finishes sooner than a blocking
-    /// wait wakes up.
-    pub fn synchronize(&self) -> Result<()> {
-        self.check_not_recording("Ctx::synchronize")?;
-        self.flush()?;
-        if self.spin_poll(|status| status.is_queue_empty())? {
-            return self.check_alive();
-        }
-        self.wait_idle()
-    }
-
-    /// On a GPU, polls without blocking until `done` (given the poll's status) holds,
-    /// for at most `SPIN`; whether it did. A small piece of work lands within tens of
-    /// microseconds, and a blocking fence wait adds its wake-up time to every round trip
-    /// (CUDA's synchronisation spins first too). Not on a CPU adapter, whose work runs on
-    /// the cores a spin would take.
-    pub(crate) fn spin_poll(
-        &self,
-        mut done: impl FnMut(&wgpu::PollStatus) -> bool,
-    ) -> Result<bool> {
-        /// How long a blocking wait polls before it waits on the fence.
-        const SPIN: std::time::Duration = std::time::Duration::from_micros(500);
-        if self.info().device_type == wgpu::DeviceType::Cpu {
-            return Ok(false);
-        }
-        let until = std::time::Instant::now() + SPIN;
-        while std::time::Instant::now() < until {
-            self.check_alive()?;
-            match self.poll_now() {
-                Some(Ok(status)) if done(&status) => return Ok(true),
-                Some(Ok(_)) | None => {}
-                Some(Err(e)) => return Err(self.poll_error(e)),
-            }
-        }
-        Ok(false)
-    }
-
-    /// One poll that does not block: `None` when wgpu-core's assertion fired (see
-    /// `wait_idle`; nothing is left locked, so the caller polls again later).
-    pub(crate) fn poll_now(
-        &self,
-    ) -> Option<std::result::Result<wgpu::PollStatus, wgpu::PollError>> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.inner.device.poll(wgpu::PollType::Poll)
-        }))
-        .ok()
-    }
-
-    /// Waits for the GPU in bounded steps, checking between them that the device is
-    /// alive: a lost or destroyed device gives `Err(DeviceLost)`, never a hang.
-    pub(crate) fn wait_idle(&self) -> Result<()> {
-        loop {
-            self.check_alive()?;
-            // wgpu-core 30.0.1 has a defensive assertion in `poll` that another thread's
-            // concurrent `submit` can trip (queue seen empty before the fence reached the
-            // submission index it waits for; seen in the scan tests). Nothing is left
-            // locked when it fires: poll again.
-            let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.inner.device.poll(wgpu::PollType::Wait {
-                    submission_index: None,
-                    timeout: Some(std::time::Duration::from_millis(250)),
-                })
-            }));
-            let Ok(polled) = polled else {
-                continue;
-            };
-            match polled {
-                Ok(_) => return self.check_alive(),
-                Err(wgpu::PollError::Timeout) => continue,
-                Err(e) => return Err(self.poll_error(e)),
-            }
-        }
-    }
-
     /// How many times this context (and its clones) has called `queue.submit`: each
     /// submission of held work counts once, however many calls it carries. Your own
     /// submissions through [`Ctx::queue`] do not count.
@@ -996,10 +844,13 @@ impl Ctx {
         }
     }
 
-    /// Records that the device is gone (the first reason stays).
+    /// Records that the device is gone (the first reason stays); a shared device leaves
+    /// the registry, so the next context gets a new one.
     pub(crate) fn mark_lost(&self, reason: &str) {
         let mut lost = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner());
         lost.get_or_insert_with(|| reason.to_string());
+        drop(lost);
+        crate::device::forget(&self.inner.device);
     }
 
     /// The error to return for `e`, an error from wgpu: `DeviceLost` if the device is
@@ -1060,12 +911,6 @@ impl Ctx {
         unreadable && reported.iter().all(Option::is_none)
     }
 
-    pub(crate) fn poll_error(&self, e: wgpu::PollError) -> Error {
-        self.check_alive().err().unwrap_or(Error::DeviceLost {
-            reason: e.to_string(),
-        })
-    }
-
     /// `Err(Unsupported)` unless the device can use element type `T`.
     pub(crate) fn check_element<T: GpuElement>(&self) -> Result<()> {
         self.require(T::FEATURES, || format!("element type {}", T::WGSL))
@@ -1112,8 +957,8 @@ impl Ctx {
             })
         });
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        // A buffer of another wgpu instance (every `Ctx::new` makes one) is an id into
-        // another registry, which wgpu-core may assert on (it cannot always tell:
+        // A buffer of another wgpu instance (your own instance's, against gpuprim's) is an
+        // id into another registry, which wgpu-core may assert on (it cannot always tell:
         // `Ctx::from_wgpu` with your own device is the way to share buffers). The
         // assertion is caught; wgpu-core's locks do not poison.
         let probe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

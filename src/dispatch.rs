@@ -112,11 +112,12 @@ impl Ctx {
 
     /// Inside a capture: finishes `enc` and submits it with every held command buffer.
     /// For work the host waits for next (a read-back).
-    pub(crate) fn submit_now(&self, enc: wgpu::CommandEncoder) {
+    pub(crate) fn submit_now(&self, enc: wgpu::CommandEncoder) -> wgpu::SubmissionIndex {
         let mut pending = self.lock_pending();
         pending.buffers.push(enc.finish());
-        self.inner.queue.submit(pending.take());
+        let index = self.inner.queue.submit(pending.take());
         self.count_submission();
+        index
     }
 
     /// Submits the work that calls made while the GPU was busy left held for batching

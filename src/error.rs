@@ -126,6 +126,23 @@ pub enum Error {
         op: &'static str,
     },
 
+    /// A wait for the GPU passed the context's limit
+    /// ([`CtxBuilder::wait_timeout`](crate::CtxBuilder::wait_timeout)). The work goes on
+    /// and the context stays usable: a later wait sees it finish.
+    #[error(
+        "`{op}` waited {waited:?} for the GPU, past this context's limit of {limit:?}: the GPU \
+         is hung or the work takes longer than the limit; raise it with \
+         CtxBuilder::wait_timeout or Ctx::set_wait_timeout (the context stays usable)"
+    )]
+    Timeout {
+        /// The call that waited.
+        op: &'static str,
+        /// How long it waited.
+        waited: std::time::Duration,
+        /// The context's limit.
+        limit: std::time::Duration,
+    },
+
     /// wgpu reported an error the library did not expect. This is a gpuprim bug.
     #[error("unexpected wgpu error in `{op}`: {message} (this is a gpuprim bug, please report it)")]
     Internal {

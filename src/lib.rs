@@ -59,6 +59,23 @@
 //! the adapter lacks, sizes past the device's limits are all errors whose message
 //! names the numbers. wgpu errors are caught in error scopes and returned.
 //!
+//! # Waiting for the GPU
+//!
+//! A call that waits for the GPU (a read-back, [`Ctx::synchronize`]) first polls without
+//! blocking for at most 500 us on a GPU (short work lands within tens of microseconds,
+//! and a sleeping wait adds the driver's wake-up time to the round trip), then sleeps in
+//! the driver's fence wait in slices of 50 ms, checking between them that the device is
+//! alive. Past the context's limit ([`CtxBuilder::wait_timeout`], default
+//! [`DEFAULT_WAIT_TIMEOUT`]) it returns [`Error::Timeout`] instead of blocking on. The
+//! work it waited for goes on: the context stays usable, and a later wait sees the work
+//! finish (a GPU that is really hung makes later waits time out too). Async waits
+//! ([`GpuVec::to_vec_async`], the `_async` calls) share one waiter thread per context,
+//! which sleeps the same way and parks while nothing waits.
+//!
+//! Several contexts in one process are safe, from any threads: contexts made by
+//! [`Ctx::new`] and [`CtxBuilder::build`] on one adapter with the same device features
+//! and limits share one wgpu device (see [`Ctx::new`]).
+//!
 //! # Element types and features
 //!
 //! `f32`, `i32` and `u32` work everywhere. `f64` needs the adapter feature
@@ -82,6 +99,7 @@
 #![deny(missing_debug_implementations)]
 
 mod context;
+mod device;
 mod dispatch;
 mod element;
 mod error;
@@ -92,6 +110,7 @@ mod profile;
 mod record;
 mod vec;
 mod view;
+mod wait;
 
 pub use context::{Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES};
 pub use element::{GpuElement, ScalarKind};
@@ -109,6 +128,7 @@ pub use ops::sort::{Sort, SortAlgorithm, SortKey, SortValue};
 pub use pipeline::PipelineKey;
 pub use profile::{Profile, ProfileRow, ProfiledCall};
 pub use vec::GpuVec;
+pub use wait::DEFAULT_WAIT_TIMEOUT;
 
 pub use half;
 pub use wgpu;

@@ -238,7 +238,7 @@ impl Ctx {
                 results = Some(r);
                 break;
             }
-            self.wait_idle()?;
+            self.wait_for(op, crate::wait::Until::Idle)?;
             std::thread::sleep(std::time::Duration::from_micros(100));
         }
         let results = results.ok_or_else(|| Error::Internal {

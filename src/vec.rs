@@ -2,11 +2,8 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::future::Future;
 use std::marker::PhantomData;
-use std::pin::Pin;
-use std::sync::{Arc, Condvar, Mutex};
-use std::task::{Context as TaskContext, Poll, Waker};
+use std::sync::{Arc, Mutex};
 
 use crate::context::Ctx;
 use crate::element::GpuElement;
@@ -14,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::ops::kernel::{Access, Args, record_expression};
 use crate::record::Work;
 use crate::view::View;
+use crate::wait::{MapState, MapWait, Until};
 
 /// A vector of `T` in device memory: made by [`Ctx::upload`] or [`Ctx::zeros`], or a
 /// view of a buffer of your own ([`GpuVec::from_buffer`]).
@@ -267,7 +265,8 @@ impl<T: GpuElement> GpuVec<T> {
     }
 
     /// Async twin of [`GpuVec::to_vec`]. It needs no particular executor: the GPU is
-    /// waited on by a short-lived helper thread, which wakes the task.
+    /// waited on by the context's one waiter thread, which wakes the task (see the
+    /// crate's notes on [waiting](crate#waiting-for-the-gpu)).
     pub async fn to_vec_async(&self) -> Result<Vec<T>> {
         let len = match &self.count {
             Some(c) => self.count_start(c)?.wait_async().await?[0] as usize,
@@ -683,57 +682,48 @@ impl Ctx {
     }
 }
 
-/// A read-back in flight: a staging buffer being mapped (or nothing, for zero elements).
+/// A read-back in flight: a staging buffer being mapped (or nothing, for zero elements),
+/// and the submission it waits for.
 pub(crate) struct ReadBack<T> {
     ctx: Ctx,
-    staging: Option<(Scratch, Arc<MapState>)>,
+    op: &'static str,
+    staging: Option<(Scratch, Arc<MapState>, wgpu::SubmissionIndex)>,
     len: usize,
     _element: PhantomData<T>,
 }
 
 impl<T: GpuElement> ReadBack<T> {
-    /// Blocks until the GPU is done and returns the elements.
+    /// Blocks until the GPU is done and returns the elements (spin, sleep, deadline).
     pub(crate) fn wait(self) -> Result<Vec<T>> {
-        if let Some((_, state)) = &self.staging {
-            // Poll without blocking for a short while first (see `Ctx::spin_poll`).
-            if !state.done() && !self.ctx.spin_poll(|_| state.done())? {
-                self.ctx.wait_idle()?;
-            }
-            // The GPU is done, but when several threads poll, another thread's poll may
-            // be the one running our map callback: wait for it to land.
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-            while !state.wait_done(std::time::Duration::from_millis(1)) {
-                // `poll_now`: a wgpu-core assertion that a concurrent submit can trip is
-                // caught and the poll retried, as in `Ctx::wait_idle`.
-                if let Some(Err(e)) = self.ctx.poll_now() {
-                    return Err(self.ctx.poll_error(e));
-                }
-                if std::time::Instant::now() > deadline {
-                    break; // finish() reports the missing read-back
-                }
-            }
+        if let Some((_, state, submission)) = &self.staging {
+            self.ctx
+                .wait_for(self.op, Until::Mapped(state, Some(submission)))?;
         }
         self.finish()
     }
 
-    /// Waits without blocking the task (see [`GpuVec::to_vec_async`]).
+    /// Waits without blocking the task, on the context's waiter thread.
     pub(crate) async fn wait_async(self) -> Result<Vec<T>> {
-        if let Some((_, state)) = &self.staging {
+        let started = std::time::Instant::now();
+        if let Some((_, state, _)) = &self.staging {
             MapWait::new(&self.ctx, Arc::clone(state)).await;
+            if !state.done() && state.timed_out() {
+                return Err(Error::Timeout {
+                    op: self.op,
+                    waited: started.elapsed(),
+                    limit: self.ctx.wait_timeout(),
+                });
+            }
         }
         self.finish()
     }
 
     /// Reads the mapped buffer (the map must have completed).
     fn finish(self) -> Result<Vec<T>> {
-        let Some((mut buffer, state)) = self.staging else {
+        let Some((mut buffer, state, _)) = self.staging else {
             return Ok(Vec::new());
         };
-        let result = state
-            .result
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let result = state.take();
         match result {
             Some(Ok(())) => {}
             Some(Err(e)) => {
@@ -763,81 +753,6 @@ impl<T: GpuElement> ReadBack<T> {
     }
 }
 
-#[derive(Default)]
-struct MapState {
-    result: Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>,
-    landed: Condvar,
-    waker: Mutex<Option<Waker>>,
-}
-
-impl MapState {
-    fn set(&self, r: std::result::Result<(), wgpu::BufferAsyncError>) {
-        *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
-        self.landed.notify_all();
-        if let Some(w) = self.waker.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            w.wake();
-        }
-    }
-
-    /// Whether the callback has run, waiting up to `timeout` for it.
-    fn wait_done(&self, timeout: std::time::Duration) -> bool {
-        let guard = self.result.lock().unwrap_or_else(|p| p.into_inner());
-        let (guard, _) = self
-            .landed
-            .wait_timeout_while(guard, timeout, |r| r.is_none())
-            .unwrap_or_else(|p| p.into_inner());
-        guard.is_some()
-    }
-
-    fn done(&self) -> bool {
-        self.result
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-    }
-}
-
-/// Resolves when a map callback has run. The first poll starts a thread that waits on
-/// the device (which runs the callback); no executor integration is needed.
-struct MapWait {
-    ctx: Ctx,
-    state: Arc<MapState>,
-    started: bool,
-}
-
-impl MapWait {
-    fn new(ctx: &Ctx, state: Arc<MapState>) -> Self {
-        MapWait {
-            ctx: ctx.clone(),
-            state,
-            started: false,
-        }
-    }
-}
-
-impl Future for MapWait {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<()> {
-        *self.state.waker.lock().unwrap_or_else(|p| p.into_inner()) = Some(cx.waker().clone());
-        if self.state.done() {
-            return Poll::Ready(());
-        }
-        if !self.started {
-            self.started = true;
-            let ctx = self.ctx.clone();
-            let state = Arc::clone(&self.state);
-            std::thread::spawn(move || {
-                // Poll errors mean the device is lost; wake the task so it reports that.
-                let _ = ctx.wait_idle();
-                if !state.done() {
-                    state.set(Err(wgpu::BufferAsyncError));
-                }
-            });
-        }
-        Poll::Pending
-    }
-}
-
 impl Ctx {
     /// Adds to `work` a copy of the `len` elements at `src` into a staging buffer,
     /// submits it and starts mapping the staging buffer: one submission carries a
@@ -855,6 +770,7 @@ impl Ctx {
             work.submit()?;
             return Ok(ReadBack {
                 ctx: self.clone(),
+                op,
                 staging: None,
                 len,
                 _element: PhantomData,
@@ -884,18 +800,19 @@ impl Ctx {
         self.check_not_recording(op)?;
         buffer.reusable = false; // until it is unmapped again
         let state = Arc::new(MapState::default());
-        self.capture(op, || -> Result<()> {
+        let submission = self.capture(op, || -> Result<wgpu::SubmissionIndex> {
             let enc = work.encode_captured()?;
-            self.submit_now(enc);
+            let submission = self.submit_now(enc);
             let s = Arc::clone(&state);
             buffer
                 .slice(..)
                 .map_async(wgpu::MapMode::Read, move |r| s.set(r));
-            Ok(())
+            Ok(submission)
         })??;
         Ok(ReadBack {
             ctx: self.clone(),
-            staging: Some((buffer, state)),
+            op,
+            staging: Some((buffer, state, submission)),
             len,
             _element: PhantomData,
         })

@@ -110,8 +110,13 @@ fn batches_go_when_full() {
 #[test]
 fn idle_gpu_gets_calls_at_once() {
     // Without the switch: once the GPU has finished everything, a call is submitted by
-    // itself (the queue cannot become busy on its own).
-    let ctx = Ctx::builder().batch_limit(64).build().unwrap();
+    // itself (the queue cannot become busy on its own: the device is this context's
+    // alone, where a shared one would also run the other tests' calls).
+    let ctx = Ctx::builder()
+        .dedicated_device(true)
+        .batch_limit(64)
+        .build()
+        .unwrap();
     let a = ctx.upload(&[1u32, 2, 3]).unwrap();
     for round in 0..3 {
         ctx.synchronize().unwrap();

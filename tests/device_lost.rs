@@ -1,7 +1,13 @@
 //! A lost device: after `ctx.device().destroy()` (or a loss gpuprim learns of later),
 //! every call returns `Error::DeviceLost`, pending read-backs resolve, nothing is printed,
-//! and a new `Ctx` works. Each test makes a context of its own: a destroyed device
-//! cannot be shared.
+//! and a new `Ctx` works. Each test makes a context with a device of its own
+//! (`CtxBuilder::dedicated_device`): the device that `Ctx::new` contexts share would end
+//! every other test's contexts when destroyed. One test destroys a shared device of its
+//! own limits, which no other test uses.
+//!
+//! The tests take turns (`one_at_a_time`): on NVIDIA's Vulkan driver, a device destroyed
+//! while other devices of the process work can hang the process (1 of 12 runs of this
+//! binary did when its tests ran at once; docs/multidevice-hang.md).
 
 mod common;
 
@@ -11,8 +17,16 @@ use std::time::Duration;
 use common::*;
 use gpuprim::{Ctx, Error, GpuVec, Grid2D, Grid2DMut, Reduce, Rng, Scan, ScanOp, Swizzle};
 
+/// Held by every test for its whole run: one device is destroyed at a time, while no
+/// other test's device works.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn own_ctx() -> Ctx {
     Ctx::builder()
+        .dedicated_device(true)
         .build()
         .unwrap_or_else(|e| panic!("no GPU context for the tests: {e}"))
 }
@@ -175,6 +189,7 @@ fn new_ctx_works() {
 
 #[test]
 fn every_call_after_destroy_is_device_lost() {
+    let _turn = one_at_a_time();
     let ctx = own_ctx();
     let mut v = inputs(&ctx);
     // Every call works first (and compiles its kernels, so both cached and new kernels
@@ -195,6 +210,7 @@ fn every_call_after_destroy_is_device_lost() {
 
 #[test]
 fn destroy_through_a_clone_of_the_wgpu_device() {
+    let _turn = one_at_a_time();
     // gpuprim does not see this destroy happen; it learns of it from the device.
     let ctx = own_ctx();
     let mut v = inputs(&ctx);
@@ -208,8 +224,38 @@ fn destroy_through_a_clone_of_the_wgpu_device() {
 }
 
 #[test]
+fn destroying_a_shared_device_ends_its_contexts_and_the_next_gets_a_new_device() {
+    let _turn = one_at_a_time();
+    // Limits of this test alone (no kernel uses 1D textures), so that the device destroyed
+    // here is shared by this test's contexts only.
+    let mut limits = own_ctx().info().limits.clone();
+    limits.max_texture_dimension_1d = limits.max_texture_dimension_1d.min(1000) - 1;
+    let shared = || Ctx::builder().limits(limits.clone()).build().unwrap();
+    let (a, b) = (shared(), shared());
+    assert_eq!(
+        *a.device(),
+        *b.device(),
+        "contexts of one configuration share a device"
+    );
+    let v = b.upload(&[1u32, 2, 3]).unwrap();
+    assert_eq!(b.reduce(&v).unwrap(), 6);
+    a.device().destroy();
+    assert!(
+        matches!(b.reduce(&v), Err(Error::DeviceLost { .. })),
+        "a context sharing the destroyed device"
+    );
+    // A new context works, so it is not on the destroyed device. (Device handles of
+    // different wgpu instances, as on GL, may compare equal: the work is the proof.)
+    let c = shared();
+    let w = c.upload(&[4u32, 5, 6]).unwrap();
+    assert_eq!(c.reduce(&w).unwrap(), 15);
+}
+
+#[test]
 fn destroy_with_held_calls() {
+    let _turn = one_at_a_time();
     let ctx = Ctx::builder()
+        .dedicated_device(true)
         .batch_limit(64)
         .assume_gpu_busy(true)
         .hold_max(Duration::MAX)
@@ -232,6 +278,7 @@ fn destroy_with_held_calls() {
 
 #[test]
 fn destroy_while_a_long_batch_is_in_flight() {
+    let _turn = one_at_a_time();
     let ctx = own_ctx();
     let mut v = inputs(&ctx);
     assert_all_ok(&every_call(&ctx, &mut v));
@@ -290,6 +337,7 @@ fn a_lost_device_prints_nothing() {
     if std::env::var_os("GPUPRIM_CHILD").is_some() {
         return;
     }
+    let _turn = one_at_a_time();
     let exe = std::env::current_exe().unwrap();
     for name in [
         "every_call_after_destroy_is_device_lost",
@@ -314,4 +362,18 @@ fn a_lost_device_prints_nothing() {
             "{name} printed to stderr:\n{stderr}"
         );
     }
+}
+
+/// (From tests/errors.rs, where it ran beside the other tests' devices.)
+#[test]
+fn the_loss_error_says_to_make_a_new_ctx() {
+    let _turn = one_at_a_time();
+    let ctx = own_ctx();
+    let a = ctx.upload(&[1u32, 2]).unwrap();
+    ctx.device().destroy();
+    let _ = ctx.synchronize();
+    let err = ctx.map(&a, "x").unwrap_err();
+    assert!(matches!(err, Error::DeviceLost { .. }), "{err:?}");
+    assert!(err.to_string().contains("create a new Ctx"), "{err}");
+    assert!(matches!(a.to_vec().unwrap_err(), Error::DeviceLost { .. }));
 }

@@ -234,7 +234,10 @@ fn workers(ctx: &Ctx, threads: u32, rounds: u32) -> Vec<std::thread::JoinHandle<
 
 #[test]
 fn threads_that_panic_while_holding_a_ctx_leave_it_working() {
+    // A device of its own: the caller's callback below must run in this test's poll, not
+    // in a poll of another test's context on a shared device.
     let ctx = Ctx::builder()
+        .dedicated_device(true)
         .batch_limit(8)
         .assume_gpu_busy(true)
         .hold_max(Duration::MAX)

@@ -25,7 +25,7 @@ pub struct Report {
 }
 
 /// The operations a soak thread mixes.
-pub const OPS: [&str; 10] = [
+pub const OPS: [&str; 13] = [
     "map",
     "zip",
     "reduce",
@@ -36,6 +36,9 @@ pub const OPS: [&str; 10] = [
     "atomic_sum",
     "fill_random",
     "transpose",
+    "sort",
+    "elementwise",
+    "record",
 ];
 
 /// Runs `threads` threads on clones of `ctx` for `duration`, each call on a vector of
@@ -260,6 +263,49 @@ fn one_call(ctx: &Ctx, op: usize, len: usize, seed: u64) -> Outcome {
                 }
             }
             same(&dst.to_vec().map_err(err)?, &want)
+        }
+        "sort" => {
+            let mut keys = ctx.upload(&host).map_err(err)?;
+            ctx.sort(&mut keys).map_err(err)?;
+            let mut want = host.clone();
+            want.sort_unstable();
+            same(&keys.to_vec().map_err(err)?, &want)
+        }
+        "elementwise" => {
+            // A user kernel with a scalar given per call (one pipeline for every value).
+            let k = (seed >> 20) as u32;
+            let mut y = ctx.upload(&rng.vec_u32(len)).map_err(err)?;
+            let before = y.to_vec().map_err(err)?;
+            ctx.elementwise("y = y ^ (x * k);")
+                .read("x", &v)
+                .read_write("y", &mut y)
+                .scalar("k", k)
+                .run()
+                .map_err(err)?;
+            let want: Vec<u32> = before
+                .iter()
+                .zip(&host)
+                .map(|(&y, &x)| y ^ x.wrapping_mul(k))
+                .collect();
+            same(&y.to_vec().map_err(err)?, &want)
+        }
+        "record" => {
+            // Calls recorded into an encoder of the caller's, which it submits itself.
+            let mut out = ctx.zeros::<u32>(len).map_err(err)?;
+            let mut sum = ctx.zeros::<u32>(1).map_err(err)?;
+            let mut encoder = ctx
+                .device()
+                .create_command_encoder(&gpuprim::wgpu::CommandEncoderDescriptor::default());
+            ctx.record(&mut encoder, |rec| {
+                rec.map_into(&v, "x + 7u", &mut out)?;
+                rec.reduce_with_into(&out, Reduce::Sum, &mut sum)
+            })
+            .map_err(err)?;
+            ctx.queue().submit([encoder.finish()]);
+            let mapped: Vec<u32> = host.iter().map(|x| x.wrapping_add(7)).collect();
+            let total = mapped.iter().fold(0u32, |s, &x| s.wrapping_add(x));
+            same(&out.to_vec().map_err(err)?, &mapped)?;
+            same(&sum.to_vec().map_err(err)?, &[total])
         }
         other => Err(format!("unknown op {other}")),
     }

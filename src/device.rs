@@ -1,0 +1,277 @@
+//! Instances, adapters and the devices contexts share.
+//!
+//! Several wgpu devices that are torn down while others work, from several threads, can
+//! hang a process on NVIDIA's Vulkan driver, and a device torn down while the process
+//! exits can crash it (docs/PERFORMANCE.md, "Several contexts"; wgpu issue 8365). Plain
+//! wgpu shows it: threads that each make an instance and a device, use them and drop
+//! them hung 2 of 8 runs; with one instance for the process, 8 of 8 ended. So gpuprim
+//! never tears either down while a process runs:
+//!
+//! - **One instance per set of primary backends** (Vulkan, Metal, DX12), made and its
+//!   adapters enumerated on first use, and kept for the process. Instances, adapter lists
+//!   and devices are made under one lock: threads enumerating one instance at once
+//!   crashed and hung inside NVIDIA's driver.
+//! - **Shared devices.** Contexts made by [`CtxBuilder::build`](crate::CtxBuilder::build)
+//!   on one adapter with the same features and limits share one wgpu device, made by the
+//!   first of them and kept for the process (its memory use is the driver's own; every
+//!   buffer of a context is freed with the context). Each context keeps its own pipeline
+//!   cache, buffer pool, batching and settings; the device's error scopes are per thread,
+//!   so each call still sees only its own errors. A device that is lost or destroyed
+//!   leaves the registry, and the next context gets a new one.
+//! - [`CtxBuilder::dedicated_device`](crate::CtxBuilder::dedicated_device) asks for a
+//!   device of the context's own, dropped with it (on the shared instance), for a program
+//!   that destroys its device on purpose.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::error::{Error, Result};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A device with its queue and the flag its lost callback sets.
+#[derive(Clone)]
+pub(crate) struct DeviceHandles {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) lost: Arc<Mutex<Option<String>>>,
+}
+
+/// What makes two contexts' devices interchangeable.
+#[derive(PartialEq)]
+struct DeviceKey {
+    adapter: wgpu::AdapterInfo,
+    memory_budget: Option<u8>,
+    features: wgpu::Features,
+    limits: wgpu::Limits,
+}
+
+/// The process's setup, under one lock: every instance made, adapter list enumerated and
+/// device created goes through it. On NVIDIA's driver, threads enumerating one instance's
+/// adapters at once crashed (a segmentation fault inside the driver, under wgpu-hal's
+/// `expose_adapter`) or hung, so nothing of this runs on two threads at once.
+static SETUP: Mutex<Setup> = Mutex::new(Setup {
+    instances: Vec::new(),
+    devices: Vec::new(),
+});
+
+struct Setup {
+    /// Each instance for the primary backends with its adapters, enumerated once.
+    instances: Vec<(InstanceKey, wgpu::Instance, Vec<wgpu::Adapter>)>,
+    /// The shared devices, kept for the process.
+    devices: Vec<(DeviceKey, DeviceHandles)>,
+}
+
+/// The backends and memory budget an instance was made for.
+type InstanceKey = (wgpu::Backends, Option<u8>);
+
+/// The device for a context on `adapter`: the shared one for these features and limits
+/// (made now if there is none), or a new one of its own when `dedicated`.
+pub(crate) fn device_for(
+    adapter: &wgpu::Adapter,
+    memory_budget: Option<u8>,
+    features: wgpu::Features,
+    limits: &wgpu::Limits,
+    dedicated: bool,
+) -> Result<DeviceHandles> {
+    let key = DeviceKey {
+        adapter: adapter.get_info(),
+        memory_budget,
+        features,
+        limits: limits.clone(),
+    };
+    let mut setup = lock(&SETUP);
+    if !dedicated {
+        if let Some((_, handles)) = setup.devices.iter().find(|(k, _)| *k == key) {
+            return Ok(handles.clone());
+        }
+    }
+    // Native wgpu creates the device before this future is first polled: blocking on it
+    // under the lock costs nothing and keeps device creation on one thread at a time.
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("gpuprim"),
+        required_features: features,
+        required_limits: limits.clone(),
+        experimental_features: wgpu::ExperimentalFeatures::disabled(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        trace: wgpu::Trace::Off,
+    }))
+    .map_err(|e| Error::RequestDevice {
+        adapter: key.adapter.name.clone(),
+        message: e.to_string(),
+    })?;
+    let lost = Arc::new(Mutex::new(None));
+    install_callbacks(&device, &lost);
+    let handles = DeviceHandles {
+        device,
+        queue,
+        lost,
+    };
+    if !dedicated {
+        setup.devices.push((key, handles.clone()));
+    }
+    Ok(handles)
+}
+
+/// Takes `device` out of the shared registry (it is lost or destroyed): the next context
+/// gets a new device.
+pub(crate) fn forget(device: &wgpu::Device) {
+    lock(&SETUP).devices.retain(|(_, h)| h.device != *device);
+}
+
+/// On a device gpuprim made: every error gpuprim can foresee is caught in an error scope
+/// and returned; an error that still gets out is printed instead of panicking the
+/// process. Once the device is lost, errors about the objects it left invalid are
+/// expected (from your own wgpu calls too): calls return `DeviceLost`, nothing is printed.
+pub(crate) fn install_callbacks(device: &wgpu::Device, lost: &Arc<Mutex<Option<String>>>) {
+    let lost_quiet = Arc::clone(lost);
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        if lost_quiet
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_none()
+        {
+            eprintln!("gpuprim: uncaptured wgpu error (a gpuprim bug): {e}");
+        }
+    }));
+    let lost_cb = Arc::clone(lost);
+    device.set_device_lost_callback(move |reason, message| {
+        let mut l = lost_cb.lock().unwrap_or_else(|p| p.into_inner());
+        l.get_or_insert_with(|| format!("{reason:?}: {message}"));
+    });
+}
+
+/// Every adapter on `backends` with compute shaders: the primary APIs (Vulkan, Metal,
+/// DX12) first, and GL only when they offer no GPU (slower to probe, no subgroups; a
+/// GPU that only GL drives still beats a software Vulkan device, see [`adapter_rank`]).
+///
+/// Mesa's software Vulkan device (lavapipe) and its GL device (llvmpipe) are the same
+/// rasterizer; lavapipe has subgroups, f16 and f64, so where both exist the rank picks
+/// lavapipe, and GL only where no Vulkan driver is installed (or `WGPU_BACKEND=gl`).
+pub(crate) fn find_adapters(
+    backends: wgpu::Backends,
+    memory_budget: Option<u8>,
+) -> Vec<wgpu::Adapter> {
+    let descriptor = |backends| {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends;
+        desc.memory_budget_thresholds.for_resource_creation = memory_budget;
+        desc
+    };
+    let primary = backends & wgpu::Backends::PRIMARY;
+    let mut adapters = Vec::new();
+    if !primary.is_empty() {
+        adapters = primary_adapters(descriptor(primary));
+    }
+    let others = backends - primary;
+    let has_gpu = adapters
+        .iter()
+        .any(|a| a.get_info().device_type != wgpu::DeviceType::Cpu);
+    if !others.is_empty() && !has_gpu {
+        // GL instances are not shared: the adapters of one GL instance share its EGL
+        // context, which two threads using it at once make current together (EGL's
+        // BadAccess, a panic in wgpu-hal). GL has none of the teardown trouble that
+        // sharing avoids (see the module's notes).
+        let more = pollster::block_on(new_instance(descriptor(others)).enumerate_adapters(others));
+        adapters.extend(more);
+    }
+    adapters
+}
+
+/// The adapters of the process's instance for `desc`'s backends and memory budget: the
+/// instance is made and its adapters enumerated once, then kept, never destroyed (see the
+/// module's notes). On Linux and FreeBSD, when no Wayland display can be
+/// reached, its Vulkan backend is made without the `VK_KHR_wayland_surface` extension:
+/// with it, Mesa's device-selection layer asks libwayland for a display while listing
+/// devices, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the
+/// environment.` on a machine without a desktop session (twice, on every `Ctx::new`).
+/// gpuprim makes no surfaces, and no Wayland surface can be made without a display.
+fn primary_adapters(desc: wgpu::InstanceDescriptor) -> Vec<wgpu::Adapter> {
+    let key = (
+        desc.backends,
+        desc.memory_budget_thresholds.for_resource_creation,
+    );
+    let mut setup = lock(&SETUP);
+    if let Some((_, _, adapters)) = setup.instances.iter().find(|(k, _, _)| *k == key) {
+        return adapters.clone();
+    }
+    let backends = desc.backends;
+    let instance = new_instance(desc);
+    let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    setup.instances.push((key, instance, adapters.clone()));
+    adapters
+}
+
+fn new_instance(desc: wgpu::InstanceDescriptor) -> wgpu::Instance {
+    #[cfg(any(target_os = "linux", target_os = "freebsd"))]
+    if desc.backends.contains(wgpu::Backends::VULKAN) && !wayland_reachable() {
+        if let Some(instance) = vulkan_without_wayland(&desc) {
+            return instance;
+        }
+    }
+    wgpu::Instance::new(desc)
+}
+
+/// Whether libwayland could find a display (its own rules in `wl_display_connect`): a
+/// socket passed in `WAYLAND_SOCKET`, or a display path that is absolute or under an
+/// absolute `XDG_RUNTIME_DIR`. Where this is false libwayland prints its error.
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+fn wayland_reachable() -> bool {
+    let absolute =
+        |var| std::env::var_os(var).is_some_and(|v| v.as_encoded_bytes().starts_with(b"/"));
+    std::env::var_os("WAYLAND_SOCKET").is_some()
+        || absolute("WAYLAND_DISPLAY")
+        || absolute("XDG_RUNTIME_DIR")
+}
+
+/// The Vulkan backend alone, made through wgpu-hal as wgpu would make it, less the
+/// Wayland surface extension; `None` if Vulkan cannot be loaded (the caller then lets
+/// wgpu try, and report, as usual).
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+fn vulkan_without_wayland(desc: &wgpu::InstanceDescriptor) -> Option<wgpu::Instance> {
+    use wgpu::hal;
+    let hal_desc = hal::InstanceDescriptor {
+        name: "wgpu",
+        flags: desc.flags,
+        memory_budget_thresholds: desc.memory_budget_thresholds,
+        backend_options: desc.backend_options.clone(),
+        telemetry: None,
+        display: None,
+    };
+    let without_wayland: Box<hal::vulkan::CreateInstanceCallback<'_>> = Box::new(|args| {
+        args.extensions
+            .retain(|&name| name != c"VK_KHR_wayland_surface");
+    });
+    // SAFETY: `init_with_callback` is `Instance::init` (what `wgpu::Instance::new` calls)
+    // plus the callback. Its contract asks callbacks not to remove extensions, because
+    // wgpu-hal may assume an available extension is enabled. For this one it does not:
+    // its only use, `create_surface_from_wayland`, checks the instance's enabled list
+    // (which is the list after the callback) and returns an error when it is missing
+    // (wgpu-hal 30.0.1, vulkan/instance.rs). gpuprim makes no surfaces, and this
+    // instance is never handed out. `from_hal` takes a valid, usable instance of the
+    // Vulkan backend, which `init_with_callback` returns.
+    let hal_instance =
+        unsafe { hal::vulkan::Instance::init_with_callback(&hal_desc, Some(without_wayland)) }
+            .ok()?;
+    Some(unsafe { wgpu::Instance::from_hal::<hal::api::Vulkan>(hal_instance) })
+}
+
+/// Higher is better: the preferred device type first, then a native API over GL.
+pub(crate) fn adapter_rank(info: &wgpu::AdapterInfo, power: wgpu::PowerPreference) -> (u8, u8) {
+    use wgpu::DeviceType::*;
+    let ty = match (info.device_type, power) {
+        (DiscreteGpu, wgpu::PowerPreference::LowPower) => 3,
+        (IntegratedGpu, wgpu::PowerPreference::LowPower) => 4,
+        (DiscreteGpu, _) => 4,
+        (IntegratedGpu, _) => 3,
+        (VirtualGpu, _) => 2,
+        (Other, _) => 1,
+        (Cpu, _) => 0,
+    };
+    let api = match info.backend {
+        wgpu::Backend::Gl | wgpu::Backend::Noop => 0,
+        _ => 1,
+    };
+    (ty, api)
+}
