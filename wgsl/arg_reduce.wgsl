@@ -1,0 +1,139 @@
+// Two-pass argmax / argmin: the best element and its index.
+//
+// Pass `partials`: each of `groups` workgroups walks its binding window in a grid-stride
+// loop, one vec4 at a time; each invocation keeps its best (value, index). The workgroup
+// then picks its best and writes one partial. Pass `finish`: one workgroup picks the best
+// partial and writes the result (value and index). When the first pass has a single
+// workgroup it writes the result itself.
+//
+// "Best" is a strict weak order on values (gp_beats, from the element type and the
+// direction), with ties broken by the lower index. The result is the one element that
+// comes first in that order, whatever order the pairs are combined in: it is the same on
+// every run and every adapter.
+{{ENABLE}}
+alias T = {{T}};
+
+struct GpArgParams {
+    full_units: u32,  // whole vec4 units in this binding window (finish: partials to combine)
+    tail: u32,        // valid elements (0..3) in the unit after them
+    groups: u32,      // workgroups that take part; surplus ones of a folded grid return
+    base: u32,        // where this window's partials go
+    first_index: u32, // index in the vector of the window's first element
+    direct: u32,      // 1: the only workgroup of the first pass writes the result
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> gp_params: GpArgParams;
+@group(0) @binding(1) var<storage, read_write> gp_partial_values: array<T>;
+@group(0) @binding(2) var<storage, read_write> gp_partial_indices: array<u32>;
+@group(0) @binding(4) var<storage, read_write> gp_out_value: array<T>;
+@group(0) @binding(5) var<storage, read_write> gp_out_index: array<u32>;
+
+// The input at binding 3: gp_x_load(u) -> vec4<T>.
+{{INPUT}}
+
+// No index: what an invocation holds before it has seen an element. Indices are below
+// the vector's length, which is below this.
+const GP_NONE: u32 = 0xffffffffu;
+
+// gp_is_nan(x), gp_beats(a, b) (a is a strictly better value than b), gp_worst() (a value
+// no element is worse than) and, for 32-bit types with subgroups, gp_key(x) (a u32 whose
+// order is gp_beats's).
+{{COMPARE}}
+
+struct GpBest {
+    v: T,
+    i: u32,
+}
+
+// The better of a and b where every index in a is below every index in b (elements
+// seen in index order), or a holds no element: b only if its value is strictly better.
+fn gp_later(a: GpBest, b: GpBest) -> GpBest {
+    if gp_beats(b.v, a.v) || a.i == GP_NONE {
+        return b;
+    }
+    return a;
+}
+
+// The better of any a and b: a better value, or an equal one at a lower index.
+fn gp_either(a: GpBest, b: GpBest) -> GpBest {
+    if gp_beats(b.v, a.v) || (!gp_beats(a.v, b.v) && b.i < a.i) {
+        return b;
+    }
+    return a;
+}
+
+// The best of a unit's four elements, the first at index i.
+fn gp_best4(v: vec4<T>, i: u32) -> GpBest {
+    let xy = gp_later(GpBest(v.x, i), GpBest(v.y, i + 1u));
+    let zw = gp_later(GpBest(v.z, i + 2u), GpBest(v.w, i + 3u));
+    return gp_later(xy, zw);
+}
+
+// Sized for the larger workgroup: the finishing pass may have more invocations.
+var<workgroup> gp_shared_v: array<T, {{FINISH_WG}}>;
+var<workgroup> gp_shared_i: array<u32, {{FINISH_WG}}>;
+
+// GpIds and gp_workgroup_best(b, ids, size) -> GpBest: the best of a workgroup of `size`
+// invocations, valid in invocation 0.
+{{WORKGROUP_BEST}}
+
+@compute @workgroup_size({{WG}})
+fn partials_main(ids: GpIds) {
+    let group = ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+    if group >= gp_params.groups {
+        return;  // whole workgroup: control flow stays uniform for its barriers
+    }
+    let stride = gp_params.groups * {{WG}}u;
+    let full = gp_params.full_units;
+    let first = gp_params.first_index;
+    var best = GpBest(gp_worst(), GP_NONE);
+    var u = group * {{WG}}u + ids.lane;
+    // Four independent loads per iteration keep more memory requests in flight; an
+    // invocation sees its elements in index order, so ties keep the earlier one.
+    for (; u + 3u * stride < full; u += 4u * stride) {
+        let v0 = gp_x_load(u);
+        let v1 = gp_x_load(u + stride);
+        let v2 = gp_x_load(u + 2u * stride);
+        let v3 = gp_x_load(u + 3u * stride);
+        let b01 = gp_later(gp_best4(v0, first + 4u * u), gp_best4(v1, first + 4u * (u + stride)));
+        let b23 = gp_later(gp_best4(v2, first + 4u * (u + 2u * stride)), gp_best4(v3, first + 4u * (u + 3u * stride)));
+        best = gp_later(best, gp_later(b01, b23));
+    }
+    for (; u < full; u += stride) {
+        best = gp_later(best, gp_best4(gp_x_load(u), first + 4u * u));
+    }
+    // The last elements, after every other of the window: one invocation.
+    if group == 0u && ids.lane == 0u && gp_params.tail != 0u {
+        let v = gp_x_load(full);
+        for (var k = 0u; k < gp_params.tail; k++) {
+            best = gp_later(best, GpBest(v[k], first + 4u * full + k));
+        }
+    }
+    let total = gp_workgroup_best(best, ids, {{WG}}u);
+    if ids.lane == 0u {
+        if gp_params.direct != 0u {
+            gp_out_value[0] = total.v;
+            gp_out_index[0] = total.i;
+        } else {
+            gp_partial_values[gp_params.base + group] = total.v;
+            gp_partial_indices[gp_params.base + group] = total.i;
+        }
+    }
+}
+
+// One workgroup, as wide as the device allows (up to 1024): its time is the latency of
+// a few dependent loads per invocation.
+@compute @workgroup_size({{FINISH_WG}})
+fn finish_main(ids: GpIds) {
+    var best = GpBest(gp_worst(), GP_NONE);
+    for (var i = ids.lane; i < gp_params.full_units; i += {{FINISH_WG}}u) {
+        best = gp_either(best, GpBest(gp_partial_values[i], gp_partial_indices[i]));
+    }
+    let total = gp_workgroup_best(best, ids, {{FINISH_WG}}u);
+    if ids.lane == 0u {
+        gp_out_value[0] = total.v;
+        gp_out_index[0] = total.i;
+    }
+}
