@@ -19,9 +19,7 @@ fn tree_ctx() -> &'static Ctx {
     static CTX: OnceLock<Ctx> = OnceLock::new();
     CTX.get_or_init(|| {
         Ctx::builder()
-            .without_features(
-                wgpu::Features::SUBGROUP | wgpu::Features::MAPPABLE_PRIMARY_BUFFERS,
-            )
+            .without_features(wgpu::Features::SUBGROUP | wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
             .build()
             .unwrap()
     })
@@ -94,10 +92,7 @@ fn check<T: TestElement>(ctx: &Ctx, host: &[T], what: &str) {
             host.len()
         );
         assert_eq!(
-            (
-                bytemuck::cast_slice::<T, u8>(&value[1..]),
-                &index[1..]
-            ),
+            (bytemuck::cast_slice::<T, u8>(&value[1..]), &index[1..]),
             (
                 bytemuck::cast_slice::<T, u8>(&[T::POISON; 2]),
                 &[u32::POISON; 2][..]
@@ -157,7 +152,12 @@ fn best_across_binding_windows() {
     for ctx in contexts() {
         for len in [1025usize, 3000, 10_001] {
             let base = random_vec::<f32>(len, len as u64);
-            for at in [vec![0], vec![len - 1], vec![len - 1, 1500 % len], vec![1030 % len, 5]] {
+            for at in [
+                vec![0],
+                vec![len - 1],
+                vec![len - 1, 1500 % len],
+                vec![1030 % len, 5],
+            ] {
                 let mut host = base.clone();
                 for &i in &at {
                     host[i] = 5000.0;
@@ -293,7 +293,10 @@ fn errors() {
     // A prefix view's length is on the device.
     let count = ctx.upload(&[1u32]).unwrap();
     let view = v.prefix(&count).unwrap();
-    assert!(matches!(ctx.argmax(&view), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        ctx.argmax(&view),
+        Err(Error::InvalidArgument { .. })
+    ));
     // A vector of another context.
     let other = split_ctx().upload(&[1.0f32]).unwrap();
     assert!(matches!(

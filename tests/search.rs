@@ -38,7 +38,10 @@ fn cpu_bound<K: SortKey>(table: &[K], q: K, upper: bool) -> u32 {
 fn check<K: SortKey + TestElement>(ctx: &Ctx, table: &[K], queries: &[K], what: &str) {
     let (t, q) = (ctx.upload(table).unwrap(), ctx.upload(queries).unwrap());
     for upper in [false, true] {
-        let want: Vec<u32> = queries.iter().map(|&x| cpu_bound(table, x, upper)).collect();
+        let want: Vec<u32> = queries
+            .iter()
+            .map(|&x| cpu_bound(table, x, upper))
+            .collect();
         let name = if upper { "upper_bound" } else { "lower_bound" };
         let what = format!(
             "{name} of {what}: {} queries, table of {}",
@@ -64,10 +67,18 @@ fn check<K: SortKey + TestElement>(ctx: &Ctx, table: &[K], queries: &[K], what: 
 /// A sorted table of `n` keys from `key(random)` (few distinct values: long runs of
 /// duplicates) and queries from `key` too, so many equal a table element and some fall
 /// below or above all of them.
-fn case<K: SortKey + TestElement>(n: usize, m: usize, seed: u64, key: impl Fn(u32) -> K) -> (Vec<K>, Vec<K>) {
+fn case<K: SortKey + TestElement>(
+    n: usize,
+    m: usize,
+    seed: u64,
+    key: impl Fn(u32) -> K,
+) -> (Vec<K>, Vec<K>) {
     let mut table: Vec<K> = random_vec::<u32>(n, seed).iter().map(|&r| key(r)).collect();
     table.sort_by_key(|k| k.ordered_bits());
-    let queries = random_vec::<u32>(m, seed + 1).iter().map(|&r| key(r)).collect();
+    let queries = random_vec::<u32>(m, seed + 1)
+        .iter()
+        .map(|&r| key(r))
+        .collect();
     (table, queries)
 }
 
@@ -97,15 +108,19 @@ fn i32_keys() {
     for ctx in contexts() {
         for (i, &n) in [0usize, 1, 5, 257, 1025, 5000].iter().enumerate() {
             for &m in &[1usize, 5, 1025] {
-                let (table, queries) =
-                    case::<i32>(n, m, 40 + i as u64, |r| (r % 41) as i32 - 20);
+                let (table, queries) = case::<i32>(n, m, 40 + i as u64, |r| (r % 41) as i32 - 20);
                 check(ctx, &table, &queries, "i32 with duplicates");
             }
         }
         let (table, mut queries) = case::<i32>(3000, 200, 8, |r| r as i32);
         queries.extend([i32::MIN, i32::MAX, -1, 0, table[0], table[2999]]);
         check(ctx, &table, &queries, "i32 full range");
-        check(ctx, &[i32::MIN, i32::MIN, 0, i32::MAX], &[i32::MIN, -1, 0, i32::MAX], "i32 extremes");
+        check(
+            ctx,
+            &[i32::MIN, i32::MIN, 0, i32::MAX],
+            &[i32::MIN, -1, 0, i32::MAX],
+            "i32 extremes",
+        );
     }
 }
 
@@ -143,13 +158,26 @@ fn f32_total_order() {
     table.sort_by_key(|k| k.ordered_bits());
     for ctx in contexts() {
         check(ctx, &table, &specials, "special f32 values");
-        check(ctx, &table[3..21], &specials, "special f32 values without NaNs");
-        check(ctx, &[0.0f32; 1030], &[-0.0, 0.0, f32::MIN_POSITIVE], "zeros");
+        check(
+            ctx,
+            &table[3..21],
+            &specials,
+            "special f32 values without NaNs",
+        );
+        check(
+            ctx,
+            &[0.0f32; 1030],
+            &[-0.0, 0.0, f32::MIN_POSITIVE],
+            "zeros",
+        );
     }
     let ctx = ctx();
     let t = ctx.upload(&[-0.0f32, 0.0]).unwrap();
     let q = ctx.upload(&[0.0f32, -0.0]).unwrap();
-    assert_eq!(ctx.lower_bound(&t, &q).unwrap().to_vec().unwrap(), vec![1, 0]);
+    assert_eq!(
+        ctx.lower_bound(&t, &q).unwrap().to_vec().unwrap(),
+        vec![1, 0]
+    );
 }
 
 /// An unsorted table: answers are unspecified but in 0..=n, on every path.
@@ -169,7 +197,10 @@ fn unsorted_tables_answer_in_range() {
                 }
                 let got = out.to_vec().unwrap();
                 if let Some(i) = got.iter().position(|&a| a as usize > n) {
-                    panic!("table of {n}: answer {} for query {i} is past the table", got[i]);
+                    panic!(
+                        "table of {n}: answer {} for query {i} is past the table",
+                        got[i]
+                    );
                 }
             }
         }
@@ -185,7 +216,11 @@ fn larger_table_and_reuse() {
     check(ctx, &table, &queries, "2^16 table");
     let compiled = ctx.pipelines_compiled();
     check(ctx, &table, &queries, "2^16 table again");
-    assert_eq!(ctx.pipelines_compiled(), compiled, "a repeated call compiles nothing");
+    assert_eq!(
+        ctx.pipelines_compiled(),
+        compiled,
+        "a repeated call compiles nothing"
+    );
 }
 
 /// Words per storage offset alignment (256 bytes on most devices).
@@ -238,11 +273,17 @@ fn borrowed_vectors_of_ragged_lengths() {
                     ctx.lower_bound_into(&t, &q, &mut out).unwrap();
                 }
                 let got = read_words_as_application(ctx, &output);
-                let want: Vec<u32> = queries.iter().map(|&x| cpu_bound(&table, x, upper)).collect();
+                let want: Vec<u32> = queries
+                    .iter()
+                    .map(|&x| cpu_bound(&table, x, upper))
+                    .collect();
                 assert_all_eq(&got[a..a + m], &want, &format!("borrowed {n}/{m}"));
                 for (i, (&w, &g)) in got.iter().zip(&initial).enumerate() {
                     if !(a..a + m).contains(&i) {
-                        assert_eq!(w, g, "borrowed {n}/{m}: word {i} outside the output changed");
+                        assert_eq!(
+                            w, g,
+                            "borrowed {n}/{m}: word {i} outside the output changed"
+                        );
                     }
                 }
             }
@@ -265,7 +306,10 @@ fn errors() {
         ctx.upper_bound(&t.prefix(&count).unwrap(), &q),
         ctx.upper_bound(&t, &q.prefix(&count).unwrap()),
     ] {
-        assert!(matches!(result, Err(Error::InvalidArgument { .. })), "{result:?}");
+        assert!(
+            matches!(result, Err(Error::InvalidArgument { .. })),
+            "{result:?}"
+        );
     }
     let other = split_ctx().upload(&[1u32]).unwrap();
     assert!(matches!(
@@ -280,6 +324,15 @@ fn errors() {
     ));
     // Empty queries: an empty answer; still usable afterwards.
     let none = ctx.zeros::<u32>(0).unwrap();
-    assert!(ctx.lower_bound(&t, &none).unwrap().to_vec().unwrap().is_empty());
-    assert_eq!(ctx.upper_bound(&t, &q).unwrap().to_vec().unwrap(), vec![2, 3]);
+    assert!(
+        ctx.lower_bound(&t, &none)
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        ctx.upper_bound(&t, &q).unwrap().to_vec().unwrap(),
+        vec![2, 3]
+    );
 }

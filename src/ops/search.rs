@@ -209,7 +209,10 @@ impl Ctx {
             render(
                 SEARCH_WGSL,
                 &[
-                    ("QUERIES", units_wgsl("gp_queries", 3, "u32", false, qv.vec4())),
+                    (
+                        "QUERIES",
+                        units_wgsl("gp_queries", 3, "u32", false, qv.vec4()),
+                    ),
                     ("OUT", units_wgsl("gp_out", 4, "u32", true, ov.vec4())),
                     ("KEY_XOR", xor),
                     ("NEG_MASK", neg),
@@ -253,7 +256,7 @@ impl Ctx {
                 // first queries, also bound read-only.
                 qv.window(&query_windows[0])
             } else {
-                Res::range(&table.buffer, table.offset + 4 * first, 4 * count)
+                Res::range(table.buffer, table.offset + 4 * first, 4 * count)
             };
             let pivot_base = t as u32 * max_pivots;
             if window.pivots > 0 {
@@ -434,7 +437,10 @@ mod tests {
                 for j in 0..w.pivots {
                     let p = w.pivot_at(j);
                     let range = (i64::from(p) - prev - 1) as u64;
-                    assert!(i64::from(p) > prev && range < 1 << w.steps, "{n} {max}: {w:?}");
+                    assert!(
+                        i64::from(p) > prev && range < 1 << w.steps,
+                        "{n} {max}: {w:?}"
+                    );
                     prev = i64::from(p);
                 }
                 assert!((i64::from(n) - prev - 1) < 1 << w.steps, "{n} {max}: {w:?}");
