@@ -37,26 +37,26 @@ struct GpArgParams {
 // the vector's length, which is below this.
 const GP_NONE: u32 = 0xffffffffu;
 
-// gp_is_nan(x), gp_beats(a, b) (a is a strictly better value than b), gp_worst() (a value
-// no element is worse than) and, for 32-bit types with subgroups, gp_key(x) (a u32 whose
-// order is gp_beats's).
-{{COMPARE}}
-
 struct GpBest {
     v: T,
     i: u32,
 }
 
-// The better of a and b where every index in a is below every index in b (elements
-// seen in index order), or a holds no element: b only if its value is strictly better.
-fn gp_later(a: GpBest, b: GpBest) -> GpBest {
-    if gp_beats(b.v, a.v) || a.i == GP_NONE {
-        return b;
-    }
-    return a;
-}
+// From the element type and direction:
+// - gp_worst(): a value no element is worse than;
+// - gp_beats(a, b): a is a strictly better value than b (NaN above every number,
+//   -0.0 equal to +0.0);
+// - gp_key(x), with subgroups: a u32 whose unsigned order is gp_beats's;
+// - gp_fast(a, b): the better of a and b when every index in a is below every index in
+//   b (elements seen in index order): b only if strictly better. For f32 a plain
+//   comparison that leaves NaN aside, with gp_mask(v) (a u32 above 0x7f800000 when the
+//   unit holds a NaN) and gp_first_nan(u0, stride, full, first, best) (the invocation's
+//   first NaN, found again) for the invocations that saw one; for the other types
+//   gp_fast is exact and gp_mask is 0.
+{{COMPARE}}
 
-// The better of any a and b: a better value, or an equal one at a lower index.
+// The better of any a and b: a better value, or an equal one at a lower index. An empty
+// pair (index GP_NONE, value gp_worst()) loses to every element.
 fn gp_either(a: GpBest, b: GpBest) -> GpBest {
     if gp_beats(b.v, a.v) || (!gp_beats(a.v, b.v) && b.i < a.i) {
         return b;
@@ -66,9 +66,13 @@ fn gp_either(a: GpBest, b: GpBest) -> GpBest {
 
 // The best of a unit's four elements, the first at index i.
 fn gp_best4(v: vec4<T>, i: u32) -> GpBest {
-    let xy = gp_later(GpBest(v.x, i), GpBest(v.y, i + 1u));
-    let zw = gp_later(GpBest(v.z, i + 2u), GpBest(v.w, i + 3u));
-    return gp_later(xy, zw);
+    let xy = gp_fast(GpBest(v.x, i), GpBest(v.y, i + 1u));
+    let zw = gp_fast(GpBest(v.z, i + 2u), GpBest(v.w, i + 3u));
+    return gp_fast(xy, zw);
+}
+
+fn gp_mask4(a: vec4<T>, b: vec4<T>, c: vec4<T>, d: vec4<T>) -> u32 {
+    return max(max(gp_mask(a), gp_mask(b)), max(gp_mask(c), gp_mask(d)));
 }
 
 // Sized for the larger workgroup: the finishing pass may have more invocations.
@@ -89,26 +93,41 @@ fn partials_main(ids: GpIds) {
     let full = gp_params.full_units;
     let first = gp_params.first_index;
     var best = GpBest(gp_worst(), GP_NONE);
-    var u = group * {{WG}}u + ids.lane;
-    // Four independent loads per iteration keep more memory requests in flight; an
-    // invocation sees its elements in index order, so ties keep the earlier one.
+    var seen = 0u;
+    let u0 = group * {{WG}}u + ids.lane;
+    var u = u0;
+    // The first unit starts the invocation's best (an element, never the empty pair, so
+    // gp_fast needs no test for it); then the units in index order.
+    if u < full {
+        let v = gp_x_load(u);
+        best = gp_best4(v, first + 4u * u);
+        seen = gp_mask(v);
+        u += stride;
+    }
+    // Four independent loads per iteration keep more memory requests in flight.
     for (; u + 3u * stride < full; u += 4u * stride) {
         let v0 = gp_x_load(u);
         let v1 = gp_x_load(u + stride);
         let v2 = gp_x_load(u + 2u * stride);
         let v3 = gp_x_load(u + 3u * stride);
-        let b01 = gp_later(gp_best4(v0, first + 4u * u), gp_best4(v1, first + 4u * (u + stride)));
-        let b23 = gp_later(gp_best4(v2, first + 4u * (u + 2u * stride)), gp_best4(v3, first + 4u * (u + 3u * stride)));
-        best = gp_later(best, gp_later(b01, b23));
+        seen = max(seen, gp_mask4(v0, v1, v2, v3));
+        let b01 = gp_fast(gp_best4(v0, first + 4u * u), gp_best4(v1, first + 4u * (u + stride)));
+        let b23 = gp_fast(gp_best4(v2, first + 4u * (u + 2u * stride)), gp_best4(v3, first + 4u * (u + 3u * stride)));
+        best = gp_fast(best, gp_fast(b01, b23));
     }
     for (; u < full; u += stride) {
-        best = gp_later(best, gp_best4(gp_x_load(u), first + 4u * u));
+        let v = gp_x_load(u);
+        seen = max(seen, gp_mask(v));
+        best = gp_fast(best, gp_best4(v, first + 4u * u));
+    }
+    if seen > 0x7f800000u {
+        best = gp_first_nan(u0, stride, full, first, best);
     }
     // The last elements, after every other of the window: one invocation.
     if group == 0u && ids.lane == 0u && gp_params.tail != 0u {
         let v = gp_x_load(full);
         for (var k = 0u; k < gp_params.tail; k++) {
-            best = gp_later(best, GpBest(v[k], first + 4u * full + k));
+            best = gp_either(best, GpBest(v[k], first + 4u * full + k));
         }
     }
     let total = gp_workgroup_best(best, ids, {{WG}}u);

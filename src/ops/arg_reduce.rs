@@ -406,11 +406,19 @@ fn partial_groups_cap(ctx: &Ctx, finish_wg: u32) -> u32 {
     wanted.min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
 }
 
-/// `gp_is_nan`, `gp_beats`, `gp_worst` and (with subgroups) `gp_key` for `T` and `dir`.
+/// `gp_worst`, `gp_beats`, `gp_fast`, `gp_mask`, `gp_first_nan` and (with subgroups)
+/// `gp_key` for `T` and `dir` (see `wgsl/arg_reduce.wgsl`).
 ///
 /// NaN is tested on the bits (through `f32` for `f16` and `f64`, whose conversions keep
 /// NaN), never by `x != x`: WGSL lets compilers assume floats are not NaN. `gp_beats`
 /// tests NaN before it compares, so no comparison with a NaN decides anything.
+///
+/// The loop over the input is the hot path: for `f32` it compares plainly (one
+/// comparison and two selects per element) and keeps the largest magnitude bits it saw
+/// (two integer operations per element); an invocation that saw a NaN then walks its
+/// units again for its first NaN, whose value and index are its answer (a NaN beats every
+/// number). The NaN-aware comparison costs about twice the operations per element,
+/// which would come close to the memory time of a large GPU.
 fn compare_wgsl<T: GpuElement>(dir: Direction, subgroup: bool) -> String {
     let (better, worst) = match dir {
         Direction::Max => (">", T::LOWEST),
@@ -428,11 +436,44 @@ fn compare_wgsl<T: GpuElement>(dir: Direction, subgroup: bool) -> String {
         };
         s += &format!(
             "fn gp_is_nan(x: T) -> bool {{ return ({bits} & 0x7fffffffu) > 0x7f800000u; }}\n\
-             // NaN beats every number and no NaN; numbers compare as numbers (-0.0 == +0.0).\n\
              fn gp_beats(a: T, b: T) -> bool {{ return !gp_is_nan(b) && (gp_is_nan(a) || a {better} b); }}\n"
         );
     } else {
         s += &format!("fn gp_beats(a: T, b: T) -> bool {{ return a {better} b; }}\n");
+    }
+    if T::WGSL == "f32" {
+        s += &format!(
+            "fn gp_fast(a: GpBest, b: GpBest) -> GpBest {{\n\
+             \x20   if b.v {better} a.v {{\n\
+             \x20       return b;\n\
+             \x20   }}\n\
+             \x20   return a;\n\
+             }}\n"
+        );
+        s += "fn gp_mask(v: vec4<T>) -> u32 {\n\
+              \x20   let m = bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu);\n\
+              \x20   return max(max(m.x, m.y), max(m.z, m.w));\n\
+              }\n\
+              fn gp_first_nan(u0: u32, stride: u32, full: u32, first: u32, best: GpBest) -> GpBest {\n\
+              \x20   for (var u = u0; u < full; u += stride) {\n\
+              \x20       let v = gp_x_load(u);\n\
+              \x20       for (var k = 0u; k < 4u; k++) {\n\
+              \x20           if gp_is_nan(v[k]) {\n\
+              \x20               return GpBest(v[k], first + 4u * u + k);\n\
+              \x20           }\n\
+              \x20       }\n\
+              \x20   }\n\
+              \x20   return best;\n\
+              }\n";
+    } else {
+        s += "fn gp_fast(a: GpBest, b: GpBest) -> GpBest {\n\
+              \x20   if gp_beats(b.v, a.v) {\n\
+              \x20       return b;\n\
+              \x20   }\n\
+              \x20   return a;\n\
+              }\n\
+              fn gp_mask(v: vec4<T>) -> u32 { return 0u; }\n\
+              fn gp_first_nan(u0: u32, stride: u32, full: u32, first: u32, best: GpBest) -> GpBest { return best; }\n";
     }
     if subgroup {
         // A u32 whose unsigned order is gp_beats's: the sortable bits (sign flipped for
