@@ -50,7 +50,8 @@ impl Side {
 impl Ctx {
     /// For each query `q`, the index of the first element of `sorted` that is not less
     /// than `q` (C++'s `std::lower_bound`, NumPy's `searchsorted(side="left")`):
-    /// `sorted.len()` when every element is less. Equal elements: the first of them.
+    /// `sorted.len()` when every element is less. Equal elements: the first of them. An
+    /// empty table answers 0 to every query; no queries, an empty vector.
     ///
     /// `sorted` must be in ascending order: for `f32` the order of [`f32::total_cmp`]
     /// that [`Ctx::sort`] produces (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf <
