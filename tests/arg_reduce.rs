@@ -324,3 +324,18 @@ fn errors() {
     // Still usable afterwards.
     assert_eq!(ctx.argmax(&v).unwrap(), (2.0, 1));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
+
+    /// Random lengths (edges, small, up to 300 000) and values, with few distinct values
+    /// when `ties`, on each context.
+    #[test]
+    fn random_lengths(len in 1usize..300_000, seed: u64, which in 0usize..3, ties: bool) {
+        let host = random_vec::<f32>(len, seed);
+        let host: Vec<f32> = if ties { host.iter().map(|x| (x / 250.0).round()).collect() } else { host };
+        check(contexts()[which], &host, "proptest f32");
+        let ints: Vec<i32> = random_vec::<i32>(len, seed).iter().map(|&x| if ties { x % 4 } else { x }).collect();
+        check(contexts()[which], &ints, "proptest i32");
+    }
+}

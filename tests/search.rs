@@ -336,3 +336,17 @@ fn errors() {
         vec![2, 3]
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
+
+    /// Random table and query lengths and value ranges (a small range: long runs of
+    /// duplicates; a large one: nearly distinct), on each context.
+    #[test]
+    fn random_lengths(n in lengths(), m in 0usize..5000, range in 1u32..100_000, seed: u64, which in 0usize..2) {
+        let (table, queries) = case::<u32>(n, m, seed, |r| r % range);
+        check(contexts()[which], &table, &queries, "proptest u32");
+        let (table, queries) = case::<f32>(n.min(20_000), m, seed, |r| (r % range) as f32 - range as f32 / 2.0);
+        check(contexts()[which], &table, &queries, "proptest f32");
+    }
+}
