@@ -34,7 +34,7 @@ struct GpArgParams {
 {{INPUT}}
 
 // No index: what an invocation holds before it has seen an element. Indices are below
-// the vector's length, which is below this.
+// the vector's length, which is at most this (the call checks).
 const GP_NONE: u32 = 0xffffffffu;
 
 struct GpBest {
