@@ -19,12 +19,14 @@
 //! kernel); `lab/`'s `perf_chart` draws the CSV next to the PyTorch, CUB and lampshade
 //! figures (docs/PERFORMANCE.md).
 
+mod arg_reduce;
 mod atomic;
 mod grid2d;
 mod kernel;
 mod random;
 mod reduce;
 mod scan;
+mod search;
 mod sort;
 mod timing;
 
@@ -37,12 +39,14 @@ use timing::Bench;
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 10] = [
+const SECTIONS: [(&str, Rows); 12] = [
     ("reduce", reduce::rows),
+    ("arg_reduce", arg_reduce::rows),
     ("kernel", kernel::rows),
     ("scan", scan::rows),
     ("sort", sort::rows),
     ("sort_tiles", sort::tile_rows),
+    ("search", search::rows),
     ("atomic", atomic::rows),
     ("random", random::rows),
     ("grid2d", grid2d::rows),

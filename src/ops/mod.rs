@@ -4,6 +4,7 @@
 //!
 //! [`Ctx`]: crate::Ctx
 
+pub mod arg_reduce;
 pub mod atomic;
 pub mod count;
 pub mod grid2d;
@@ -12,4 +13,5 @@ pub mod map;
 pub mod random;
 pub mod reduce;
 pub mod scan;
+pub mod search;
 pub mod sort;

@@ -1,0 +1,51 @@
+//! Throughput of lower_bound and upper_bound: n random queries in a sorted table of n
+//! u32, swept over n; bytes are the queries read and the answers written (8 n).
+//!
+//! `cargo bench --bench search`. Iterations use the `_into` forms and wait for the GPU;
+//! `examples/bandwidth` (section `search`) has the GPU-only table.
+
+mod common;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use gpuprim::{Ctx, GpuVec};
+
+/// A sorted table of `n` u32 over the whole range, `n` random queries and their output.
+fn inputs(ctx: &Ctx, n: usize) -> (GpuVec<u32>, GpuVec<u32>, GpuVec<u32>) {
+    let spacing = (1u64 << 32) / n as u64;
+    let table: Vec<u32> = (0..n as u64).map(|i| (i * spacing) as u32).collect();
+    let queries: Vec<u32> = (0..n as u64)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as u32)
+        .collect();
+    (
+        ctx.upload(&table).unwrap(),
+        ctx.upload(&queries).unwrap(),
+        ctx.zeros::<u32>(n).unwrap(),
+    )
+}
+
+fn bench(c: &mut Criterion) {
+    let ctx = Ctx::new().expect("a GPU context");
+    for (name, upper) in [("lower_bound_u32", false), ("upper_bound_u32", true)] {
+        common::sweep(
+            c,
+            &ctx,
+            name,
+            |n| (inputs(&ctx, n), 8 * n),
+            |(table, queries, out)| {
+                if upper {
+                    ctx.upper_bound_into(table, queries, out).unwrap();
+                } else {
+                    ctx.lower_bound_into(table, queries, out).unwrap();
+                }
+                ctx.synchronize().unwrap();
+            },
+        );
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,477 @@
+//! Binary search of a sorted table: [`Ctx::lower_bound`], [`Ctx::upper_bound`] and their
+//! `_into` forms.
+//!
+//! `wgsl/search.wgsl`, two passes per binding window of the table. The first copies up
+//! to `MAX_PIVOTS` (4096) evenly spaced table elements ("pivots") into a small buffer. In the
+//! second, each workgroup loads them into workgroup memory once and then answers queries
+//! in a grid-stride loop: a binary search over the pivots in workgroup memory takes the
+//! top levels of the search off global memory, and the few levels left search the
+//! table. Each invocation searches four queries side by side (one vec4 unit), so four
+//! independent loads are in flight at every step, and every invocation takes the same
+//! number of steps (no divergence).
+//!
+//! Keys are compared as `u32` words in key order, as the sorts compare them
+//! ([`SortKey`]): `f32` in the order of [`f32::total_cmp`].
+
+use crate::context::{Ctx, check_len};
+use crate::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
+use crate::error::{Error, Result};
+use crate::ops::sort::SortKey;
+use crate::pipeline::{PipelineKey, render};
+use crate::record::{Res, Work};
+use crate::vec::GpuVec;
+use crate::view::{View, units_wgsl};
+
+const SEARCH_WGSL: &str = include_str!("../../wgsl/search.wgsl");
+
+/// Most pivots a workgroup keeps in workgroup memory (16 KiB of `u32`, the least every
+/// WebGPU device offers): 12 of the 24 levels of a search in 2^24 elements. Fewer where
+/// the device offers less workgroup memory, and never more than the table has room for.
+const MAX_PIVOTS: u32 = 4096;
+
+/// Which bound a call finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// The first element >= q.
+    Lower,
+    /// The first element > q.
+    Upper,
+}
+
+impl Side {
+    fn name(self) -> &'static str {
+        match self {
+            Side::Lower => "lower_bound",
+            Side::Upper => "upper_bound",
+        }
+    }
+}
+
+impl Ctx {
+    /// For each query `q`, the index of the first element of `sorted` that is not less
+    /// than `q` (C++'s `std::lower_bound`, NumPy's `searchsorted(side="left")`):
+    /// `sorted.len()` when every element is less. Equal elements: the first of them. An
+    /// empty table answers 0 to every query; no queries, an empty vector.
+    ///
+    /// `sorted` must be in ascending order: for `f32` the order of [`f32::total_cmp`]
+    /// that [`Ctx::sort`] produces (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf <
+    /// +NaN), in which `-0.0` is less than `+0.0` and NaNs have places. Queries may
+    /// come in any order. On a table that is not sorted the answers are unspecified but
+    /// each lies in `0..=sorted.len()`, and nothing outside the table is read.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let sorted = ctx.upload(&[10u32, 20, 20, 30])?;
+    /// let queries = ctx.upload(&[20u32, 5, 25, 99])?;
+    /// assert_eq!(ctx.lower_bound(&sorted, &queries)?.to_vec()?, vec![1, 0, 3, 4]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for prefix views ([`GpuVec::prefix`]) or a table of
+    /// more than `u32::MAX` elements (answers are `u32`). A table larger than one
+    /// binding works: each binding window of it is searched in turn (one search per
+    /// window and query).
+    pub fn lower_bound<K: SortKey>(
+        &self,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+    ) -> Result<GpuVec<u32>> {
+        let mut out = self.zeros::<u32>(queries.len())?;
+        self.search_into(sorted, queries, Side::Lower, &mut out)?;
+        Ok(out)
+    }
+
+    /// For each query `q`, the index of the first element of `sorted` that is greater
+    /// than `q` (C++'s `std::upper_bound`, NumPy's `searchsorted(side="right")`):
+    /// `sorted.len()` when none is. Table order, queries and errors as
+    /// [`Ctx::lower_bound`].
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let sorted = ctx.upload(&[-1.5f32, 0.0, 0.0, 2.0])?;
+    /// let queries = ctx.upload(&[0.0f32, -9.0, 2.0, -0.0])?;
+    /// // -0.0 comes before +0.0 in the total order.
+    /// assert_eq!(ctx.upper_bound(&sorted, &queries)?.to_vec()?, vec![3, 0, 4, 1]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn upper_bound<K: SortKey>(
+        &self,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+    ) -> Result<GpuVec<u32>> {
+        let mut out = self.zeros::<u32>(queries.len())?;
+        self.search_into(sorted, queries, Side::Upper, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Ctx::lower_bound`] into `out` (the queries' length), without waiting.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let sorted = ctx.upload(&[-7i32, -7, 0, 3])?;
+    /// let queries = ctx.upload(&[-7i32, 1, 4])?;
+    /// let mut at = ctx.zeros::<u32>(3)?;
+    /// ctx.lower_bound_into(&sorted, &queries, &mut at)?;
+    /// assert_eq!(at.to_vec()?, vec![0, 3, 4]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Ctx::lower_bound`], and [`Error::LengthMismatch`] unless `out` has the
+    /// queries' length; [`Error::InvalidArgument`] if `out` shares a buffer with an
+    /// input.
+    pub fn lower_bound_into<K: SortKey>(
+        &self,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+        out: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.search_into(sorted, queries, Side::Lower, out)
+    }
+
+    /// [`Ctx::upper_bound`] into `out` (the queries' length), without waiting.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let sorted = ctx.upload(&[-7i32, -7, 0, 3])?;
+    /// let queries = ctx.upload(&[-7i32, 1, 4])?;
+    /// let mut at = ctx.zeros::<u32>(3)?;
+    /// ctx.upper_bound_into(&sorted, &queries, &mut at)?;
+    /// assert_eq!(at.to_vec()?, vec![2, 3, 4]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Ctx::lower_bound_into`].
+    pub fn upper_bound_into<K: SortKey>(
+        &self,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+        out: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.search_into(sorted, queries, Side::Upper, out)
+    }
+
+    fn search_into<K: SortKey>(
+        &self,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+        side: Side,
+        out: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        let op = side.name();
+        self.check_owned(op, &[&sorted.ctx, &queries.ctx, &out.ctx])?;
+        sorted.require_host_len(op)?;
+        queries.require_host_len(op)?;
+        out.require_host_len(op)?;
+        check_len(op, ("out", out.len()), ("queries", queries.len()))?;
+        let n = sorted.len();
+        if n > u32::MAX as usize {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!(
+                    "the table has {n} elements; answers are u32 indices up to the table's \
+                     length, so it may have at most {}",
+                    u32::MAX
+                ),
+            });
+        }
+        if queries.is_empty() {
+            return Ok(());
+        }
+        let mut work = Work::new(self, op);
+        self.record_search(&mut work, sorted, queries, side, out)?;
+        work.submit()
+    }
+
+    /// Adds the pivot and search passes of every (table window, query window) to `work`.
+    fn record_search<K: SortKey>(
+        &self,
+        work: &mut Work,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+        side: Side,
+        out: &GpuVec<u32>,
+    ) -> Result<()> {
+        let wg = pow2_workgroup_size(self, 256);
+        let max_pivots = max_pivots(self);
+        let (table, qv, ov) = (View::of(sorted), View::of(queries), View::of(out));
+        let key = PipelineKey {
+            op: side.name(),
+            element: K::WGSL,
+            workgroup_size: wg,
+            variant: format!("{}/{}|pivots {max_pivots}", qv.layout(), ov.layout()),
+            code: String::new(),
+        };
+        let source = || {
+            let (wg, pivots) = (wg.to_string(), max_pivots.to_string());
+            let (xor, neg) = (K::KEY_XOR.to_string(), K::NEG_MASK.to_string());
+            render(
+                SEARCH_WGSL,
+                &[
+                    (
+                        "QUERIES",
+                        units_wgsl("gp_queries", 3, "u32", false, qv.vec4()),
+                    ),
+                    ("OUT", units_wgsl("gp_out", 4, "u32", true, ov.vec4())),
+                    ("KEY_XOR", xor),
+                    ("NEG_MASK", neg),
+                    (
+                        "BEFORE",
+                        match side {
+                            Side::Lower => "<".into(),
+                            Side::Upper => "<=".into(),
+                        },
+                    ),
+                    ("PIVOTS", pivots),
+                    ("WG", wg),
+                ],
+            )
+        };
+        let pivots_kernel = self.kernel_entry(key.clone(), "pivots_main", source)?;
+        let search_kernel = self.kernel_entry(key, "search_main", source)?;
+
+        let max_per_dim = self.info().max_workgroups_per_dimension;
+        let n = sorted.len() as u64;
+        // The table as windows of whole elements; an empty table is one empty window.
+        let table_windows: Vec<(u64, u64)> = if n == 0 {
+            vec![(0, 0)]
+        } else {
+            chunks(n, units_per_window(self, &[4]))
+                .map(|c| (c.offset_units, c.units))
+                .collect()
+        };
+        let pivots = work.keep(self.scratch(
+            "lower_bound/upper_bound pivots",
+            4 * u64::from(max_pivots) * table_windows.len() as u64,
+            wgpu::BufferUsages::STORAGE,
+        )?);
+        let query_windows: Vec<_> =
+            chunks(qv.units(), units_per_window(self, &[qv.unit_bytes()])).collect();
+        let cap = search_groups_cap(self);
+        for (t, &(first, count)) in table_windows.iter().enumerate() {
+            let window = Window::new(count as u32, max_pivots);
+            let table_binding = if count == 0 {
+                // Never read (no pivots, no steps), but a binding must have bytes: the
+                // first queries, also bound read-only.
+                qv.window(&query_windows[0])
+            } else {
+                Res::range(table.buffer, table.offset + 4 * first, 4 * count)
+            };
+            let pivot_base = t as u32 * max_pivots;
+            if window.pivots > 0 {
+                let block = work.params(&SearchParams {
+                    n: window.n,
+                    pivots: window.pivots,
+                    gap: window.gap,
+                    extra: window.extra,
+                    pivot_base,
+                    ..SearchParams::default()
+                });
+                let grid = workgroup_grid(u64::from(window.pivots.div_ceil(wg)), max_per_dim)?;
+                work.dispatch(&pivots_kernel, grid)
+                    .bind(0, block)
+                    .bind(1, Res::whole(&pivots))
+                    .bind(2, table_binding.clone());
+            }
+            for q in &query_windows {
+                let units = q.units as u32;
+                let groups = units.div_ceil(wg).clamp(1, cap);
+                let block = work.params(&SearchParams {
+                    n: window.n,
+                    pivots: window.pivots,
+                    gap: window.gap,
+                    extra: window.extra,
+                    steps: window.steps,
+                    pivot_base,
+                    accumulate: u32::from(t > 0),
+                    units,
+                    groups,
+                    ..SearchParams::default()
+                });
+                let grid = workgroup_grid(u64::from(groups), max_per_dim)?;
+                work.dispatch(&search_kernel, grid)
+                    .bind(0, block)
+                    .bind(1, Res::whole(&pivots))
+                    .bind(2, table_binding.clone())
+                    .bind(3, qv.window(q))
+                    .bind(4, ov.window(q));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How one table window is searched: `pivots` elements split the others into
+/// `pivots + 1` ranges of `gap - 1` or `gap` elements (the first `extra` ranges are the
+/// longer ones), so a query narrowed to one range needs `steps` binary-search steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Window {
+    n: u32,
+    pivots: u32,
+    gap: u32,
+    extra: u32,
+    steps: u32,
+}
+
+impl Window {
+    fn new(n: u32, max_pivots: u32) -> Window {
+        // As many pivots as fit (a power of two, for the search over them), at most
+        // n - 1 so that no range is empty by construction.
+        let pivots = if n >= 2 {
+            max_pivots.min(1 << (n - 1).ilog2())
+        } else {
+            0
+        };
+        let (gap, extra, longest) = if pivots == 0 {
+            (0, 0, n)
+        } else {
+            let rest = n - pivots;
+            let (g, r) = (rest / (pivots + 1), rest % (pivots + 1));
+            (g + 1, r, g + u32::from(r > 0))
+        };
+        Window {
+            n,
+            pivots,
+            gap,
+            extra,
+            steps: u32::BITS - longest.leading_zeros(),
+        }
+    }
+
+    /// Table index of pivot `j` (`gp_pivot_at` in `wgsl/search.wgsl`).
+    #[cfg(test)]
+    fn pivot_at(&self, j: u32) -> u32 {
+        (j + 1) * self.gap - 1 + (j + 1).min(self.extra)
+    }
+}
+
+/// The parameter block of `wgsl/search.wgsl` (`struct GpSearchParams` there).
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct SearchParams {
+    /// Table elements in this window.
+    n: u32,
+    /// Pivots of this window: 0 or a power of two.
+    pivots: u32,
+    /// Pivots are `gap` apart, plus 1 for each of the first `extra` gaps.
+    gap: u32,
+    /// Ranges one longer than the others (the first ones).
+    extra: u32,
+    /// Binary-search steps after the pivots.
+    steps: u32,
+    /// Where this window's pivots start in the pivot buffer.
+    pivot_base: u32,
+    /// 1: add to the answers of the earlier table windows.
+    accumulate: u32,
+    /// Query units in this query window.
+    units: u32,
+    /// Workgroups that take part; the surplus ones of a folded grid return.
+    groups: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+/// Pivots per workgroup: `MAX_PIVOTS`, or the largest power of two whose `u32`s fit the
+/// device's workgroup memory.
+fn max_pivots(ctx: &Ctx) -> u32 {
+    let words = (ctx.info().limits.max_compute_workgroup_storage_size / 4).max(1);
+    MAX_PIVOTS.min(1 << words.ilog2())
+}
+
+/// Workgroups per search dispatch. Each loads the pivots once (16 KiB from the small
+/// pivot buffer, which stays in cache), so on a GPU a few thousand workgroups (several
+/// per compute unit, each taking a few units per invocation) amortise that load and keep
+/// every compute unit busy; on a CPU adapter each workgroup runs on one core.
+fn search_groups_cap(ctx: &Ctx) -> u32 {
+    let wanted = match ctx.info().device_type {
+        wgpu::DeviceType::Cpu => 32,
+        _ => 4096,
+    };
+    wanted.min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Window;
+
+    /// The kernel's search on the CPU, step for step: pivots narrow `q` to a range,
+    /// `steps` halvings finish it.
+    fn search(table: &[u32], w: &Window, q: u32, upper: bool) -> u32 {
+        let before = |t: u32| if upper { t <= q } else { t < q };
+        let mut c = 0;
+        let mut step = w.pivots;
+        while step > 0 {
+            let probe = c + step;
+            if probe <= w.pivots && before(table[w.pivot_at(probe.min(w.pivots) - 1) as usize]) {
+                c = probe;
+            }
+            step >>= 1;
+        }
+        let mut lo = c * w.gap + c.min(w.extra);
+        let hi = if c == w.pivots { w.n } else { w.pivot_at(c) };
+        let mut len = hi - lo;
+        for _ in 0..w.steps {
+            let half = len >> 1;
+            let mid = (lo + half).min(w.n.max(1) - 1);
+            if len > 0 && before(table[mid as usize]) {
+                lo = mid + 1;
+                len -= half + 1;
+            } else {
+                len = half;
+            }
+        }
+        lo
+    }
+
+    /// Pivots are increasing and inside the table, every range fits the steps, and the
+    /// search finds std's answers.
+    #[test]
+    fn windows_cover_their_ranges() {
+        for max in [1u32, 2, 8, 4096] {
+            for n in (0..300u32).chain([1 << 20, 1 << 24, (1 << 24) + 7, u32::MAX]) {
+                let w = Window::new(n, max);
+                assert!(w.pivots <= max && (w.pivots == 0 || w.pivots.is_power_of_two()));
+                let mut prev: i64 = -1;
+                for j in 0..w.pivots {
+                    let p = w.pivot_at(j);
+                    let range = (i64::from(p) - prev - 1) as u64;
+                    assert!(
+                        i64::from(p) > prev && range < 1 << w.steps,
+                        "{n} {max}: {w:?}"
+                    );
+                    prev = i64::from(p);
+                }
+                assert!((i64::from(n) - prev - 1) < 1 << w.steps, "{n} {max}: {w:?}");
+            }
+        }
+        // 12 steps after 4096 pivots in 2^24 elements.
+        assert_eq!(Window::new(1 << 24, 4096).steps, 12);
+    }
+
+    #[test]
+    fn search_matches_partition_point() {
+        let mut s = 0x9e37_79b9u32;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s
+        };
+        for n in [0usize, 1, 2, 3, 5, 17, 64, 100, 1000, 5000] {
+            let mut table: Vec<u32> = (0..n).map(|_| next() % 64).collect();
+            table.sort();
+            for max in [1, 4, 16, 4096] {
+                let w = Window::new(n as u32, max);
+                for q in 0..70 {
+                    let lower = table.partition_point(|&t| t < q) as u32;
+                    let upper = table.partition_point(|&t| t <= q) as u32;
+                    assert_eq!(search(&table, &w, q, false), lower, "n {n} max {max} q {q}");
+                    assert_eq!(search(&table, &w, q, true), upper, "n {n} max {max} q {q}");
+                }
+            }
+        }
+    }
+}
