@@ -208,7 +208,10 @@ fn check_f32_sum(ctx: &Ctx, keys: &[u32], values: &[f32], op: ScanOp<f32>) {
     for exclusive in [false, true] {
         let got = gpu_scan_by_key(ctx, &kv, &vv, &op, exclusive);
         let again = gpu_scan_by_key(ctx, &kv, &vv, &op, exclusive);
-        let same = got.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits());
+        let same = got
+            .iter()
+            .zip(&again)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
         assert!(same, "{op:?} of {}: two runs differ", values.len());
         let (mut exact, mut abs, mut m) = (0.0f64, 0.0f64, 0usize);
         for i in 0..values.len() {
@@ -306,7 +309,9 @@ fn one_run_across_every_tile() {
 #[test]
 fn every_key_distinct() {
     let len = 3 * TILE + 3;
-    let keys: Vec<u32> = (0..len as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let keys: Vec<u32> = (0..len as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
     for ctx in [ctx(), split_ctx(), tree_ctx()] {
         check_all(ctx, &keys, 8);
     }
@@ -392,8 +397,8 @@ fn f32_products_and_custom_sums() {
             }
             exact *= factors[i] as f64;
             let k = (i - i0) as f64;
-            let bound = (gamma(k, f32::EPSILON as f64 / 2.0) + gamma(k, f64::EPSILON / 2.0))
-                * exact.abs();
+            let bound =
+                (gamma(k, f32::EPSILON as f64 / 2.0) + gamma(k, f64::EPSILON / 2.0)) * exact.abs();
             assert!(
                 (got[i] as f64 - exact).abs() <= bound,
                 "product element {i}: GPU {}, exact {exact}",
@@ -411,13 +416,22 @@ fn convenience_forms_match_the_with_forms() {
     let sum = ScanOp::Sum;
     let inclusive = gpu_scan_by_key(c, &keys, &values, &sum, false);
     let exclusive = gpu_scan_by_key(c, &keys, &values, &sum, true);
-    assert_eq!(c.scan_by_key(&keys, &values).unwrap().to_vec().unwrap(), inclusive);
     assert_eq!(
-        c.scan_by_key_exclusive(&keys, &values).unwrap().to_vec().unwrap(),
+        c.scan_by_key(&keys, &values).unwrap().to_vec().unwrap(),
+        inclusive
+    );
+    assert_eq!(
+        c.scan_by_key_exclusive(&keys, &values)
+            .unwrap()
+            .to_vec()
+            .unwrap(),
         exclusive
     );
     assert_eq!(
-        c.scan_by_key_with(&keys, &values, &sum).unwrap().to_vec().unwrap(),
+        c.scan_by_key_with(&keys, &values, &sum)
+            .unwrap()
+            .to_vec()
+            .unwrap(),
         inclusive
     );
     assert_eq!(
@@ -431,7 +445,8 @@ fn convenience_forms_match_the_with_forms() {
     c.scan_by_key_into(&keys, &values, &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), inclusive);
     let mut out = poisoned::<u32>(c, 700);
-    c.scan_by_key_exclusive_into(&keys, &values, &mut out).unwrap();
+    c.scan_by_key_exclusive_into(&keys, &values, &mut out)
+        .unwrap();
     assert_eq!(out.to_vec().unwrap(), exclusive);
 }
 
@@ -444,17 +459,17 @@ fn vectors_over_buffers_of_odd_lengths() {
         let values = random_vec::<i32>(len, 61);
         let buffer = |bytes: &[u8]| {
             use wgpu::util::DeviceExt;
-            c.device().create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: None,
-                contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-            })
+            c.device()
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytes,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
+                })
         };
         let kv = GpuVec::<u32>::from_buffer(c, buffer(bytemuck::cast_slice(&keys)), len).unwrap();
-        let vv =
-            GpuVec::<i32>::from_buffer(c, buffer(bytemuck::cast_slice(&values)), len).unwrap();
+        let vv = GpuVec::<i32>::from_buffer(c, buffer(bytemuck::cast_slice(&values)), len).unwrap();
         let poison = vec![i32::POISON; len];
         let mut out =
             GpuVec::<i32>::from_buffer(c, buffer(bytemuck::cast_slice(&poison)), len).unwrap();

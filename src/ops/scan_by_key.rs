@@ -17,8 +17,9 @@
 //! context's [`Info::scan_algorithm`](crate::Info::scan_algorithm) does not apply.
 
 use crate::context::{Ctx, check_len};
-use crate::dispatch::{Chunk, chunks, pow2_workgroup_size, storage_alignment, units_per_window,
-    workgroup_grid};
+use crate::dispatch::{
+    Chunk, chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
+};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::scan::ScanOp;
@@ -223,7 +224,7 @@ impl Ctx {
         op: &ScanOp<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        scan_by_key_impl(self, "scan_by_key", keys, values, op, false, out)
+        scan_by_key_impl(self, "scan_by_key", keys, values, op, false, out, SPIN)
     }
 
     /// [`Ctx::scan_by_key_exclusive_with`] into `out` (same length), without waiting.
@@ -245,12 +246,23 @@ impl Ctx {
         op: &ScanOp<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        scan_by_key_impl(self, "scan_by_key_exclusive", keys, values, op, true, out)
+        scan_by_key_impl(
+            self,
+            "scan_by_key_exclusive",
+            keys,
+            values,
+            op,
+            true,
+            out,
+            SPIN,
+        )
     }
 }
 
 /// Checks the arguments, compiles the kernel and records the single pass over every
-/// binding window.
+/// binding window; a look-back probes a predecessor `spin` times (at least 1) before it
+/// reduces that tile itself.
+#[allow(clippy::too_many_arguments)]
 fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
@@ -259,6 +271,7 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     scan_op: &ScanOp<T>,
     exclusive: bool,
     out: &mut GpuVec<T>,
+    spin: u32,
 ) -> Result<()> {
     ctx.check_owned(op, &[&keys.ctx, &values.ctx, &out.ctx])?;
     for len_on_host in [
@@ -284,7 +297,8 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     let keys_view = View::of(keys);
     let values_view = View::of(values);
     let out_view = View::of(out);
-    let kernel = kernel::<T>(ctx, scan_op, exclusive, &keys_view, &values_view, &out_view)?;
+    let layouts = [&keys_view, &values_view, &out_view];
+    let kernel = kernel::<T>(ctx, scan_op, exclusive, layouts, spin)?;
     if values.is_empty() {
         return Ok(());
     }
@@ -292,8 +306,11 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     let tile_units = u64::from(wg * v);
     // Unit u of each window is unit u of the keys, the values and the output.
     let unit_bytes = (LANES * 4) as u64;
-    let windows: Vec<Chunk> =
-        chunks(values.lanes4(), units_per_window(ctx, &[unit_bytes, unit_bytes])).collect();
+    let windows: Vec<Chunk> = chunks(
+        values.lanes4(),
+        units_per_window(ctx, &[unit_bytes, unit_bytes]),
+    )
+    .collect();
     let tiles: u64 = windows.iter().map(|w| w.units.div_ceil(tile_units)).sum();
     let counters = (windows.len() as u64).next_multiple_of(4);
     let status_bytes = 4 * (counters + 4 * tiles);
@@ -374,15 +391,17 @@ fn section(name: &str) -> &'static str {
     &rest[..rest.find("//#section ").unwrap_or(rest.len())]
 }
 
-/// The compiled single pass for the operator, form and the three vectors' layouts.
+/// The compiled single pass for the operator, the form, the layouts of the keys, values
+/// and output, and the probes before standing in for a predecessor.
 fn kernel<T: GpuElement>(
     ctx: &Ctx,
     scan_op: &ScanOp<T>,
     exclusive: bool,
-    keys: &View<'_>,
-    values: &View<'_>,
-    out: &View<'_>,
+    [keys, values, out]: [&View<'_>; 3],
+    spin: u32,
 ) -> Result<Arc<Kernel>> {
+    // 0 probes would never see an earlier window's tiles, which are only waited for.
+    let spin = spin.max(1);
     let (name, combine, identity) = match scan_op {
         ScanOp::Sum => ("sum", "a + b".to_string(), T::ZERO),
         ScanOp::Product => ("product", "a * b".to_string(), T::ONE),
@@ -406,7 +425,7 @@ fn kernel<T: GpuElement>(
         element: T::WGSL,
         workgroup_size: wg,
         variant: format!(
-            "{name}{}+{wg}x{v}{}|keys {}/values {}/out {}",
+            "{name}{}+{wg}x{v}+spin{spin}{}|keys {}/values {}/out {}",
             if exclusive { "-exclusive" } else { "" },
             if subgroups { "+subgroup" } else { "" },
             keys.layout(),
@@ -435,7 +454,7 @@ fn kernel<T: GpuElement>(
                 ("WG", wg.to_string()),
                 ("V", v.to_string()),
                 ("EXCLUSIVE", exclusive.to_string()),
-                ("SPIN", SPIN.to_string()),
+                ("SPIN", spin.to_string()),
                 ("STASH", STASH.to_string()),
                 ("BY_ID", subgroups.to_string()),
                 ("IDENTITY", identity.wgsl_literal()),
@@ -444,4 +463,80 @@ fn kernel<T: GpuElement>(
         )
     };
     ctx.kernel_entry(key, "chained", source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys in runs of 1..=`max_run` and values from a xorshift stream.
+    fn inputs(len: usize, max_run: u64, seed: u64) -> (Vec<u32>, Vec<u32>) {
+        let mut s = seed | 1;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let (mut keys, mut values) = (Vec::new(), Vec::new());
+        let mut key = 0u32;
+        while keys.len() < len {
+            key += 1;
+            for _ in 0..(1 + next() % max_run).min((len - keys.len()) as u64) {
+                keys.push(key);
+                values.push((next() >> 32) as u32);
+            }
+        }
+        (keys, values)
+    }
+
+    /// With one probe before standing in, a look-back reduces every predecessor tile
+    /// that has not published yet itself (the fallback that keeps the single pass from
+    /// waiting on workgroups that are not scheduled): the results must be the CPU's,
+    /// and float sums the same bits as with the usual waits (the stand-in folds a tile
+    /// operation for operation as its owner does).
+    #[test]
+    fn look_back_fallback_gives_the_same_results() {
+        let contexts = [
+            Ctx::new(),
+            Ctx::builder()
+                .without_features(wgpu::Features::SUBGROUP)
+                .build(),
+            Ctx::builder()
+                .max_binding_bytes(4096)
+                .max_workgroups_per_dimension(3)
+                .build(),
+        ];
+        for ctx in contexts {
+            let ctx = ctx.expect("a context");
+            for (len, max_run) in [(20_000, 40), (9_000, 3000)] {
+                let (keys, values) = inputs(len, max_run, len as u64);
+                let kv = ctx.upload(&keys).unwrap();
+                let vv = ctx.upload(&values).unwrap();
+                let mut out = ctx.upload(&vec![0xdead_beefu32; len]).unwrap();
+                scan_by_key_impl(&ctx, "test", &kv, &vv, &ScanOp::Sum, false, &mut out, 1).unwrap();
+                let got = out.to_vec().unwrap();
+                let mut acc = 0u32;
+                for i in 0..len {
+                    if i == 0 || keys[i] != keys[i - 1] {
+                        acc = 0;
+                    }
+                    acc = acc.wrapping_add(values[i]);
+                    assert_eq!(got[i], acc, "element {i} of {len} on {}", ctx.info());
+                }
+                let floats: Vec<f32> = values.iter().map(|&x| (x >> 8) as f32 - 8e6).collect();
+                let fv = ctx.upload(&floats).unwrap();
+                let mut a = ctx.zeros::<f32>(len).unwrap();
+                let mut b = ctx.zeros::<f32>(len).unwrap();
+                let sum = ScanOp::Sum;
+                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut a, 1).unwrap();
+                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut b, SPIN).unwrap();
+                let (a, b) = (a.to_vec().unwrap(), b.to_vec().unwrap());
+                let differ = (0..len)
+                    .filter(|&i| a[i].to_bits() != b[i].to_bits())
+                    .count();
+                assert_eq!(differ, 0, "f32 sums of {len} on {}", ctx.info());
+            }
+        }
+    }
 }
