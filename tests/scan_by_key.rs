@@ -523,6 +523,20 @@ fn errors() {
             other => panic!("expected InvalidArgument, got {other:?}"),
         }
     }
+    // Past the 27 tiles a dispatch of 3 x 3 x 3 workgroups covers: refused, no panic.
+    let f = fold_ctx();
+    let tile = if f.info().device_type == wgpu::DeviceType::Cpu {
+        TILE
+    } else {
+        GPU_TILE
+    };
+    let long = f.upload(&vec![1u32; 28 * tile]).unwrap();
+    match f.scan_by_key(&long, &long) {
+        Err(Error::TooLarge {
+            requested, limit, ..
+        }) => assert_eq!((requested, limit), (28, 27)),
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
     // Vectors of another context.
     let other = split_ctx().upload(&[1.0f32, 2.0, 3.0]).unwrap();
     assert!(matches!(

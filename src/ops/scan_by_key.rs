@@ -298,7 +298,7 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     let values_view = View::of(values);
     let out_view = View::of(out);
     let layouts = [&keys_view, &values_view, &out_view];
-    let kernel = kernel::<T>(ctx, scan_op, exclusive, layouts, spin)?;
+    let kernel = kernel::<T>(ctx, op, scan_op, exclusive, layouts, spin)?;
     if values.is_empty() {
         return Ok(());
     }
@@ -395,6 +395,7 @@ fn section(name: &str) -> &'static str {
 /// and output, and the probes before standing in for a predecessor.
 fn kernel<T: GpuElement>(
     ctx: &Ctx,
+    op: &'static str,
     scan_op: &ScanOp<T>,
     exclusive: bool,
     [keys, values, out]: [&View<'_>; 3],
@@ -407,9 +408,9 @@ fn kernel<T: GpuElement>(
         ScanOp::Product => ("product", "a * b".to_string(), T::ONE),
         ScanOp::Min => ("min", "min(a, b)".to_string(), T::HIGHEST),
         ScanOp::Max => ("max", "max(a, b)".to_string(), T::LOWEST),
-        ScanOp::Custom { op, identity } => {
-            crate::expr::check_expression("scan_by_key", "operator", op)?;
-            ("custom", format!("({op})"), *identity)
+        ScanOp::Custom { op: text, identity } => {
+            crate::expr::check_expression(op, "operator", text)?;
+            ("custom", format!("({text})"), *identity)
         }
     };
     let code = match scan_op {
