@@ -115,6 +115,11 @@ impl Ctx {
     /// An inclusive scan by key with any operator ([`ScanOp::Sum`], `Product`, `Min`,
     /// `Max` or a custom WGSL operator in `a` and `b`); see [`Ctx::scan_by_key`].
     ///
+    /// As for [`Ctx::scan_with`], a custom operator must be associative (it need not be
+    /// commutative: `a` is always the earlier part) and its identity must leave every
+    /// value unchanged on either side: elements are combined with partial results
+    /// that may be the identity.
+    ///
     /// # Errors
     /// Those of [`Ctx::scan_by_key`]; for a custom operator also
     /// [`Error::InvalidArgument`] if it is not exactly one WGSL expression and
@@ -127,8 +132,8 @@ impl Ctx {
     /// let values = ctx.upload(&[3i32, 9, 4, -1, -7])?;
     /// let best = ctx.scan_by_key_with(&keys, &values, &ScanOp::Max)?;
     /// assert_eq!(best.to_vec()?, vec![3, 9, 9, -1, -1]);
-    /// let last = ctx.scan_by_key_with(&keys, &values, &ScanOp::custom("b", 0))?;
-    /// assert_eq!(last.to_vec()?, vec![3, 9, 4, -1, -7]);
+    /// let xor = ctx.scan_by_key_with(&keys, &values, &ScanOp::custom("a ^ b", 0))?;
+    /// assert_eq!(xor.to_vec()?, vec![3, 10, 14, -1, 6]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn scan_by_key_with<K: SortKey, T: GpuElement>(
