@@ -479,6 +479,33 @@ fn vectors_over_buffers_of_odd_lengths() {
     }
 }
 
+/// The tuning hook's tiles (`scan_by_key_tile_into`): other shapes, the same results;
+/// shapes the adapter cannot run are refused.
+#[test]
+fn other_tile_shapes() {
+    let len = 5000;
+    let keys = run_keys(len, 40, 71);
+    let values = random_vec::<u32>(len, 72);
+    let want = cpu_scan_by_key(&keys, &values, 0, u32::wrapping_add, false);
+    for ctx in [ctx(), tree_ctx(), split_ctx()] {
+        let (kv, vv) = (ctx.upload(&keys).unwrap(), ctx.upload(&values).unwrap());
+        for (wg, units) in [(8, 4), (32, 3), (128, 8), (256, 4)] {
+            let mut out = poisoned::<u32>(ctx, len);
+            ctx.scan_by_key_tile_into(&kv, &vv, &mut out, wg, units)
+                .unwrap();
+            let what = format!("tile {wg} x {units} on {}", ctx.info().name);
+            assert_all_eq(&out.to_vec().unwrap(), &want, &what);
+        }
+        let mut out = poisoned::<u32>(ctx, len);
+        for (wg, units) in [(96, 2), (64, 0), (64, 9), (1 << 20, 2)] {
+            assert!(matches!(
+                ctx.scan_by_key_tile_into(&kv, &vv, &mut out, wg, units),
+                Err(Error::InvalidArgument { .. })
+            ));
+        }
+    }
+}
+
 #[test]
 fn errors() {
     let c = ctx();

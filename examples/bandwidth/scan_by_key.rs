@@ -37,6 +37,15 @@ pub fn rows(b: &mut Bench) -> Result<()> {
         ctx.scan_by_key_with_into(&keys16, &values, &ScanOp::Max, &mut out)
     })?;
     check(b, &keys16)?;
+    // Other tiles (workgroup x vec4 units per invocation) than the adapter's default.
+    for (wg, units) in [(256, 4), (512, 4), (128, 8), (512, 8), (1024, 4), (256, 6)] {
+        let name = format!("scan_by_key mean 16, tile {wg} x {units}");
+        if let Err(e) = b.row(&name, 12 * n, || {
+            ctx.scan_by_key_tile_into(&keys16, &values, &mut out, wg, units)
+        }) {
+            println!("  (tile {wg} x {units}: {e})");
+        }
+    }
     let keys_long = run_keys(b, 1 << 16, 10)?;
     b.row("scan_by_key u32 keys f32, runs mean 65536", 12 * n, || {
         ctx.scan_by_key_into(&keys_long, &values, &mut out)

@@ -229,7 +229,17 @@ impl Ctx {
         op: &ScanOp<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        scan_by_key_impl(self, "scan_by_key", keys, values, op, false, out, SPIN)
+        scan_by_key_impl(
+            self,
+            "scan_by_key",
+            keys,
+            values,
+            op,
+            false,
+            out,
+            SPIN,
+            None,
+        )
     }
 
     /// [`Ctx::scan_by_key_exclusive_with`] into `out` (same length), without waiting.
@@ -260,13 +270,57 @@ impl Ctx {
             true,
             out,
             SPIN,
+            None,
+        )
+    }
+}
+
+impl Ctx {
+    /// [`Ctx::scan_by_key_into`] in tiles of `workgroup` invocations (a power of two) with
+    /// `units` vec4 units each (1 to 8), instead of the adapter's default. For tuning
+    /// (`examples/bandwidth`'s `scan_by_key` section); a shape the adapter cannot run is
+    /// an `InvalidArgument` naming it.
+    #[doc(hidden)]
+    pub fn scan_by_key_tile_into<K: SortKey, T: GpuElement>(
+        &self,
+        keys: &GpuVec<K>,
+        values: &GpuVec<T>,
+        out: &mut GpuVec<T>,
+        workgroup: u32,
+        units: u32,
+    ) -> Result<()> {
+        let op = "scan_by_key";
+        let l = &self.info().limits;
+        let most = l
+            .max_compute_invocations_per_workgroup
+            .min(l.max_compute_workgroup_size_x);
+        if !workgroup.is_power_of_two() || workgroup > most || !(1..=8).contains(&units) {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!(
+                    "tile of {workgroup} invocations x {units} units: the workgroup must be a \
+                     power of two up to the device's {most} invocations, units 1 to 8"
+                ),
+            });
+        }
+        let shape = Some((workgroup, units));
+        scan_by_key_impl(
+            self,
+            op,
+            keys,
+            values,
+            &ScanOp::Sum,
+            false,
+            out,
+            SPIN,
+            shape,
         )
     }
 }
 
 /// Checks the arguments, compiles the kernel and records the single pass over every
 /// binding window; a look-back probes a predecessor `spin` times (at least 1) before it
-/// reduces that tile itself.
+/// reduces that tile itself. `shape`: (workgroup, units) instead of the adapter's.
 #[allow(clippy::too_many_arguments)]
 fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     ctx: &Ctx,
@@ -277,6 +331,7 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     exclusive: bool,
     out: &mut GpuVec<T>,
     spin: u32,
+    shape: Option<(u32, u32)>,
 ) -> Result<()> {
     ctx.check_owned(op, &[&keys.ctx, &values.ctx, &out.ctx])?;
     for len_on_host in [
@@ -303,11 +358,11 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     let values_view = View::of(values);
     let out_view = View::of(out);
     let layouts = [&keys_view, &values_view, &out_view];
-    let kernel = kernel::<T>(ctx, op, scan_op, exclusive, layouts, spin)?;
+    let (wg, v) = shape.unwrap_or_else(|| default_shape(ctx));
+    let kernel = kernel::<T>(ctx, op, scan_op, exclusive, layouts, spin, (wg, v))?;
     if values.is_empty() {
         return Ok(());
     }
-    let (wg, v) = shape(ctx);
     let tile_units = u64::from(wg * v);
     // Unit u of each window is unit u of the keys, the values and the output.
     let unit_bytes = (LANES * 4) as u64;
@@ -377,7 +432,7 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
 }
 
 /// The workgroup size and vec4 units per invocation on `ctx`'s adapter.
-fn shape(ctx: &Ctx) -> (u32, u32) {
+fn default_shape(ctx: &Ctx) -> (u32, u32) {
     let (wg, v) = match ctx.info().device_type {
         wgpu::DeviceType::Cpu => SHAPE_CPU,
         _ => SHAPE_GPU,
@@ -405,6 +460,7 @@ fn kernel<T: GpuElement>(
     exclusive: bool,
     [keys, values, out]: [&View<'_>; 3],
     spin: u32,
+    (wg, v): (u32, u32),
 ) -> Result<Arc<Kernel>> {
     // 0 probes would never see an earlier window's tiles, which are only waited for.
     let spin = spin.max(1);
@@ -422,7 +478,6 @@ fn kernel<T: GpuElement>(
         ScanOp::Custom { op, identity } => format!("{op} | identity {}", identity.wgsl_literal()),
         _ => String::new(),
     };
-    let (wg, v) = shape(ctx);
     let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
         && ctx.info().subgroup_max_size <= wg
         && ctx.info().subgroup_min_size >= 1;
@@ -520,7 +575,18 @@ mod tests {
                 let kv = ctx.upload(&keys).unwrap();
                 let vv = ctx.upload(&values).unwrap();
                 let mut out = ctx.upload(&vec![0xdead_beefu32; len]).unwrap();
-                scan_by_key_impl(&ctx, "test", &kv, &vv, &ScanOp::Sum, false, &mut out, 1).unwrap();
+                scan_by_key_impl(
+                    &ctx,
+                    "test",
+                    &kv,
+                    &vv,
+                    &ScanOp::Sum,
+                    false,
+                    &mut out,
+                    1,
+                    None,
+                )
+                .unwrap();
                 let got = out.to_vec().unwrap();
                 let mut acc = 0u32;
                 for i in 0..len {
@@ -535,8 +601,8 @@ mod tests {
                 let mut a = ctx.zeros::<f32>(len).unwrap();
                 let mut b = ctx.zeros::<f32>(len).unwrap();
                 let sum = ScanOp::Sum;
-                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut a, 1).unwrap();
-                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut b, SPIN).unwrap();
+                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut a, 1, None).unwrap();
+                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut b, SPIN, None).unwrap();
                 let (a, b) = (a.to_vec().unwrap(), b.to_vec().unwrap());
                 let differ = (0..len)
                     .filter(|&i| a[i].to_bits() != b[i].to_bits())
