@@ -26,6 +26,7 @@ mod kernel;
 mod random;
 mod reduce;
 mod scan;
+mod scan_by_key;
 mod search;
 mod sort;
 mod timing;
@@ -39,11 +40,12 @@ use timing::Bench;
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 12] = [
+const SECTIONS: [(&str, Rows); 13] = [
     ("reduce", reduce::rows),
     ("arg_reduce", arg_reduce::rows),
     ("kernel", kernel::rows),
     ("scan", scan::rows),
+    ("scan_by_key", scan_by_key::rows),
     ("sort", sort::rows),
     ("sort_tiles", sort::tile_rows),
     ("search", search::rows),

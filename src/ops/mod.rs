@@ -13,5 +13,6 @@ pub mod map;
 pub mod random;
 pub mod reduce;
 pub mod scan;
+pub mod scan_by_key;
 pub mod search;
 pub mod sort;
