@@ -13,3 +13,4 @@ pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
+pub mod top_k;

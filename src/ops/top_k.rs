@@ -1,0 +1,617 @@
+//! The `k` largest or smallest elements with their indices: [`Ctx::top_k`],
+//! [`Ctx::smallest_k`] and their `_into` forms.
+//!
+//! Elements are ordered as the sorts order keys ([`SortKey`]: `f32` in
+//! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to a few thousand
+//! (8192 on a GPU, 1024 on a CPU adapter) this is a radix select that never sorts the
+//! vector (`wgsl/top_k.wgsl`):
+//!
+//! 1. Each element is a 64-bit composite of its ordered word `w` (every bit flipped for
+//!    `smallest_k`) and its inverted index, so the wanted elements are exactly the `k`
+//!    largest composites, all distinct.
+//! 2. Per 11-bit digit of `w`, most significant first, one pass over the vector counts
+//!    the digits of the elements that match the prefix selected so far (a histogram in
+//!    workgroup memory), and one workgroup picks the digit whose bucket holds the
+//!    `k`-th largest. Three passes give the `k`-th largest word `T` exactly.
+//! 3. When more elements equal `T` than the candidate slots hold (`k` plus 2048 on a
+//!    GPU), the digits of the index are selected the same way among them (up to three
+//!    more passes, which otherwise return at once).
+//! 4. One more pass appends every candidate (larger than `T`, or equal and selected) to
+//!    the slots with workgroup-aggregated atomics, in no fixed order.
+//! 5. Each candidate's rank is the number of candidates with a larger composite (a
+//!    comparison of every pair, in slices spread over workgroups); those ranked below
+//!    `k` are written at their rank. Ranks do not depend on the order of step 4, so the
+//!    result is the same on every run.
+//!
+//! Everything stays on the device: no count is read back, the passes read the state
+//! the previous ones left. Above that `k` (the rank step compares every pair of
+//! candidates) the call is a full stable sort of `(value, index)` pairs
+//! ([`Ctx::sort_by_key_with`]) of which the first `k` are copied out.
+
+use std::sync::Arc;
+
+use crate::context::{Ctx, check_len};
+use crate::dispatch::{chunks, pow2_workgroup_size, storage_alignment, units_per_binding};
+use crate::dispatch::{Chunk, workgroup_grid};
+use crate::error::{Error, Result};
+use crate::ops::sort::{Sort, SortKey};
+use crate::pipeline::{Kernel, PipelineKey, render};
+use crate::record::{Res, Work};
+use crate::vec::{GpuVec, LANES, record_copy};
+use crate::view::View;
+
+const TOP_K_WGSL: &str = include_str!("../../wgsl/top_k.wgsl");
+const KEYS_WGSL: &str = include_str!("../../wgsl/sort_keys.wgsl");
+
+/// Invocations per workgroup (at most; fewer where the device allows fewer).
+const WG: u32 = 256;
+/// Bits per digit of the select: three passes cover a 32-bit word, and the workgroup
+/// histogram (2048 counters, 8 KiB) fits any device's workgroup memory.
+const DIGIT_BITS: u32 = 11;
+/// Candidates a `rank_count` workgroup compares its candidates with: the pairs of
+/// 4096 + 2048 candidates are spread over 24 x 6 workgroups.
+const SLICE: u32 = 1024;
+/// The largest `k` of the radix select; above it the rank step's pairs (k^2) cost more
+/// than sorting. On CPU adapters smaller, so the tests reach both paths at small sizes.
+const RANK_MAX_GPU: usize = 8192;
+const RANK_MAX_CPU: usize = 1024;
+/// Candidate slots past `k`: elements equal to the `k`-th largest that fit here are
+/// ranked with the others instead of being selected by index (three more passes). On a
+/// GPU 2048 covers the duplicates of random floats (2^26 values of 2^24 possible ones
+/// have about 4 copies each); on CPU adapters 64, so small tests reach both ways.
+const SLACK_GPU: usize = 2048;
+const SLACK_CPU: usize = 64;
+/// Workgroups of the passes over the vector, per binding window: about one wave on a
+/// large GPU; few on a CPU adapter, where each workgroup's barriers are costly.
+const GROUPS_GPU: u64 = 1024;
+const GROUPS_CPU: u64 = 16;
+/// vec4 units an invocation of `gather` loads per step (`UPL` in the template).
+const GATHER_UNITS: u64 = 4;
+
+/// `Params` in `wgsl/top_k.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    n: u32,
+    first: u32,
+    key_xor: u32,
+    neg_mask: u32,
+    shift: u32,
+    bins: u32,
+    on_lo: u32,
+    mask_hi: u32,
+    mask_lo: u32,
+    idx_mask: u32,
+    k: u32,
+    cap: u32,
+    last_key: u32,
+    first_pass: u32,
+    groups: u32,
+    _pad: u32,
+}
+
+/// Which end of the order a call takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum End {
+    Largest,
+    Smallest,
+}
+
+impl Ctx {
+    /// The `k` largest elements of `v`, largest first, and their indices in `v`.
+    /// Elements that compare equal come in index order, lower first. Without waiting.
+    ///
+    /// Elements are ordered as [`Ctx::sort`] orders them: `f32` in [`f32::total_cmp`]
+    /// order, so a NaN with its sign bit clear (what `f32::NAN` and most operations give)
+    /// is larger than `+inf` and comes first, -NaN is smaller than `-inf`, and `+0.0` is
+    /// larger than `-0.0`. `k` may be 0 (two empty vectors) up to `v.len()`.
+    ///
+    /// For `k` up to 8192 (1024 on a CPU adapter) a radix select over the whole vector
+    /// that sorts only the candidates; above, a stable sort of all pairs (see the
+    /// [module docs](self)). The result is the same on every run.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `k > v.len()` or `v` is a prefix view
+    /// ([`GpuVec::prefix`]); [`Error::TooLarge`] for `2^32 - 1` elements or more (the
+    /// indices are `u32`).
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[0.5f32, 3.0, -1.0, 3.0, f32::NAN, 2.0])?;
+    /// let (values, indices) = ctx.top_k(&v, 3)?;
+    /// let values = values.to_vec()?;
+    /// assert!(values[0].is_nan()); // NaN is the largest
+    /// assert_eq!(&values[1..], &[3.0, 3.0]);
+    /// assert_eq!(indices.to_vec()?, vec![4, 1, 3]); // equal values: lower index first
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn top_k<T: SortKey>(&self, v: &GpuVec<T>, k: usize) -> Result<(GpuVec<T>, GpuVec<u32>)> {
+        self.select_new("top_k", v, k, End::Largest)
+    }
+
+    /// [`Ctx::top_k`] into `values` and `indices`, whose length is `k`. Without waiting.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `values` and `indices` have one length;
+    /// [`Error::InvalidArgument`] if it is more than `v.len()`, if any two of the three
+    /// vectors are views of one buffer whose bytes overlap, or for prefix views; as
+    /// [`Ctx::top_k`] otherwise.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[7i32, -2, 9, 7, 0])?;
+    /// let mut values = ctx.zeros::<i32>(2)?;
+    /// let mut indices = ctx.zeros::<u32>(2)?;
+    /// ctx.top_k_into(&v, &mut values, &mut indices)?;
+    /// assert_eq!(values.to_vec()?, vec![9, 7]);
+    /// assert_eq!(indices.to_vec()?, vec![2, 0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn top_k_into<T: SortKey>(
+        &self,
+        v: &GpuVec<T>,
+        values: &mut GpuVec<T>,
+        indices: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        select_into(self, "top_k_into", v, values, indices, End::Largest)
+    }
+
+    /// The `k` smallest elements of `v`, smallest first, and their indices in `v`.
+    /// Elements that compare equal come in index order, lower first. Without waiting.
+    ///
+    /// The order is [`Ctx::top_k`]'s reversed except for ties: `f32` in
+    /// [`f32::total_cmp`] order, so -NaN comes before `-inf`, and NaN (sign bit clear)
+    /// after `+inf`, last.
+    ///
+    /// # Errors
+    /// As [`Ctx::top_k`].
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[5u32, 1, 4, 1, 3])?;
+    /// let (values, indices) = ctx.smallest_k(&v, 3)?;
+    /// assert_eq!(values.to_vec()?, vec![1, 1, 3]);
+    /// assert_eq!(indices.to_vec()?, vec![1, 3, 4]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn smallest_k<T: SortKey>(
+        &self,
+        v: &GpuVec<T>,
+        k: usize,
+    ) -> Result<(GpuVec<T>, GpuVec<u32>)> {
+        self.select_new("smallest_k", v, k, End::Smallest)
+    }
+
+    /// [`Ctx::smallest_k`] into `values` and `indices`, whose length is `k`. Without
+    /// waiting.
+    ///
+    /// # Errors
+    /// As [`Ctx::top_k_into`].
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[0.0f32, -0.0, 2.5, -7.0])?;
+    /// let mut values = ctx.zeros::<f32>(3)?;
+    /// let mut indices = ctx.zeros::<u32>(3)?;
+    /// ctx.smallest_k_into(&v, &mut values, &mut indices)?;
+    /// assert_eq!(values.to_vec()?, vec![-7.0, -0.0, 0.0]); // -0.0 < +0.0
+    /// assert_eq!(indices.to_vec()?, vec![3, 1, 0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn smallest_k_into<T: SortKey>(
+        &self,
+        v: &GpuVec<T>,
+        values: &mut GpuVec<T>,
+        indices: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        select_into(self, "smallest_k_into", v, values, indices, End::Smallest)
+    }
+
+    fn select_new<T: SortKey>(
+        &self,
+        op: &'static str,
+        v: &GpuVec<T>,
+        k: usize,
+        end: End,
+    ) -> Result<(GpuVec<T>, GpuVec<u32>)> {
+        self.check_owned(op, &[&v.ctx])?;
+        check_k(op, k, v.len())?;
+        let mut values = self.zeros::<T>(k)?;
+        let mut indices = self.zeros::<u32>(k)?;
+        select_into(self, op, v, &mut values, &mut indices, end)?;
+        Ok((values, indices))
+    }
+}
+
+fn check_k(op: &'static str, k: usize, n: usize) -> Result<()> {
+    if k > n {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "k = {k} is more than the vector's {n} elements; pass k <= {n} (k = {n} takes \
+                 every element, in order)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// `Err(InvalidArgument)` if two of the call's vectors share bytes of one buffer.
+fn check_apart(op: &'static str, views: &[(&str, View<'_>)]) -> Result<()> {
+    let end = |v: &View<'_>| v.offset + v.len as u64 * v.size;
+    for (i, (a_name, a)) in views.iter().enumerate() {
+        for (b_name, b) in &views[i + 1..] {
+            if a.buffer == b.buffer && a.offset < end(b) && b.offset < end(a) {
+                return Err(Error::InvalidArgument {
+                    op,
+                    message: format!(
+                        "`{a_name}` (bytes {}..{}) and `{b_name}` (bytes {}..{}) overlap in one \
+                         buffer; give them separate bytes",
+                        a.offset,
+                        end(a),
+                        b.offset,
+                        end(b)
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the call and records it: the radix select for small `k`, else a full sort.
+fn select_into<T: SortKey>(
+    ctx: &Ctx,
+    op: &'static str,
+    v: &GpuVec<T>,
+    values: &mut GpuVec<T>,
+    indices: &mut GpuVec<u32>,
+    end: End,
+) -> Result<()> {
+    ctx.check_owned(op, &[&v.ctx, &values.ctx, &indices.ctx])?;
+    v.require_host_len(op)?;
+    values.require_host_len(op)?;
+    indices.require_host_len(op)?;
+    check_len(op, ("values", values.len()), ("indices", indices.len()))?;
+    let (n, k) = (v.len(), values.len());
+    check_k(op, k, n)?;
+    check_apart(
+        op,
+        &[
+            ("v", View::of(v)),
+            ("values", View::of(values)),
+            ("indices", View::of(indices)),
+        ],
+    )?;
+    let limit = u64::from(u32::MAX) - 1;
+    if n as u64 > limit {
+        return Err(Error::TooLarge {
+            what: format!("`{op}` over {n} elements, whose indices are u32 (fewer than 2^32 - 1)"),
+            requested: n as u64 * 4,
+            limit: limit * 4,
+        });
+    }
+    if k == 0 {
+        return Ok(());
+    }
+    let shape = Shape::new(ctx, n, k);
+    if shape.select {
+        record_select(ctx, op, v, values, indices, end, &shape)
+    } else {
+        full_sort(ctx, op, v, values, indices, end)
+    }
+}
+
+/// The sizes of one call on one device.
+struct Shape {
+    /// The radix select (else the full sort).
+    select: bool,
+    /// Invocations per workgroup.
+    wg: u32,
+    /// Bits of the widest digit.
+    digit_bits: u32,
+    /// Candidate slots.
+    cap: usize,
+    /// Workgroups of the passes over the vector, per binding window.
+    max_groups: u64,
+}
+
+impl Shape {
+    fn new(ctx: &Ctx, n: usize, k: usize) -> Shape {
+        let info = ctx.info();
+        let cpu = info.device_type == wgpu::DeviceType::Cpu;
+        let (rank_max, slack, max_groups) = if cpu {
+            (RANK_MAX_CPU, SLACK_CPU, GROUPS_CPU)
+        } else {
+            (RANK_MAX_GPU, SLACK_GPU, GROUPS_GPU)
+        };
+        let words = (info.max_binding_bytes / 4).max(1);
+        let shared = u64::from(info.limits.max_compute_workgroup_storage_size) / 4;
+        // A pass's histogram must fit one binding and workgroup memory.
+        let digit_bits = DIGIT_BITS.min(words.ilog2()).min(shared.max(1).ilog2());
+        let cap = (k + slack).min(n);
+        Shape {
+            select: k <= rank_max && cap as u64 <= words && digit_bits >= 1,
+            wg: pow2_workgroup_size(ctx, WG),
+            digit_bits,
+            cap,
+            max_groups,
+        }
+    }
+}
+
+/// One digit pass of the select: its digit is bits `shift..shift + width` of `w`, or of
+/// the index word when `on_lo`.
+#[derive(Clone, Copy, Debug)]
+struct Digit {
+    shift: u32,
+    width: u32,
+    on_lo: bool,
+}
+
+impl Digit {
+    /// The bits above the digit (already selected), within 32 bits.
+    fn above(&self) -> u32 {
+        u32::MAX.checked_shl(self.shift + self.width).unwrap_or(0)
+    }
+}
+
+/// The digits of a `bits`-bit word, most significant first, at most `width` bits each.
+fn digits(bits: u32, width: u32, on_lo: bool) -> Vec<Digit> {
+    let mut out = Vec::new();
+    let mut top = bits;
+    while top > 0 {
+        let w = width.min(top);
+        out.push(Digit {
+            shift: top - w,
+            width: w,
+            on_lo,
+        });
+        top -= w;
+    }
+    out
+}
+
+/// The kernel for `entry` of the template, for element type `T` and `src`'s layout.
+fn kernel<T: SortKey>(
+    ctx: &Ctx,
+    shape: &Shape,
+    entry: &'static str,
+    src: &View<'_>,
+) -> Result<Arc<Kernel>> {
+    let bins = 1u32 << shape.digit_bits;
+    let key = PipelineKey {
+        op: "top_k",
+        element: T::WGSL,
+        workgroup_size: shape.wg,
+        variant: format!("bins {bins}|slice {SLICE}|{}", src.layout()),
+        code: String::new(),
+    };
+    // Every entry writes the workgroup memory it reads first (see the template).
+    ctx.kernel_entry_initialized(key, entry, || {
+        render(
+            TOP_K_WGSL,
+            &[
+                ("WG", shape.wg.to_string()),
+                ("BINS", bins.to_string()),
+                ("SLICE", SLICE.to_string()),
+                ("SRC", src.units_wgsl("src", 1, false)),
+                ("KEYS", KEYS_WGSL.to_string()),
+            ],
+        )
+    })
+}
+
+/// The binding windows of a vector of `n` 4-byte elements: its vec4 units, first element
+/// and length.
+fn windows(ctx: &Ctx, n: usize) -> Vec<(Chunk, u32, u32)> {
+    chunks(
+        n.div_ceil(LANES) as u64,
+        units_per_binding(ctx, 4 * LANES as u64),
+    )
+    .map(|c| {
+        let first = c.offset_units * LANES as u64;
+        let len = (n as u64 - first).min(c.units * LANES as u64);
+        (c, first as u32, len as u32)
+    })
+    .collect()
+}
+
+fn key_xor<T: SortKey>(end: End) -> u32 {
+    T::KEY_XOR
+        ^ match end {
+            End::Largest => 0,
+            End::Smallest => u32::MAX,
+        }
+}
+
+/// Records the radix select (module docs) and queues it.
+fn record_select<T: SortKey>(
+    ctx: &Ctx,
+    op: &'static str,
+    v: &GpuVec<T>,
+    values: &GpuVec<T>,
+    indices: &GpuVec<u32>,
+    end: End,
+    shape: &Shape,
+) -> Result<()> {
+    let (n, k, cap) = (v.len(), values.len(), shape.cap);
+    let src = View::of(v);
+    let histogram = kernel::<T>(ctx, shape, "histogram", &src)?;
+    let select = kernel::<T>(ctx, shape, "select_digit", &src)?;
+    let gather = kernel::<T>(ctx, shape, "gather", &src)?;
+    let rank_count = kernel::<T>(ctx, shape, "rank_count", &src)?;
+    let rank_scatter = kernel::<T>(ctx, shape, "rank_scatter", &src)?;
+
+    let index_bits = if n <= 1 {
+        0
+    } else {
+        32 - ((n - 1) as u32).leading_zeros()
+    };
+    let idx_mask = u32::MAX.checked_shl(index_bits).map_or(u32::MAX, |m| !m);
+    let mut passes = digits(32, shape.digit_bits, false);
+    let key_passes = passes.len();
+    passes.extend(digits(index_bits, shape.digit_bits, true));
+
+    let mut work = Work::new(ctx, op);
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+    let hist_stride = (4u64 << shape.digit_bits).next_multiple_of(storage_alignment(ctx));
+    let hist_bytes = hist_stride * passes.len() as u64;
+    let cap_bytes = 4 * cap as u64;
+    let hist = work.keep(ctx.scratch("top_k histograms", hist_bytes, usage)?);
+    let state = work.keep(ctx.scratch("top_k state", 16, usage)?);
+    let counter = work.keep(ctx.scratch("top_k candidate count", 4, usage)?);
+    let cand_val = work.keep(ctx.scratch("top_k candidate values", cap_bytes, usage)?);
+    let cand_idx = work.keep(ctx.scratch("top_k candidate indices", cap_bytes, usage)?);
+    let ranks = work.keep(ctx.scratch("top_k candidate ranks", cap_bytes, usage)?);
+    work.clear(&hist, 0, Some(hist_bytes));
+    work.clear(&state, 0, Some(16));
+    work.clear(&counter, 0, Some(4));
+    work.clear(&ranks, 0, Some(cap_bytes));
+
+    let base = Params {
+        key_xor: key_xor::<T>(end),
+        neg_mask: T::NEG_MASK,
+        idx_mask,
+        k: k as u32,
+        cap: cap as u32,
+        ..Params::default()
+    };
+    let max_dim = ctx.info().max_workgroups_per_dimension;
+    let wg = u64::from(shape.wg);
+    let windows = windows(ctx, n);
+    for (p, d) in passes.iter().enumerate() {
+        let bins = 1u32 << d.width;
+        let pass = Params {
+            shift: d.shift,
+            bins,
+            on_lo: u32::from(d.on_lo),
+            mask_hi: if d.on_lo { u32::MAX } else { d.above() },
+            mask_lo: if d.on_lo { d.above() } else { 0 },
+            last_key: u32::from(p + 1 == key_passes),
+            first_pass: u32::from(p == 0),
+            ..base
+        };
+        let hist_range = Res::range(&hist, hist_stride * p as u64, 4 * u64::from(bins));
+        for &(chunk, first, len) in &windows {
+            // At least as many elements per workgroup as bins: each merges its bins.
+            let groups = chunk
+                .units
+                .div_ceil(wg)
+                .min(shape.max_groups)
+                .min((u64::from(len) / u64::from(bins)).max(1));
+            let block = work.params(&Params {
+                n: len,
+                first,
+                ..pass
+            });
+            work.dispatch(&histogram, workgroup_grid(groups, max_dim)?)
+                .bind(0, block)
+                .bind(1, src.window(&chunk))
+                .bind(2, hist_range.clone())
+                .bind(4, Res::range(&state, 0, 16));
+        }
+        let block = work.params(&pass);
+        work.dispatch(&select, [1, 1, 1])
+            .bind(0, block)
+            .bind(3, hist_range)
+            .bind(5, Res::range(&state, 0, 16));
+    }
+    for &(chunk, first, len) in &windows {
+        let groups = chunk
+            .units
+            .div_ceil(wg * GATHER_UNITS)
+            .min(shape.max_groups);
+        let block = work.params(&Params {
+            n: len,
+            first,
+            ..base
+        });
+        work.dispatch(&gather, workgroup_grid(groups, max_dim)?)
+            .bind(0, block)
+            .bind(1, src.window(&chunk))
+            .bind(4, Res::range(&state, 0, 16))
+            .bind(6, Res::range(&counter, 0, 4))
+            .bind(8, Res::range(&cand_val, 0, cap_bytes))
+            .bind(9, Res::range(&cand_idx, 0, cap_bytes));
+    }
+    let i_groups = (cap as u64).div_ceil(wg);
+    let slices = (cap as u64).div_ceil(u64::from(SLICE));
+    let block = work.params(&Params {
+        groups: i_groups as u32,
+        ..base
+    });
+    work.dispatch(&rank_count, workgroup_grid(i_groups * slices, max_dim)?)
+        .bind(0, block)
+        .bind(7, Res::range(&counter, 0, 4))
+        .bind(10, Res::range(&cand_val, 0, cap_bytes))
+        .bind(11, Res::range(&cand_idx, 0, cap_bytes))
+        .bind(12, Res::range(&ranks, 0, cap_bytes));
+    let block = work.params(&base);
+    work.dispatch(&rank_scatter, workgroup_grid(i_groups, max_dim)?)
+        .bind(0, block)
+        .bind(7, Res::range(&counter, 0, 4))
+        .bind(10, Res::range(&cand_val, 0, cap_bytes))
+        .bind(11, Res::range(&cand_idx, 0, cap_bytes))
+        .bind(13, Res::range(&ranks, 0, cap_bytes))
+        .bind(14, View::of(values).exact())
+        .bind(15, View::of(indices).exact());
+    work.submit()
+}
+
+/// Large `k`: a stable sort of every `(value, index)` pair, then the first `k` copied
+/// out. Each step reads and writes the vectors window by window.
+fn full_sort<T: SortKey>(
+    ctx: &Ctx,
+    op: &'static str,
+    v: &GpuVec<T>,
+    values: &GpuVec<T>,
+    indices: &GpuVec<u32>,
+    end: End,
+) -> Result<()> {
+    let (n, k) = (v.len(), values.len());
+    let mut keys = ctx.zeros::<T>(n)?;
+    let mut order = ctx.zeros::<u32>(n)?;
+    let shape = Shape::new(ctx, n, k);
+    let src = View::of(v);
+    let iota = kernel::<T>(ctx, &shape, "iota", &src)?;
+    let mut work = Work::new(ctx, op);
+    record_copy(&mut work, &src, &View::of(&keys))?;
+    let max_dim = ctx.info().max_workgroups_per_dimension;
+    let out = View::of(&order);
+    for (chunk, first, len) in windows(ctx, n) {
+        let block = work.params(&Params {
+            n: len,
+            first,
+            ..Params::default()
+        });
+        let groups = u64::from(len).div_ceil(u64::from(shape.wg));
+        work.dispatch(&iota, workgroup_grid(groups, max_dim)?)
+            .bind(0, block)
+            .bind(15, out.window(&chunk));
+    }
+    work.submit()?;
+    let sort = match end {
+        End::Largest => Sort::descending(),
+        End::Smallest => Sort::ascending(),
+    };
+    ctx.sort_by_key_with(&mut keys, &mut order, &sort)?;
+    let mut work = Work::new(ctx, op);
+    record_copy(
+        &mut work,
+        &View {
+            len: k,
+            ..View::of(&keys)
+        },
+        &View::of(values),
+    )?;
+    record_copy(
+        &mut work,
+        &View {
+            len: k,
+            ..View::of(&order)
+        },
+        &View::of(indices),
+    )?;
+    work.submit()
+}
