@@ -95,7 +95,11 @@ fn check<K: Key + TestElement>(ctx: &Ctx, host: &[K], k: usize, end: End, what: 
     let (want_values, want_indices) = reference(host, k, end);
     let what = format!("{what}, n {} k {k} {end:?}", host.len());
     let got: Vec<u32> = values.to_vec().unwrap().iter().map(|x| x.bits()).collect();
-    assert_all_eq(&indices.to_vec().unwrap(), &want_indices, &format!("{what}: indices"));
+    assert_all_eq(
+        &indices.to_vec().unwrap(),
+        &want_indices,
+        &format!("{what}: indices"),
+    );
     assert_all_eq(&got, &want_values, &format!("{what}: values"));
 }
 
@@ -122,9 +126,11 @@ fn few_distinct<K: Key>(n: usize, distinct: u32, seed: u64) -> Vec<K> {
 }
 
 fn lengths_and_ks<K: Key + TestElement>(ctx: &Ctx, what: &str) {
-    for (s, &n) in [0usize, 1, 2, 3, 4, 5, 7, 255, 256, 257, 1023, 1024, 1025, 4097]
-        .iter()
-        .enumerate()
+    for (s, &n) in [
+        0usize, 1, 2, 3, 4, 5, 7, 255, 256, 257, 1023, 1024, 1025, 4097,
+    ]
+    .iter()
+    .enumerate()
     {
         for k in ks(n) {
             for end in [End::Largest, End::Smallest] {
@@ -203,7 +209,11 @@ fn ties_at_the_kth_each_way() {
     // Elements equal to the k-th largest: exactly the wanted ones (all taken), a few more
     // than wanted (ranked in the slack slots), many more (selected by index).
     let n = 20_000;
-    for (distinct, what) in [(1_000_000_000u32, "distinct"), (2000, "few ties"), (3, "many ties")] {
+    for (distinct, what) in [
+        (1_000_000_000u32, "distinct"),
+        (2000, "few ties"),
+        (3, "many ties"),
+    ] {
         for k in [1usize, 7, 300, RANK_MAX] {
             for end in [End::Largest, End::Smallest] {
                 check(ctx(), &few_distinct::<f32>(n, distinct, 11), k, end, what);
@@ -216,7 +226,7 @@ fn ties_at_the_kth_each_way() {
     // overflow would drop one of them (the software adapter gathers in index order).
     for extra in [SLACK, SLACK + 1] {
         let k = 10;
-        let mut host: Vec<i32> = (0..5000).map(|i| -(i as i32)).collect();
+        let mut host: Vec<i32> = (0..5000).map(|i: i32| -i).collect();
         for x in host.iter_mut().skip(1000).take(k + extra - 5) {
             *x = 100;
         }
@@ -257,7 +267,13 @@ fn split_bindings_and_folded_dispatches() {
             }
             for end in [End::Largest, End::Smallest] {
                 check(ctx, &random_keys::<f32>(n, 31), k, end, "split f32");
-                check(ctx, &few_distinct::<u32>(n, 4, 32), k, end, "split u32 ties");
+                check(
+                    ctx,
+                    &few_distinct::<u32>(n, 4, 32),
+                    k,
+                    end,
+                    "split u32 ties",
+                );
             }
         }
     }
@@ -271,14 +287,24 @@ fn allocating_forms_match_into_forms() {
     let (want_values, want_indices) = reference(&host, 40, End::Largest);
     assert_eq!(indices.to_vec().unwrap(), want_indices);
     assert_eq!(
-        values.to_vec().unwrap().iter().map(|x| x.bits()).collect::<Vec<_>>(),
+        values
+            .to_vec()
+            .unwrap()
+            .iter()
+            .map(|x| x.bits())
+            .collect::<Vec<_>>(),
         want_values
     );
     let (values, indices) = ctx().smallest_k(&v, 40).unwrap();
     let (want_values, want_indices) = reference(&host, 40, End::Smallest);
     assert_eq!(indices.to_vec().unwrap(), want_indices);
     assert_eq!(
-        values.to_vec().unwrap().iter().map(|x| x.bits()).collect::<Vec<_>>(),
+        values
+            .to_vec()
+            .unwrap()
+            .iter()
+            .map(|x| x.bits())
+            .collect::<Vec<_>>(),
         want_values
     );
     let empty = ctx().upload::<f32>(&[]).unwrap();
@@ -296,7 +322,12 @@ fn repeated_calls_give_the_same_result() {
         let (values, indices) = ctx().top_k(&v, 700).unwrap();
         assert_eq!(indices.to_vec().unwrap(), b);
         assert_eq!(
-            values.to_vec().unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            values
+                .to_vec()
+                .unwrap()
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>(),
             a.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
         );
     }
@@ -309,13 +340,19 @@ fn errors_name_the_numbers() {
     match ctx.top_k(&v, 4) {
         Err(Error::InvalidArgument { op, message }) => {
             assert_eq!(op, "top_k");
-            assert!(message.contains("k = 4") && message.contains('3'), "{message}");
+            assert!(
+                message.contains("k = 4") && message.contains('3'),
+                "{message}"
+            );
         }
         other => panic!("k > n: {other:?}"),
     }
     match ctx.smallest_k(&ctx.upload::<f32>(&[]).unwrap(), 1) {
         Err(Error::InvalidArgument { message, .. }) => {
-            assert!(message.contains("k = 1") && message.contains('0'), "{message}")
+            assert!(
+                message.contains("k = 1") && message.contains('0'),
+                "{message}"
+            )
         }
         other => panic!("k > n = 0: {other:?}"),
     }

@@ -27,6 +27,7 @@ mod reduce;
 mod scan;
 mod sort;
 mod timing;
+mod top_k;
 
 use std::path::PathBuf;
 
@@ -37,7 +38,7 @@ use timing::Bench;
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 10] = [
+const SECTIONS: [(&str, Rows); 11] = [
     ("reduce", reduce::rows),
     ("kernel", kernel::rows),
     ("scan", scan::rows),
@@ -47,6 +48,7 @@ const SECTIONS: [(&str, Rows); 10] = [
     ("random", random::rows),
     ("grid2d", grid2d::rows),
     ("auto", grid2d::auto_rows),
+    ("top_k", top_k::rows),
     ("latency", reduce::latency),
 ];
 

@@ -31,8 +31,8 @@
 use std::sync::Arc;
 
 use crate::context::{Ctx, check_len};
-use crate::dispatch::{chunks, pow2_workgroup_size, storage_alignment, units_per_binding};
 use crate::dispatch::{Chunk, workgroup_grid};
+use crate::dispatch::{chunks, pow2_workgroup_size, storage_alignment, units_per_binding};
 use crate::error::{Error, Result};
 use crate::ops::sort::{Sort, SortKey};
 use crate::pipeline::{Kernel, PipelineKey, render};

@@ -1,0 +1,60 @@
+//! Rows for top_k and smallest_k: the radix select at small k, the full sort above.
+//!
+//! Bytes count the input read once (4 n): the select reads it four times (three digit
+//! histograms and the gather; more where many elements tie with the k-th), so its
+//! GB/s is a quarter of what the GPU moves. The inputs are uniform f32 in [0, 1) (2^24
+//! distinct values, as `torch.rand` makes: the k-th largest has a few equal copies) and
+//! u32 over the whole range.
+
+use gpuprim::{GpuVec, Result};
+
+use crate::timing::Bench;
+
+pub fn rows(b: &mut Bench) -> Result<()> {
+    let (ctx, n) = (b.ctx, b.n);
+    let a = b.random_f32(8)?;
+    let u = b.random_u32(9)?;
+    for k in [16usize, 4096] {
+        let mut values = ctx.zeros::<f32>(k)?;
+        let mut indices = ctx.zeros::<u32>(k)?;
+        b.row(&format!("top_k f32 k={k} (top_k_into)"), 4 * n, || {
+            ctx.top_k_into(&a, &mut values, &mut indices)
+        })?;
+        check(&a, &values, &indices)?;
+        b.row(&format!("smallest_k f32 k={k}"), 4 * n, || {
+            ctx.smallest_k_into(&a, &mut values, &mut indices)
+        })?;
+        let mut values_u = ctx.zeros::<u32>(k)?;
+        b.row(&format!("top_k u32 k={k}"), 4 * n, || {
+            ctx.top_k_into(&u, &mut values_u, &mut indices)
+        })?;
+    }
+    // Past the select's largest k: a stable sort of all (value, index) pairs.
+    let k = 1 << 16;
+    if k <= n {
+        let mut values = ctx.zeros::<f32>(k)?;
+        let mut indices = ctx.zeros::<u32>(k)?;
+        b.row("top_k f32 k=2^16 (full sort)", 4 * n, || {
+            ctx.top_k_into(&a, &mut values, &mut indices)
+        })?;
+    }
+    Ok(())
+}
+
+/// That the row's output is the top k: non-increasing values that are the input's
+/// values at their indices, and no larger value left out (checked on the host).
+fn check(a: &GpuVec<f32>, values: &GpuVec<f32>, indices: &GpuVec<u32>) -> Result<()> {
+    let (host, got, idx) = (a.to_vec()?, values.to_vec()?, indices.to_vec()?);
+    let Some(&last) = got.last() else {
+        return Ok(());
+    };
+    let ok = got.windows(2).all(|w| w[0] >= w[1])
+        && idx.iter().zip(&got).all(|(&i, &x)| host[i as usize] == x)
+        && host.iter().filter(|&&x| x > last).count() < got.len();
+    let verdict = if ok { "is" } else { "is NOT" };
+    println!(
+        "  (top_k f32: the result {verdict} the top {} of the input)",
+        got.len()
+    );
+    Ok(())
+}
