@@ -214,7 +214,7 @@ fn ties_at_the_kth_each_way() {
         (2000, "few ties"),
         (3, "many ties"),
     ] {
-        for k in [1usize, 7, 300, RANK_MAX] {
+        for k in [1usize, 7, 300, RANK_MAX, 3000] {
             for end in [End::Largest, End::Smallest] {
                 check(ctx(), &few_distinct::<f32>(n, distinct, 11), k, end, what);
                 check(ctx(), &few_distinct::<u32>(n, distinct, 12), k, end, what);
@@ -238,6 +238,36 @@ fn ties_at_the_kth_each_way() {
     // All equal: the first k indices.
     check(ctx(), &vec![7u32; 9000], 500, End::Largest, "all equal");
     check(ctx(), &vec![-1.5f32; 9000], 500, End::Smallest, "all equal");
+}
+
+#[test]
+fn candidate_sort_sentinels_tie_with_the_extremes() {
+    // k past the rank step (and at most n / 2): the candidate slots left over hold
+    // sentinels, the smallest value in the call's order, which real candidates equal.
+    let n = 10_000;
+    let k = 5000;
+    let mut u = vec![0u32; n];
+    let mut i = vec![i32::MAX; n];
+    let mut f = vec![f32::from_bits(0xffff_ffff); n]; // the smallest -NaN
+    let mut g = vec![f32::from_bits(0x7fff_ffff); n]; // the largest NaN
+    for (j, r) in random_vec::<u32>(n, 61).into_iter().enumerate() {
+        if r % 5 < 2 {
+            u[j] = 1 + r % 3;
+            i[j] = -(r as i32 % 7);
+            f[j] = (r % 3) as f32;
+            g[j] = (r % 3) as f32;
+        }
+    }
+    check(ctx(), &u, k, End::Largest, "sentinel u32");
+    check(ctx(), &i, k, End::Smallest, "sentinel i32");
+    check(ctx(), &f, k, End::Largest, "sentinel f32");
+    check(ctx(), &g, k, End::Smallest, "sentinel f32");
+    // Ties that fit the slack in the candidate-sort path.
+    let mut h: Vec<u32> = (0..n as u32).collect();
+    for x in h.iter_mut().take(k + SLACK) {
+        *x = 20_000;
+    }
+    check(ctx(), &h, k + 1, End::Largest, "slack, sorted candidates");
 }
 
 #[test]

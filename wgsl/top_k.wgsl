@@ -16,11 +16,13 @@
 // - `rank_count` and `rank_scatter`: each candidate's rank is the number of candidates
 //   with a larger composite; those ranked below k go to the outputs at their rank. The
 //   composites are distinct, so the result is the same whatever order `gather` left.
+// - `fill`: for k past the rank step's limit, the candidate slots start as sentinels
+//   (index 0xffffffff, the smallest value), which the sorts that follow put last.
 // - `iota`: indices for the full-sort path.
 
 const WG: u32 = {{WG}}u;
 const BINS: u32 = {{BINS}}u;      // bins of the widest digit
-const UPL: u32 = 4u;              // vec4 units an invocation loads per step of `gather`
+const UPL: u32 = 4u;              // vec4 units an invocation loads per step of a pass
 const SLICE: u32 = {{SLICE}}u;    // candidates a `rank_count` workgroup compares with
 const NO_INDEX: u32 = 0xffffffffu;
 
@@ -40,7 +42,7 @@ struct Params {
     last_key: u32,   // select_digit: the last digit of w (sets the mode)
     first_pass: u32, // select_digit: the first digit (need = k)
     groups: u32,     // rank_count: workgroups over candidates (i blocks)
-    _pad: u32,
+    sentinel: u32,   // fill: the bits of a value no element is below (in this order)
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -100,17 +102,27 @@ fn histogram(
     let prefix_hi = state_r[0] & params.mask_hi;
     let prefix_lo = state_r[1] & params.mask_lo;
     let units = (params.n + 3u) / 4u;
-    let stride = groups.x * groups.y * groups.z * WG;
-    for (var u = group_index(group, groups) * WG + lane; u < units; u += stride) {
-        let v = bitcast<vec4<u32>>(src_load(u));
-        for (var c = 0u; c < 4u; c++) {
-            let e = u * 4u + c;
-            if e < params.n {
-                let w = word_of(v[c]);
-                let lo = lo_of(e);
-                if (w & params.mask_hi) == prefix_hi && (lo & params.mask_lo) == prefix_lo {
-                    let word = select(w, lo, params.on_lo != 0u);
-                    atomicAdd(&local_hist[(word >> params.shift) & (params.bins - 1u)], 1u);
+    let stride = groups.x * groups.y * groups.z * WG * UPL;
+    for (var base = group_index(group, groups) * WG * UPL; base < units; base += stride) {
+        // All loads first: UPL units in flight per invocation.
+        var vals: array<vec4<u32>, UPL>;
+        for (var j = 0u; j < UPL; j++) {
+            let u = base + j * WG + lane;
+            if u < units {
+                vals[j] = bitcast<vec4<u32>>(src_load(u));
+            }
+        }
+        for (var j = 0u; j < UPL; j++) {
+            let u = base + j * WG + lane;
+            for (var c = 0u; c < 4u; c++) {
+                let e = u * 4u + c;
+                if u < units && e < params.n {
+                    let w = word_of(vals[j][c]);
+                    let lo = lo_of(e);
+                    if (w & params.mask_hi) == prefix_hi && (lo & params.mask_lo) == prefix_lo {
+                        let word = select(w, lo, params.on_lo != 0u);
+                        atomicAdd(&local_hist[(word >> params.shift) & (params.bins - 1u)], 1u);
+                    }
                 }
             }
         }
@@ -328,6 +340,19 @@ fn rank_scatter(
             out_val[r] = cand_val[i];
             out_idx[r] = cand_idx[i];
         }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn fill(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let i = group_index(group, groups) * WG + lane;
+    if i < params.cap {
+        cand_val_w[i] = params.sentinel;
+        cand_idx_w[i] = NO_INDEX;
     }
 }
 

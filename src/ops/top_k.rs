@@ -2,9 +2,8 @@
 //! [`Ctx::smallest_k`] and their `_into` forms.
 //!
 //! Elements are ordered as the sorts order keys ([`SortKey`]: `f32` in
-//! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to a few thousand
-//! (8192 on a GPU, 1024 on a CPU adapter) this is a radix select that never sorts the
-//! vector (`wgsl/top_k.wgsl`):
+//! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to half the vector
+//! this is a radix select that never sorts the vector (`wgsl/top_k.wgsl`):
 //!
 //! 1. Each element is a 64-bit composite of its ordered word `w` (every bit flipped for
 //!    `smallest_k`) and its inverted index, so the wanted elements are exactly the `k`
@@ -18,15 +17,19 @@
 //!    more passes, which otherwise return at once).
 //! 4. One more pass appends every candidate (larger than `T`, or equal and selected) to
 //!    the slots with workgroup-aggregated atomics, in no fixed order.
-//! 5. Each candidate's rank is the number of candidates with a larger composite (a
-//!    comparison of every pair, in slices spread over workgroups); those ranked below
-//!    `k` are written at their rank. Ranks do not depend on the order of step 4, so the
-//!    result is the same on every run.
+//! 5. For `k` up to 8192 (1024 on a CPU adapter), each candidate's rank is the number
+//!    of candidates with a larger composite (a comparison of every pair, in slices
+//!    spread over workgroups); those ranked below `k` are written at their rank. For
+//!    larger `k` (the pairs grow as k^2) the slots, with sentinels that sort last in
+//!    those left over, are sorted stably by index and then by value
+//!    ([`Ctx::sort_by_key_with`]), and the first `k` copied out. Neither depends on the
+//!    order of step 4, so the result is the same on every run.
 //!
 //! Everything stays on the device: no count is read back, the passes read the state
-//! the previous ones left. Above that `k` (the rank step compares every pair of
-//! candidates) the call is a full stable sort of `(value, index)` pairs
-//! ([`Ctx::sort_by_key_with`]) of which the first `k` are copied out.
+//! the previous ones left. For `k` past half the vector (where sorting the candidates
+//! twice costs about what sorting everything once does), or candidate slots past one
+//! storage binding, the call is a full stable sort of `(value, index)` pairs of which
+//! the first `k` are copied out.
 
 use std::sync::Arc;
 
@@ -65,8 +68,9 @@ const SLACK_CPU: usize = 64;
 /// large GPU; few on a CPU adapter, where each workgroup's barriers are costly.
 const GROUPS_GPU: u64 = 1024;
 const GROUPS_CPU: u64 = 16;
-/// vec4 units an invocation of `gather` loads per step (`UPL` in the template).
-const GATHER_UNITS: u64 = 4;
+/// vec4 units an invocation of `histogram` and `gather` loads per step (`UPL` in the
+/// template): several loads in flight per invocation.
+const STEP_UNITS: u64 = 4;
 
 /// `Params` in `wgsl/top_k.wgsl`.
 #[repr(C)]
@@ -87,7 +91,7 @@ struct Params {
     last_key: u32,
     first_pass: u32,
     groups: u32,
-    _pad: u32,
+    sentinel: u32,
 }
 
 /// Which end of the order a call takes.
@@ -106,14 +110,14 @@ impl Ctx {
     /// is larger than `+inf` and comes first, -NaN is smaller than `-inf`, and `+0.0` is
     /// larger than `-0.0`. `k` may be 0 (two empty vectors) up to `v.len()`.
     ///
-    /// For `k` up to 8192 (1024 on a CPU adapter) a radix select over the whole vector
-    /// that sorts only the candidates; above, a stable sort of all pairs (see the
+    /// For `k` up to half the vector a radix select that reads the vector four times and
+    /// orders only the candidates; above, a stable sort of all pairs (see the
     /// [module docs](self)). The result is the same on every run.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if `k > v.len()` or `v` is a prefix view
     /// ([`GpuVec::prefix`]); [`Error::TooLarge`] for `2^32 - 1` elements or more (the
-    /// indices are `u32`).
+    /// indices are `u32`), and where a sort it uses meets [`Ctx::sort`]'s limits.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
@@ -295,17 +299,28 @@ fn select_into<T: SortKey>(
         return Ok(());
     }
     let shape = Shape::new(ctx, n, k);
-    if shape.select {
-        record_select(ctx, op, v, values, indices, end, &shape)
-    } else {
-        full_sort(ctx, op, v, values, indices, end)
+    match shape.path {
+        Path::Rank => record_select(ctx, op, v, (values, indices), end, &shape, None),
+        Path::SortCandidates => sort_candidates(ctx, op, v, (values, indices), end, &shape),
+        Path::FullSort => full_sort(ctx, op, v, values, indices, end),
     }
+}
+
+/// How a call finds its `k` elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// The radix select, then the rank step over the candidates.
+    Rank,
+    /// The radix select, then two stable sorts of the candidate slots (by index, then by
+    /// value): for `k` past the rank step's limit and at most half the vector.
+    SortCandidates,
+    /// A stable sort of every `(value, index)` pair.
+    FullSort,
 }
 
 /// The sizes of one call on one device.
 struct Shape {
-    /// The radix select (else the full sort).
-    select: bool,
+    path: Path,
     /// Invocations per workgroup.
     wg: u32,
     /// Bits of the widest digit.
@@ -330,8 +345,19 @@ impl Shape {
         // A pass's histogram must fit one binding and workgroup memory.
         let digit_bits = DIGIT_BITS.min(words.ilog2()).min(shared.max(1).ilog2());
         let cap = (k + slack).min(n);
+        // The candidates are bound whole. Past half the vector, sorting the candidates
+        // twice costs about as much as sorting everything once.
+        let path = if cap as u64 > words || digit_bits == 0 {
+            Path::FullSort
+        } else if k <= rank_max {
+            Path::Rank
+        } else if 2 * k <= n {
+            Path::SortCandidates
+        } else {
+            Path::FullSort
+        };
         Shape {
-            select: k <= rank_max && cap as u64 <= words && digit_bits >= 1,
+            path,
             wg: pow2_workgroup_size(ctx, WG),
             digit_bits,
             cap,
@@ -425,23 +451,30 @@ fn key_xor<T: SortKey>(end: End) -> u32 {
         }
 }
 
-/// Records the radix select (module docs) and queues it.
+/// The value bits whose ordered word (flipped for `smallest_k`) is `word`: the inverse of
+/// [`SortKey::ordered_bits`].
+fn bits_of_word<T: SortKey>(word: u32, end: End) -> u32 {
+    let o = word ^ (key_xor::<T>(end) ^ T::KEY_XOR);
+    o ^ T::KEY_XOR ^ if o >> 31 == 0 { T::NEG_MASK } else { 0 }
+}
+
+/// Records the radix select (module docs) and queues it. With `sorted`, the candidates
+/// go to those vectors (`shape.cap` each), sentinels in the slots left over, for
+/// [`sort_candidates`]; without, the rank step writes the outputs.
 fn record_select<T: SortKey>(
     ctx: &Ctx,
     op: &'static str,
     v: &GpuVec<T>,
-    values: &GpuVec<T>,
-    indices: &GpuVec<u32>,
+    (values, indices): (&GpuVec<T>, &GpuVec<u32>),
     end: End,
     shape: &Shape,
+    sorted: Option<(&GpuVec<u32>, &GpuVec<u32>)>,
 ) -> Result<()> {
     let (n, k, cap) = (v.len(), values.len(), shape.cap);
     let src = View::of(v);
     let histogram = kernel::<T>(ctx, shape, "histogram", &src)?;
     let select = kernel::<T>(ctx, shape, "select_digit", &src)?;
     let gather = kernel::<T>(ctx, shape, "gather", &src)?;
-    let rank_count = kernel::<T>(ctx, shape, "rank_count", &src)?;
-    let rank_scatter = kernel::<T>(ctx, shape, "rank_scatter", &src)?;
 
     let index_bits = if n <= 1 {
         0
@@ -461,13 +494,18 @@ fn record_select<T: SortKey>(
     let hist = work.keep(ctx.scratch("top_k histograms", hist_bytes, usage)?);
     let state = work.keep(ctx.scratch("top_k state", 16, usage)?);
     let counter = work.keep(ctx.scratch("top_k candidate count", 4, usage)?);
-    let cand_val = work.keep(ctx.scratch("top_k candidate values", cap_bytes, usage)?);
-    let cand_idx = work.keep(ctx.scratch("top_k candidate indices", cap_bytes, usage)?);
-    let ranks = work.keep(ctx.scratch("top_k candidate ranks", cap_bytes, usage)?);
+    // Pooled slots for the rank step; the caller's vectors when sorts follow (a pooled
+    // buffer could be taken by another call between this work and theirs).
+    let (cand_val, cand_idx) = match sorted {
+        Some((a, b)) => (a.buffer.clone(), b.buffer.clone()),
+        None => (
+            work.keep(ctx.scratch("top_k candidate values", cap_bytes, usage)?),
+            work.keep(ctx.scratch("top_k candidate indices", cap_bytes, usage)?),
+        ),
+    };
     work.clear(&hist, 0, Some(hist_bytes));
     work.clear(&state, 0, Some(16));
     work.clear(&counter, 0, Some(4));
-    work.clear(&ranks, 0, Some(cap_bytes));
 
     let base = Params {
         key_xor: key_xor::<T>(end),
@@ -518,15 +556,24 @@ fn record_select<T: SortKey>(
             .bind(5, Res::range(&state, 0, 16));
     }
     for &(chunk, first, len) in &windows {
-        let groups = chunk
-            .units
-            .div_ceil(wg * GATHER_UNITS)
-            .min(shape.max_groups);
+        let groups = chunk.units.div_ceil(wg * STEP_UNITS).min(shape.max_groups);
         let block = work.params(&Params {
             n: len,
             first,
             ..base
         });
+        if sorted.is_some() && first == 0 {
+            let fill = kernel::<T>(ctx, shape, "fill", &src)?;
+            let block = work.params(&Params {
+                sentinel: bits_of_word::<T>(0, end),
+                ..base
+            });
+            let groups = (cap as u64).div_ceil(wg);
+            work.dispatch(&fill, workgroup_grid(groups, max_dim)?)
+                .bind(0, block)
+                .bind(8, Res::range(&cand_val, 0, cap_bytes))
+                .bind(9, Res::range(&cand_idx, 0, cap_bytes));
+        }
         work.dispatch(&gather, workgroup_grid(groups, max_dim)?)
             .bind(0, block)
             .bind(1, src.window(&chunk))
@@ -535,6 +582,13 @@ fn record_select<T: SortKey>(
             .bind(8, Res::range(&cand_val, 0, cap_bytes))
             .bind(9, Res::range(&cand_idx, 0, cap_bytes));
     }
+    if sorted.is_some() {
+        return work.submit();
+    }
+    let rank_count = kernel::<T>(ctx, shape, "rank_count", &src)?;
+    let rank_scatter = kernel::<T>(ctx, shape, "rank_scatter", &src)?;
+    let ranks = work.keep(ctx.scratch("top_k candidate ranks", cap_bytes, usage)?);
+    work.clear(&ranks, 0, Some(cap_bytes));
     let i_groups = (cap as u64).div_ceil(wg);
     let slices = (cap as u64).div_ceil(u64::from(SLICE));
     let block = work.params(&Params {
@@ -556,6 +610,70 @@ fn record_select<T: SortKey>(
         .bind(13, Res::range(&ranks, 0, cap_bytes))
         .bind(14, View::of(values).exact())
         .bind(15, View::of(indices).exact());
+    work.submit()
+}
+
+/// `k` past the rank step: the select's candidates (and sentinels, which sort last) in
+/// vectors of their own, sorted stably by index and then by value, and the first `k`
+/// copied out.
+fn sort_candidates<T: SortKey>(
+    ctx: &Ctx,
+    op: &'static str,
+    v: &GpuVec<T>,
+    (values, indices): (&GpuVec<T>, &GpuVec<u32>),
+    end: End,
+    shape: &Shape,
+) -> Result<()> {
+    // The values as bits (what the first sort carries), and as `T` (the second's keys).
+    let mut cand_bits = ctx.zeros::<u32>(shape.cap)?;
+    let mut cand_val = GpuVec::<T>::over_scratch(ctx, cand_bits.buffer.clone(), shape.cap);
+    let mut cand_idx = ctx.zeros::<u32>(shape.cap)?;
+    record_select(
+        ctx,
+        op,
+        v,
+        (values, indices),
+        end,
+        shape,
+        Some((&cand_bits, &cand_idx)),
+    )?;
+    ctx.sort_by_key(&mut cand_idx, &mut cand_bits)?;
+    ctx.sort_by_key_with(&mut cand_val, &mut cand_idx, &sort_of(end))?;
+    copy_first(ctx, op, (&cand_val, &cand_idx), (values, indices))
+}
+
+fn sort_of(end: End) -> Sort {
+    match end {
+        End::Largest => Sort::descending(),
+        End::Smallest => Sort::ascending(),
+    }
+}
+
+/// Copies the first `values.len()` elements of `from` into `(values, indices)`.
+fn copy_first<T: SortKey>(
+    ctx: &Ctx,
+    op: &'static str,
+    from: (&GpuVec<T>, &GpuVec<u32>),
+    (values, indices): (&GpuVec<T>, &GpuVec<u32>),
+) -> Result<()> {
+    let k = values.len();
+    let mut work = Work::new(ctx, op);
+    record_copy(
+        &mut work,
+        &View {
+            len: k,
+            ..View::of(from.0)
+        },
+        &View::of(values),
+    )?;
+    record_copy(
+        &mut work,
+        &View {
+            len: k,
+            ..View::of(from.1)
+        },
+        &View::of(indices),
+    )?;
     work.submit()
 }
 
@@ -591,27 +709,6 @@ fn full_sort<T: SortKey>(
             .bind(15, out.window(&chunk));
     }
     work.submit()?;
-    let sort = match end {
-        End::Largest => Sort::descending(),
-        End::Smallest => Sort::ascending(),
-    };
-    ctx.sort_by_key_with(&mut keys, &mut order, &sort)?;
-    let mut work = Work::new(ctx, op);
-    record_copy(
-        &mut work,
-        &View {
-            len: k,
-            ..View::of(&keys)
-        },
-        &View::of(values),
-    )?;
-    record_copy(
-        &mut work,
-        &View {
-            len: k,
-            ..View::of(&order)
-        },
-        &View::of(indices),
-    )?;
-    work.submit()
+    ctx.sort_by_key_with(&mut keys, &mut order, &sort_of(end))?;
+    copy_first(ctx, op, (&keys, &order), (values, indices))
 }
