@@ -271,6 +271,27 @@ fn candidate_sort_sentinels_tie_with_the_extremes() {
 }
 
 #[test]
+fn clustered_values_select_every_digit() {
+    // Values in a narrow range: the first digits' buckets hold nearly everything, so
+    // selecting runs to the last digit before the candidates fit the slots.
+    let n = 200_000;
+    let r = random_vec::<u32>(n, 71);
+    let u: Vec<u32> = r.iter().map(|x| x % 100_000).collect();
+    let i: Vec<i32> = r.iter().map(|x| (x % 100_000) as i32 - 50_000).collect();
+    let f: Vec<f32> = r
+        .iter()
+        .map(|x| f32::from_bits(1.0f32.to_bits() + x % 100_000))
+        .collect();
+    for k in [1usize, 40, RANK_MAX, 3000] {
+        for end in [End::Largest, End::Smallest] {
+            check(ctx(), &u, k, end, "clustered u32");
+            check(ctx(), &i, k, end, "clustered i32");
+            check(ctx(), &f, k, end, "clustered f32");
+        }
+    }
+}
+
+#[test]
 fn large_vectors_both_paths() {
     for (n, seed) in [(100_000usize, 21u64), (300_001, 22)] {
         let host = random_keys::<f32>(n, seed);

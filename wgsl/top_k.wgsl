@@ -7,12 +7,14 @@
 // - `histogram`: for one digit of w (or of lo), counts the elements whose bits above the
 //   digit match the prefix selected so far (`state`).
 // - `select_digit`: one workgroup finds the digit whose bucket holds the need-th largest
-//   and adds it to the prefix. After the last digit of w the prefix is the k-th largest
-//   word T; `mode` says what the elements equal to T need: 0 all are taken, 1 all fit the
-//   candidate slots (the rank sort drops the surplus), 2 too many: the digits of lo are
-//   selected too (the index passes do nothing in modes 0 and 1).
-// - `gather`: appends the candidates (w > T, or w == T and, in mode 2, lo >= the lo
-//   prefix) to the candidate slots, in any order.
+//   and adds it to the prefix. `mode` (state[3]) is then 0 while digits of w remain to
+//   select; 1 once every element of the bucket fits the candidate slots (the rank step
+//   drops the surplus): the remaining passes do nothing, and the candidates are the
+//   elements whose decided bits (`dmask`, state[4]) are >= the prefix; 2 when the last
+//   digit of w leaves more elements equal to the k-th largest word T than the slots
+//   hold: the digits of lo are selected too (the index passes do nothing otherwise).
+// - `gather`: appends the candidates (decided bits > the prefix, or equal and, in mode
+//   2, lo >= the lo prefix) to the candidate slots, in any order.
 // - `rank_count` and `rank_scatter`: each candidate's rank is the number of candidates
 //   with a larger composite; those ranked below k go to the outputs at their rank. The
 //   composites are distinct, so the result is the same whatever order `gather` left.
@@ -51,7 +53,7 @@ struct Params {
 // This pass's histogram (bins words), cleared before the first pass.
 @group(0) @binding(2) var<storage, read_write> hist: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read> hist_r: array<u32>;
-// [prefix of w, prefix of lo, need, mode], cleared before the first pass.
+// [prefix of w, prefix of lo, need, mode, dmask, ...], cleared before the first pass.
 @group(0) @binding(4) var<storage, read> state_r: array<u32>;
 @group(0) @binding(5) var<storage, read_write> state_w: array<u32>;
 // The number of candidates gathered (cleared before `gather`).
@@ -91,8 +93,9 @@ fn histogram(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    // An index pass where the elements equal to T need no selecting by index.
-    if params.on_lo != 0u && state_r[3] != 2u {
+    // Nothing left to select for this pass.
+    let mode = state_r[3];
+    if (params.on_lo != 0u && mode != 2u) || (params.on_lo == 0u && mode == 1u) {
         return;
     }
     for (var b = lane; b < params.bins; b += WG) {
@@ -148,7 +151,7 @@ fn select_digit(@builtin(local_invocation_index) lane: u32) {
         shared_word = state_w[3];
     }
     let mode = workgroupUniformLoad(&shared_word);
-    if params.on_lo != 0u && mode != 2u {
+    if (params.on_lo != 0u && mode != 2u) || (params.on_lo == 0u && mode == 1u) {
         return;
     }
     var need = params.k;
@@ -193,15 +196,16 @@ fn select_digit(@builtin(local_invocation_index) lane: u32) {
                     state_w[0] |= digit;
                 }
                 state_w[2] = left;
-                if params.last_key != 0u {
-                    // c elements equal T, `left` of them are wanted.
-                    var m = 2u;
-                    if c == left {
-                        m = 0u;
-                    } else if c - left <= params.cap - params.k {
-                        m = 1u;
+                if params.on_lo == 0u {
+                    // `left` of the bucket's c elements are wanted: the rest fit the
+                    // slack slots, or the last digit of w leaves too many equal to T.
+                    if c - left <= params.cap - params.k {
+                        state_w[3] = 1u;
+                        state_w[4] = ~((1u << params.shift) - 1u);
+                    } else if params.last_key != 0u {
+                        state_w[3] = 2u;
+                        state_w[4] = 0xffffffffu;
                     }
-                    state_w[3] = m;
                 }
                 break;
             }
@@ -226,6 +230,7 @@ fn gather(
     let t = state_r[0];
     let l = state_r[1];
     let by_index = state_r[3] == 2u;
+    let dmask = state_r[4];
     let units = (params.n + 3u) / 4u;
     let stride = groups.x * groups.y * groups.z * WG * UPL;
     for (var base = group_index(group, groups) * WG * UPL; base < units; base += stride) {
@@ -238,7 +243,7 @@ fn gather(
                 vals[j] = bitcast<vec4<u32>>(src_load(u));
                 for (var c = 0u; c < 4u; c++) {
                     let e = u * 4u + c;
-                    let w = word_of(vals[j][c]);
+                    let w = word_of(vals[j][c]) & dmask;
                     if e < params.n && (w > t || (w == t && (!by_index || lo_of(e) >= l))) {
                         take |= 1u << (j * 4u + c);
                         count += 1u;

@@ -11,12 +11,14 @@
 //! 2. Per 11-bit digit of `w`, most significant first, one pass over the vector counts
 //!    the digits of the elements that match the prefix selected so far (a histogram in
 //!    workgroup memory), and one workgroup picks the digit whose bucket holds the
-//!    `k`-th largest. Three passes give the `k`-th largest word `T` exactly.
-//! 3. When more elements equal `T` than the candidate slots hold (`k` plus 2048 on a
-//!    GPU), the digits of the index are selected the same way among them (up to three
-//!    more passes, which otherwise return at once).
-//! 4. One more pass appends every candidate (larger than `T`, or equal and selected) to
-//!    the slots with workgroup-aggregated atomics, in no fixed order.
+//!    `k`-th largest. Selecting stops as soon as that bucket's elements fit the
+//!    candidate slots (`k` plus 8192 on a GPU): the later passes return at once. Three
+//!    passes at most give the `k`-th largest word `T` exactly.
+//! 3. When more elements equal `T` than the slots hold, the digits of the index are
+//!    selected the same way among them (up to three more passes, which otherwise return
+//!    at once).
+//! 4. One more pass appends every candidate (above the bucket, or in it and selected)
+//!    to the slots with workgroup-aggregated atomics, in no fixed order.
 //! 5. For `k` up to 8192 (1024 on a CPU adapter), each candidate's rank is the number
 //!    of candidates with a larger composite (a comparison of every pair, in slices
 //!    spread over workgroups); those ranked below `k` are written at their rank. For
@@ -58,11 +60,14 @@ const SLICE: u32 = 1024;
 /// than sorting. On CPU adapters smaller, so the tests reach both paths at small sizes.
 const RANK_MAX_GPU: usize = 8192;
 const RANK_MAX_CPU: usize = 1024;
-/// Candidate slots past `k`: elements equal to the `k`-th largest that fit here are
-/// ranked with the others instead of being selected by index (three more passes). On a
-/// GPU 2048 covers the duplicates of random floats (2^26 values of 2^24 possible ones
-/// have about 4 copies each); on CPU adapters 64, so small tests reach both ways.
-const SLACK_GPU: usize = 2048;
+/// Candidate slots past `k`: once the elements of the bucket holding the `k`-th largest
+/// fit here, selecting stops and they are ranked with the others (the passes left,
+/// each a read of the vector, return at once). On a GPU 8192: 2^26 uniform floats in
+/// [0, 1) (2^24 possible values) leave about 4096 in the bucket after two digits, 2^26
+/// random u32 about 16; the duplicates of the `k`-th largest (about 4 copies there)
+/// fit too, instead of being selected by index. On CPU adapters 64, so small tests
+/// reach every way.
+const SLACK_GPU: usize = 8192;
 const SLACK_CPU: usize = 64;
 /// Workgroups of the passes over the vector, per binding window: about one wave on a
 /// large GPU; few on a CPU adapter, where each workgroup's barriers are costly.
@@ -71,6 +76,9 @@ const GROUPS_CPU: u64 = 16;
 /// vec4 units an invocation of `histogram` and `gather` loads per step (`UPL` in the
 /// template): several loads in flight per invocation.
 const STEP_UNITS: u64 = 4;
+
+/// The select's state (`state_r` in `wgsl/top_k.wgsl`): 5 words, rounded up.
+const STATE_BYTES: u64 = 32;
 
 /// `Params` in `wgsl/top_k.wgsl`.
 #[repr(C)]
@@ -110,8 +118,8 @@ impl Ctx {
     /// is larger than `+inf` and comes first, -NaN is smaller than `-inf`, and `+0.0` is
     /// larger than `-0.0`. `k` may be 0 (two empty vectors) up to `v.len()`.
     ///
-    /// For `k` up to half the vector a radix select that reads the vector four times and
-    /// orders only the candidates; above, a stable sort of all pairs (see the
+    /// For `k` up to half the vector a radix select that reads the vector three or four
+    /// times (more where many elements equal the `k`-th) and orders only the candidates; above, a stable sort of all pairs (see the
     /// [module docs](self)). The result is the same on every run.
     ///
     /// # Errors
@@ -492,7 +500,7 @@ fn record_select<T: SortKey>(
     let hist_bytes = hist_stride * passes.len() as u64;
     let cap_bytes = 4 * cap as u64;
     let hist = work.keep(ctx.scratch("top_k histograms", hist_bytes, usage)?);
-    let state = work.keep(ctx.scratch("top_k state", 16, usage)?);
+    let state = work.keep(ctx.scratch("top_k state", STATE_BYTES, usage)?);
     let counter = work.keep(ctx.scratch("top_k candidate count", 4, usage)?);
     // Pooled slots for the rank step; the caller's vectors when sorts follow (a pooled
     // buffer could be taken by another call between this work and theirs).
@@ -504,7 +512,7 @@ fn record_select<T: SortKey>(
         ),
     };
     work.clear(&hist, 0, Some(hist_bytes));
-    work.clear(&state, 0, Some(16));
+    work.clear(&state, 0, Some(STATE_BYTES));
     work.clear(&counter, 0, Some(4));
 
     let base = Params {
@@ -547,13 +555,13 @@ fn record_select<T: SortKey>(
                 .bind(0, block)
                 .bind(1, src.window(&chunk))
                 .bind(2, hist_range.clone())
-                .bind(4, Res::range(&state, 0, 16));
+                .bind(4, Res::range(&state, 0, STATE_BYTES));
         }
         let block = work.params(&pass);
         work.dispatch(&select, [1, 1, 1])
             .bind(0, block)
             .bind(3, hist_range)
-            .bind(5, Res::range(&state, 0, 16));
+            .bind(5, Res::range(&state, 0, STATE_BYTES));
     }
     for &(chunk, first, len) in &windows {
         let groups = chunk.units.div_ceil(wg * STEP_UNITS).min(shape.max_groups);
@@ -577,7 +585,7 @@ fn record_select<T: SortKey>(
         work.dispatch(&gather, workgroup_grid(groups, max_dim)?)
             .bind(0, block)
             .bind(1, src.window(&chunk))
-            .bind(4, Res::range(&state, 0, 16))
+            .bind(4, Res::range(&state, 0, STATE_BYTES))
             .bind(6, Res::range(&counter, 0, 4))
             .bind(8, Res::range(&cand_val, 0, cap_bytes))
             .bind(9, Res::range(&cand_idx, 0, cap_bytes));
