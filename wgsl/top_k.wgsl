@@ -24,6 +24,7 @@
 
 const WG: u32 = {{WG}}u;
 const BINS: u32 = {{BINS}}u;      // bins of the widest digit
+const COPIES: u32 = {{COPIES}}u;  // histograms per workgroup: invocation i counts in copy i % COPIES
 const UPL: u32 = 4u;              // vec4 units an invocation loads per step of a pass
 const SLICE: u32 = {{SLICE}}u;    // candidates a `rank_count` workgroup compares with
 const NO_INDEX: u32 = 0xffffffffu;
@@ -85,7 +86,9 @@ fn group_index(group: vec3<u32>, groups: vec3<u32>) -> u32 {
     return group.x + groups.x * (group.y + groups.y * group.z);
 }
 
-var<workgroup> local_hist: array<atomic<u32>, BINS>;
+// COPIES histograms, so invocations of one subgroup whose elements share a digit (floats
+// of one exponent) contend less for one counter.
+var<workgroup> local_hist: array<atomic<u32>, {{HIST_WORDS}}>;
 
 @compute @workgroup_size(WG)
 fn histogram(
@@ -98,10 +101,11 @@ fn histogram(
     if (params.on_lo != 0u && mode != 2u) || (params.on_lo == 0u && mode == 1u) {
         return;
     }
-    for (var b = lane; b < params.bins; b += WG) {
+    for (var b = lane; b < COPIES * BINS; b += WG) {
         atomicStore(&local_hist[b], 0u);
     }
     workgroupBarrier();
+    let copy = (lane % COPIES) * BINS;
     let prefix_hi = state_r[0] & params.mask_hi;
     let prefix_lo = state_r[1] & params.mask_lo;
     let units = (params.n + 3u) / 4u;
@@ -124,7 +128,7 @@ fn histogram(
                     let lo = lo_of(e);
                     if (w & params.mask_hi) == prefix_hi && (lo & params.mask_lo) == prefix_lo {
                         let word = select(w, lo, params.on_lo != 0u);
-                        atomicAdd(&local_hist[(word >> params.shift) & (params.bins - 1u)], 1u);
+                        atomicAdd(&local_hist[copy + ((word >> params.shift) & (params.bins - 1u))], 1u);
                     }
                 }
             }
@@ -132,7 +136,10 @@ fn histogram(
     }
     workgroupBarrier();
     for (var b = lane; b < params.bins; b += WG) {
-        let c = atomicLoad(&local_hist[b]);
+        var c = 0u;
+        for (var i = 0u; i < COPIES; i++) {
+            c += atomicLoad(&local_hist[i * BINS + b]);
+        }
         if c != 0u {
             atomicAdd(&hist[b], c);
         }

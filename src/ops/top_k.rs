@@ -72,6 +72,12 @@ const SLACK_CPU: usize = 64;
 /// Workgroups of the passes over the vector, per binding window: about one wave on a
 /// large GPU; few on a CPU adapter, where each workgroup's barriers are costly.
 const GROUPS_GPU: u64 = 1024;
+/// Histograms per workgroup at most (invocation `i` counts in copy `i % 2`): uniform
+/// floats in [0, 1) put half the elements in four bins of the first digit (one
+/// exponent), and invocations of a subgroup adding to one counter wait for each other.
+/// Two copies (16 KiB) still let 8 workgroups of 256 share a 228 KiB SM, so 1024 of them
+/// run in one wave on a GPU of 128 SMs or more; four would not.
+const HISTOGRAM_COPIES: u32 = 2;
 const GROUPS_CPU: u64 = 16;
 /// vec4 units an invocation of `histogram` and `gather` loads per step (`UPL` in the
 /// template): several loads in flight per invocation.
@@ -333,6 +339,8 @@ struct Shape {
     wg: u32,
     /// Bits of the widest digit.
     digit_bits: u32,
+    /// Histograms per workgroup in the histogram pass.
+    copies: u32,
     /// Candidate slots.
     cap: usize,
     /// Workgroups of the passes over the vector, per binding window.
@@ -352,6 +360,7 @@ impl Shape {
         let shared = u64::from(info.limits.max_compute_workgroup_storage_size) / 4;
         // A pass's histogram must fit one binding and workgroup memory.
         let digit_bits = DIGIT_BITS.min(words.ilog2()).min(shared.max(1).ilog2());
+        let copies = (shared >> digit_bits).clamp(1, u64::from(HISTOGRAM_COPIES)) as u32;
         let cap = (k + slack).min(n);
         // The candidates are bound whole. Past half the vector, sorting the candidates
         // twice costs about as much as sorting everything once.
@@ -368,6 +377,7 @@ impl Shape {
             path,
             wg: pow2_workgroup_size(ctx, WG),
             digit_bits,
+            copies,
             cap,
             max_groups,
         }
@@ -418,7 +428,11 @@ fn kernel<T: SortKey>(
         op: "top_k",
         element: T::WGSL,
         workgroup_size: shape.wg,
-        variant: format!("bins {bins}|slice {SLICE}|{}", src.layout()),
+        variant: format!(
+            "bins {bins}|copies {}|slice {SLICE}|{}",
+            shape.copies,
+            src.layout()
+        ),
         code: String::new(),
     };
     // Every entry writes the workgroup memory it reads first (see the template).
@@ -428,6 +442,8 @@ fn kernel<T: SortKey>(
             &[
                 ("WG", shape.wg.to_string()),
                 ("BINS", bins.to_string()),
+                ("COPIES", shape.copies.to_string()),
+                ("HIST_WORDS", (shape.copies * bins).to_string()),
                 ("SLICE", SLICE.to_string()),
                 ("SRC", src.units_wgsl("src", 1, false)),
                 ("KEYS", KEYS_WGSL.to_string()),
