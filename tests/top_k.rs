@@ -385,6 +385,30 @@ fn repeated_calls_give_the_same_result() {
 }
 
 #[test]
+fn recorded_into_an_application_encoder() {
+    // Each path (rank step, candidate sort, full sort) records into the caller's encoder
+    // and runs only when it is submitted.
+    let ctx = ctx();
+    let host = few_distinct::<f32>(10_000, 4000, 81);
+    let v = ctx.upload(&host).unwrap();
+    for k in [16usize, 3000, 9000] {
+        let mut values: GpuVec<f32> = poisoned(ctx, k);
+        let mut indices: GpuVec<u32> = poisoned(ctx, k);
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        ctx.record(&mut encoder, |ctx| {
+            ctx.top_k_into(&v, &mut values, &mut indices)
+        })
+        .unwrap();
+        assert_eq!(indices.to_vec().unwrap(), vec![u32::POISON; k], "k {k}: ran early");
+        ctx.queue().submit([encoder.finish()]);
+        let (want_values, want_indices) = reference(&host, k, End::Largest);
+        assert_all_eq(&indices.to_vec().unwrap(), &want_indices, "recorded indices");
+        let got: Vec<u32> = values.to_vec().unwrap().iter().map(|x| x.bits()).collect();
+        assert_all_eq(&got, &want_values, "recorded values");
+    }
+}
+
+#[test]
 fn errors_name_the_numbers() {
     let ctx = ctx();
     let v = ctx.upload(&[1u32, 2, 3]).unwrap();
