@@ -399,10 +399,18 @@ fn recorded_into_an_application_encoder() {
             ctx.top_k_into(&v, &mut values, &mut indices)
         })
         .unwrap();
-        assert_eq!(indices.to_vec().unwrap(), vec![u32::POISON; k], "k {k}: ran early");
+        assert_eq!(
+            indices.to_vec().unwrap(),
+            vec![u32::POISON; k],
+            "k {k}: ran early"
+        );
         ctx.queue().submit([encoder.finish()]);
         let (want_values, want_indices) = reference(&host, k, End::Largest);
-        assert_all_eq(&indices.to_vec().unwrap(), &want_indices, "recorded indices");
+        assert_all_eq(
+            &indices.to_vec().unwrap(),
+            &want_indices,
+            "recorded indices",
+        );
         let got: Vec<u32> = values.to_vec().unwrap().iter().map(|x| x.bits()).collect();
         assert_all_eq(&got, &want_values, "recorded values");
     }

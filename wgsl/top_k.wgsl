@@ -14,7 +14,10 @@
 //   digit of w leaves more elements equal to the k-th largest word T than the slots
 //   hold: the digits of lo are selected too (the index passes do nothing otherwise).
 // - `gather`: appends the candidates (decided bits > the prefix, or equal and, in mode
-//   2, lo >= the lo prefix) to the candidate slots, in any order.
+//   2, lo >= the lo prefix) to the candidate slots, in any order. The first key pass
+//   after mode 1 is set does this instead of counting; the `gather` entry does it after
+//   the last pass where no key pass was left to (mode 1 set by the last digit of w, or
+//   mode 2).
 // - `rank_count` and `rank_scatter`: each candidate's rank is the number of candidates
 //   with a larger composite; those ranked below k go to the outputs at their rank. The
 //   composites are distinct, so the result is the same whatever order `gather` left.
@@ -46,6 +49,10 @@ struct Params {
     first_pass: u32, // select_digit: the first digit (need = k)
     groups: u32,     // rank_count: workgroups over candidates (i blocks)
     sentinel: u32,   // fill: the bits of a value no element is below (in this order)
+    pass_index: u32, // histogram: this pass (key passes first); gather: the key passes
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -54,7 +61,9 @@ struct Params {
 // This pass's histogram (bins words), cleared before the first pass.
 @group(0) @binding(2) var<storage, read_write> hist: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read> hist_r: array<u32>;
-// [prefix of w, prefix of lo, need, mode, dmask, ...], cleared before the first pass.
+// [prefix of w, prefix of lo, need, mode, dmask, gather pass], cleared before the first
+// pass. The gather pass is the key pass after the one that set mode 1: that pass
+// gathers instead of counting, so the vector is read once less.
 @group(0) @binding(4) var<storage, read> state_r: array<u32>;
 @group(0) @binding(5) var<storage, read_write> state_w: array<u32>;
 // The number of candidates gathered (cleared before `gather`).
@@ -96,9 +105,16 @@ fn histogram(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    // Nothing left to select for this pass.
     let mode = state_r[3];
-    if (params.on_lo != 0u && mode != 2u) || (params.on_lo == 0u && mode == 1u) {
+    // Selecting has ended: the first key pass after it gathers, the others do nothing.
+    if params.on_lo == 0u && mode == 1u {
+        if state_r[5] == params.pass_index {
+            gather_window(group, groups, lane);
+        }
+        return;
+    }
+    // An index pass where the elements equal to T need no selecting by index.
+    if params.on_lo != 0u && mode != 2u {
         return;
     }
     for (var b = lane; b < COPIES * BINS; b += WG) {
@@ -209,6 +225,7 @@ fn select_digit(@builtin(local_invocation_index) lane: u32) {
                     if c - left <= params.cap - params.k {
                         state_w[3] = 1u;
                         state_w[4] = ~((1u << params.shift) - 1u);
+                        state_w[5] = params.pass_index + 1u;
                     } else if params.last_key != 0u {
                         state_w[3] = 2u;
                         state_w[4] = 0xffffffffu;
@@ -230,6 +247,14 @@ fn gather(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
+    let mode = state_r[3];
+    if mode == 2u || (mode == 1u && state_r[5] == params.pass_index) {
+        gather_window(group, groups, lane);
+    }
+}
+
+// Appends this window's candidates to the slots (called in uniform control flow).
+fn gather_window(group: vec3<u32>, groups: vec3<u32>, lane: u32) {
     if lane == 0u {
         atomicStore(&wg_count, 0u);
     }

@@ -12,13 +12,15 @@
 //!    the digits of the elements that match the prefix selected so far (a histogram in
 //!    workgroup memory), and one workgroup picks the digit whose bucket holds the
 //!    `k`-th largest. Selecting stops as soon as that bucket's elements fit the
-//!    candidate slots (`k` plus 8192 on a GPU): the later passes return at once. Three
-//!    passes at most give the `k`-th largest word `T` exactly.
+//!    candidate slots (`k` plus 8192 on a GPU). Three passes at most give the `k`-th
+//!    largest word `T` exactly.
 //! 3. When more elements equal `T` than the slots hold, the digits of the index are
 //!    selected the same way among them (up to three more passes, which otherwise return
 //!    at once).
-//! 4. One more pass appends every candidate (above the bucket, or in it and selected)
-//!    to the slots with workgroup-aggregated atomics, in no fixed order.
+//! 4. The pass after selecting stops (the next digit's, or one more) appends every
+//!    candidate (above the bucket, or in it and selected) to the slots with
+//!    workgroup-aggregated atomics, in no fixed order; the passes after it return at
+//!    once. Random `u32` or uniform floats at 2^26 elements take three reads in all.
 //! 5. For `k` up to 8192 (1024 on a CPU adapter), each candidate's rank is the number
 //!    of candidates with a larger composite (a comparison of every pair, in slices
 //!    spread over workgroups); those ranked below `k` are written at their rank. For
@@ -106,6 +108,8 @@ struct Params {
     first_pass: u32,
     groups: u32,
     sentinel: u32,
+    pass_index: u32,
+    _pad: [u32; 3],
 }
 
 /// Which end of the order a call takes.
@@ -124,7 +128,7 @@ impl Ctx {
     /// is larger than `+inf` and comes first, -NaN is smaller than `-inf`, and `+0.0` is
     /// larger than `-0.0`. `k` may be 0 (two empty vectors) up to `v.len()`.
     ///
-    /// For `k` up to half the vector a radix select that reads the vector three or four
+    /// For `k` up to half the vector a radix select that reads the vector two to four
     /// times (more where many elements equal the `k`-th) and orders only the candidates; above, a stable sort of all pairs (see the
     /// [module docs](self)). The result is the same on every run.
     ///
@@ -542,6 +546,19 @@ fn record_select<T: SortKey>(
     let max_dim = ctx.info().max_workgroups_per_dimension;
     let wg = u64::from(shape.wg);
     let windows = windows(ctx, n);
+    if sorted.is_some() {
+        // Before any pass gathers.
+        let fill = kernel::<T>(ctx, shape, "fill", &src)?;
+        let block = work.params(&Params {
+            sentinel: bits_of_word::<T>(0, end),
+            ..base
+        });
+        let groups = (cap as u64).div_ceil(wg);
+        work.dispatch(&fill, workgroup_grid(groups, max_dim)?)
+            .bind(0, block)
+            .bind(8, Res::range(&cand_val, 0, cap_bytes))
+            .bind(9, Res::range(&cand_idx, 0, cap_bytes));
+    }
     for (p, d) in passes.iter().enumerate() {
         let bins = 1u32 << d.width;
         let pass = Params {
@@ -552,6 +569,7 @@ fn record_select<T: SortKey>(
             mask_lo: if d.on_lo { d.above() } else { 0 },
             last_key: u32::from(p + 1 == key_passes),
             first_pass: u32::from(p == 0),
+            pass_index: p as u32,
             ..base
         };
         let hist_range = Res::range(&hist, hist_stride * p as u64, 4 * u64::from(bins));
@@ -559,7 +577,7 @@ fn record_select<T: SortKey>(
             // At least as many elements per workgroup as bins: each merges its bins.
             let groups = chunk
                 .units
-                .div_ceil(wg)
+                .div_ceil(wg * STEP_UNITS)
                 .min(shape.max_groups)
                 .min((u64::from(len) / u64::from(bins)).max(1));
             let block = work.params(&Params {
@@ -571,7 +589,10 @@ fn record_select<T: SortKey>(
                 .bind(0, block)
                 .bind(1, src.window(&chunk))
                 .bind(2, hist_range.clone())
-                .bind(4, Res::range(&state, 0, STATE_BYTES));
+                .bind(4, Res::range(&state, 0, STATE_BYTES))
+                .bind(6, Res::range(&counter, 0, 4))
+                .bind(8, Res::range(&cand_val, 0, cap_bytes))
+                .bind(9, Res::range(&cand_idx, 0, cap_bytes));
         }
         let block = work.params(&pass);
         work.dispatch(&select, [1, 1, 1])
@@ -584,20 +605,9 @@ fn record_select<T: SortKey>(
         let block = work.params(&Params {
             n: len,
             first,
+            pass_index: key_passes as u32,
             ..base
         });
-        if sorted.is_some() && first == 0 {
-            let fill = kernel::<T>(ctx, shape, "fill", &src)?;
-            let block = work.params(&Params {
-                sentinel: bits_of_word::<T>(0, end),
-                ..base
-            });
-            let groups = (cap as u64).div_ceil(wg);
-            work.dispatch(&fill, workgroup_grid(groups, max_dim)?)
-                .bind(0, block)
-                .bind(8, Res::range(&cand_val, 0, cap_bytes))
-                .bind(9, Res::range(&cand_idx, 0, cap_bytes));
-        }
         work.dispatch(&gather, workgroup_grid(groups, max_dim)?)
             .bind(0, block)
             .bind(1, src.window(&chunk))
