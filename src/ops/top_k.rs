@@ -2,8 +2,9 @@
 //! [`Ctx::smallest_k`] and their `_into` forms.
 //!
 //! Elements are ordered as the sorts order keys ([`SortKey`]: `f32` in
-//! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to half the vector
-//! this is a radix select that never sorts the vector (`wgsl/top_k.wgsl`):
+//! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to 8192 (1024 on a
+//! CPU adapter) or up to half the vector this is a radix select that never sorts the
+//! vector (`wgsl/top_k.wgsl`):
 //!
 //! 1. Each element is a 64-bit composite of its ordered word `w` (every bit flipped for
 //!    `smallest_k`) and its inverted index, so the wanted elements are exactly the `k`
@@ -30,7 +31,7 @@
 //!    order of step 4, so the result is the same on every run.
 //!
 //! Everything stays on the device: no count is read back, the passes read the state
-//! the previous ones left. For `k` past half the vector (where sorting the candidates
+//! the previous ones left. For larger `k`, past half the vector (where sorting the candidates
 //! twice costs about what sorting everything once does), or candidate slots past one
 //! storage binding, the call is a full stable sort of `(value, index)` pairs of which
 //! the first `k` are copied out.
@@ -56,7 +57,7 @@ const WG: u32 = 256;
 /// histogram (2048 counters, 8 KiB) fits any device's workgroup memory.
 const DIGIT_BITS: u32 = 11;
 /// Candidates a `rank_count` workgroup compares its candidates with: the pairs of
-/// 4096 + 2048 candidates are spread over 24 x 6 workgroups.
+/// 8192 candidates are spread over 32 x 8 workgroups of 256, 1024 comparisons each.
 const SLICE: u32 = 1024;
 /// The largest `k` of the radix select; above it the rank step's pairs (k^2) cost more
 /// than sorting. On CPU adapters smaller, so the tests reach both paths at small sizes.
@@ -74,18 +75,18 @@ const SLACK_CPU: usize = 64;
 /// Workgroups of the passes over the vector, per binding window: about one wave on a
 /// large GPU; few on a CPU adapter, where each workgroup's barriers are costly.
 const GROUPS_GPU: u64 = 1024;
+const GROUPS_CPU: u64 = 16;
 /// Histograms per workgroup at most (invocation `i` counts in copy `i % 2`): uniform
 /// floats in [0, 1) put half the elements in four bins of the first digit (one
 /// exponent), and invocations of a subgroup adding to one counter wait for each other.
 /// Two copies (16 KiB) still let 8 workgroups of 256 share a 228 KiB SM, so 1024 of them
 /// run in one wave on a GPU of 128 SMs or more; four would not.
 const HISTOGRAM_COPIES: u32 = 2;
-const GROUPS_CPU: u64 = 16;
 /// vec4 units an invocation of `histogram` and `gather` loads per step (`UPL` in the
 /// template): several loads in flight per invocation.
 const STEP_UNITS: u64 = 4;
 
-/// The select's state (`state_r` in `wgsl/top_k.wgsl`): 5 words, rounded up.
+/// The select's state (`state_r` in `wgsl/top_k.wgsl`): 6 words, rounded up.
 const STATE_BYTES: u64 = 32;
 
 /// `Params` in `wgsl/top_k.wgsl`.
@@ -128,7 +129,7 @@ impl Ctx {
     /// is larger than `+inf` and comes first, -NaN is smaller than `-inf`, and `+0.0` is
     /// larger than `-0.0`. `k` may be 0 (two empty vectors) up to `v.len()`.
     ///
-    /// For `k` up to half the vector a radix select that reads the vector two to four
+    /// For `k` up to 8192 or half the vector a radix select that reads the vector two to four
     /// times (more where many elements equal the `k`-th) and orders only the candidates; above, a stable sort of all pairs (see the
     /// [module docs](self)). The result is the same on every run.
     ///
@@ -281,7 +282,7 @@ fn check_apart(op: &'static str, views: &[(&str, View<'_>)]) -> Result<()> {
     Ok(())
 }
 
-/// Checks the call and records it: the radix select for small `k`, else a full sort.
+/// Checks the call and records it on the path its sizes take ([`Path`]).
 fn select_into<T: SortKey>(
     ctx: &Ctx,
     op: &'static str,
