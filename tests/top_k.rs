@@ -307,13 +307,14 @@ fn large_vectors_both_paths() {
 
 #[test]
 fn split_bindings_and_folded_dispatches() {
-    // 4 KiB bindings: windows of 1024 elements, candidate slots at most 1024, so k up to
-    // 960 (with the 64 slack slots) is a select and past it a full sort, which needs its
-    // digit counts in one binding: 4 windows at most here (`Ctx::sort`'s TooLarge).
+    // 4 KiB bindings: windows of 1024 elements and at most 1024 candidate slots (fewer
+    // slack slots as k nears 1024), so k up to 1024 is a select and past it a full sort,
+    // which needs its digit counts in one binding: 4 windows at most here (`Ctx::sort`'s
+    // TooLarge).
     let ctx = split_ctx();
     for &n in &[1usize, 1023, 1024, 1025, 4096, 5000, 20_000] {
-        for k in [0usize, 1, 16, 500, 960, 961, 1500, n] {
-            if k > n || (k > 960 && n > 4096) {
+        for k in [0usize, 1, 16, 500, 960, 1000, 1024, 1025, 1500, n] {
+            if k > n || (k > 1024 && n > 4096) {
                 continue;
             }
             for end in [End::Largest, End::Smallest] {

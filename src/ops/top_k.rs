@@ -330,9 +330,12 @@ impl Shape {
         // A pass's histogram must fit one binding and workgroup memory.
         let digit_bits = DIGIT_BITS.min(words.ilog2()).min(shared.max(1).ilog2());
         let copies = (shared >> digit_bits).clamp(1, u64::from(HISTOGRAM_COPIES)) as u32;
-        let cap = (k + slack).min(n);
-        // The candidates are bound whole. Past half the vector, sorting the candidates
-        // twice costs about as much as sorting everything once.
+        // The candidates are bound whole: fewer slack slots where a binding is small.
+        let cap = (k + slack)
+            .min(n)
+            .min(usize::try_from(words).unwrap_or(usize::MAX).max(k));
+        // Past half the vector, sorting the candidates twice costs about as much as
+        // sorting everything once.
         let path = if cap as u64 > words || digit_bits == 0 {
             Path::FullSort
         } else if k <= rank_max {
