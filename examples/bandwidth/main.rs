@@ -30,6 +30,7 @@ mod scan_by_key;
 mod search;
 mod sort;
 mod timing;
+mod top_k;
 
 use std::path::PathBuf;
 
@@ -40,7 +41,7 @@ use timing::Bench;
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 13] = [
+const SECTIONS: [(&str, Rows); 14] = [
     ("reduce", reduce::rows),
     ("arg_reduce", arg_reduce::rows),
     ("kernel", kernel::rows),
@@ -53,6 +54,7 @@ const SECTIONS: [(&str, Rows); 13] = [
     ("random", random::rows),
     ("grid2d", grid2d::rows),
     ("auto", grid2d::auto_rows),
+    ("top_k", top_k::rows),
     ("latency", reduce::latency),
 ];
 

@@ -16,3 +16,4 @@ pub mod scan;
 pub mod scan_by_key;
 pub mod search;
 pub mod sort;
+pub mod top_k;

@@ -1,0 +1,357 @@
+//! The `k` largest or smallest elements with their indices: [`Ctx::top_k`],
+//! [`Ctx::smallest_k`] and their `_into` forms.
+//!
+//! Elements are ordered as the sorts order keys ([`SortKey`]: `f32` in
+//! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to 8192 (1024 on a
+//! CPU adapter) or up to half the vector this is a radix select that never sorts the
+//! vector (`wgsl/top_k.wgsl`):
+//!
+//! 1. Each element is a 64-bit composite of its ordered word `w` (every bit flipped for
+//!    `smallest_k`) and its inverted index, so the wanted elements are exactly the `k`
+//!    largest composites, all distinct.
+//! 2. Per 11-bit digit of `w`, most significant first, one pass over the vector counts
+//!    the digits of the elements that match the prefix selected so far (a histogram in
+//!    workgroup memory), and one workgroup picks the digit whose bucket holds the
+//!    `k`-th largest. Selecting stops as soon as that bucket's elements fit the
+//!    candidate slots (`k` plus 8192 on a GPU). Three passes at most give the `k`-th
+//!    largest word `T` exactly.
+//! 3. When more elements equal `T` than the slots hold, the digits of the index are
+//!    selected the same way among them (up to three more passes, which otherwise return
+//!    at once).
+//! 4. The pass after selecting stops (the next digit's, or one more) appends every
+//!    candidate (above the bucket, or in it and selected) to the slots with
+//!    workgroup-aggregated atomics, in no fixed order; the passes after it return at
+//!    once. Random `u32` or uniform floats at 2^26 elements take three reads in all.
+//! 5. For `k` up to 8192 (1024 on a CPU adapter), each candidate's rank is the number
+//!    of candidates with a larger composite (a comparison of every pair, in slices
+//!    spread over workgroups); those ranked below `k` are written at their rank. For
+//!    larger `k` (the pairs grow as k^2) the slots, with sentinels that sort last in
+//!    those left over, are sorted stably by index and then by value
+//!    ([`Ctx::sort_by_key_with`]), and the first `k` copied out. Neither depends on the
+//!    order of step 4, so the result is the same on every run.
+//!
+//! Everything stays on the device: no count is read back, the passes read the state
+//! the previous ones left. For larger `k`, past half the vector (where sorting the candidates
+//! twice costs about what sorting everything once does), or candidate slots past one
+//! storage binding, the call is a full stable sort of `(value, index)` pairs of which
+//! the first `k` are copied out.
+
+use crate::context::{Ctx, check_len};
+use crate::dispatch::pow2_workgroup_size;
+use crate::error::{Error, Result};
+use crate::ops::sort::SortKey;
+use crate::vec::GpuVec;
+use crate::view::View;
+
+mod select;
+mod sorted;
+
+use select::record_select;
+use sorted::{full_sort, sort_candidates};
+
+/// Invocations per workgroup (at most; fewer where the device allows fewer).
+const WG: u32 = 256;
+/// Bits per digit of the select: three passes cover a 32-bit word, and the workgroup
+/// histogram (2048 counters, 8 KiB) fits any device's workgroup memory.
+const DIGIT_BITS: u32 = 11;
+/// The largest `k` of the radix select; above it the rank step's pairs (k^2) cost more
+/// than sorting. On CPU adapters smaller, so the tests reach both paths at small sizes.
+const RANK_MAX_GPU: usize = 8192;
+const RANK_MAX_CPU: usize = 1024;
+/// Candidate slots past `k`: once the elements of the bucket holding the `k`-th largest
+/// fit here, selecting stops and they are ranked with the others (the passes left,
+/// each a read of the vector, return at once). On a GPU 8192: 2^26 uniform floats in
+/// [0, 1) (2^24 possible values) leave about 4096 in the bucket after two digits, 2^26
+/// random u32 about 16; the duplicates of the `k`-th largest (about 4 copies there)
+/// fit too, instead of being selected by index. On CPU adapters 64, so small tests
+/// reach every way.
+const SLACK_GPU: usize = 8192;
+const SLACK_CPU: usize = 64;
+/// Workgroups of the passes over the vector, per binding window: about one wave on a
+/// large GPU; few on a CPU adapter, where each workgroup's barriers are costly.
+const GROUPS_GPU: u64 = 1024;
+const GROUPS_CPU: u64 = 16;
+/// Histograms per workgroup at most (invocation `i` counts in copy `i % 2`): uniform
+/// floats in [0, 1) put half the elements in four bins of the first digit (one
+/// exponent), and invocations of a subgroup adding to one counter wait for each other.
+/// Two copies (16 KiB) still let 8 workgroups of 256 share a 228 KiB SM, so 1024 of them
+/// run in one wave on a GPU of 128 SMs or more; four would not.
+const HISTOGRAM_COPIES: u32 = 2;
+/// Which end of the order a call takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum End {
+    Largest,
+    Smallest,
+}
+
+impl Ctx {
+    /// The `k` largest elements of `v`, largest first, and their indices in `v`.
+    /// Elements that compare equal come in index order, lower first. Without waiting.
+    ///
+    /// Elements are ordered as [`Ctx::sort`] orders them: `f32` in [`f32::total_cmp`]
+    /// order, so a NaN with its sign bit clear (what `f32::NAN` and most operations give)
+    /// is larger than `+inf` and comes first, -NaN is smaller than `-inf`, and `+0.0` is
+    /// larger than `-0.0`. `k` may be 0 (two empty vectors) up to `v.len()`.
+    ///
+    /// For `k` up to 8192 or half the vector a radix select that reads the vector two to four
+    /// times (more where many elements equal the `k`-th) and orders only the candidates; above, a stable sort of all pairs (see the
+    /// [module docs](self)). The result is the same on every run.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if `k > v.len()` or `v` is a prefix view
+    /// ([`GpuVec::prefix`]); [`Error::TooLarge`] for `2^32 - 1` elements or more (the
+    /// indices are `u32`), and where a sort it uses meets [`Ctx::sort`]'s limits.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[0.5f32, 3.0, -1.0, 3.0, f32::NAN, 2.0])?;
+    /// let (values, indices) = ctx.top_k(&v, 3)?;
+    /// let values = values.to_vec()?;
+    /// assert!(values[0].is_nan()); // NaN is the largest
+    /// assert_eq!(&values[1..], &[3.0, 3.0]);
+    /// assert_eq!(indices.to_vec()?, vec![4, 1, 3]); // equal values: lower index first
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn top_k<T: SortKey>(&self, v: &GpuVec<T>, k: usize) -> Result<(GpuVec<T>, GpuVec<u32>)> {
+        self.select_new("top_k", v, k, End::Largest)
+    }
+
+    /// [`Ctx::top_k`] into `values` and `indices`, whose length is `k`. Without waiting.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `values` and `indices` have one length;
+    /// [`Error::InvalidArgument`] if it is more than `v.len()`, if any two of the three
+    /// vectors are views of one buffer whose bytes overlap, or for prefix views; as
+    /// [`Ctx::top_k`] otherwise.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[7i32, -2, 9, 7, 0])?;
+    /// let mut values = ctx.zeros::<i32>(2)?;
+    /// let mut indices = ctx.zeros::<u32>(2)?;
+    /// ctx.top_k_into(&v, &mut values, &mut indices)?;
+    /// assert_eq!(values.to_vec()?, vec![9, 7]);
+    /// assert_eq!(indices.to_vec()?, vec![2, 0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn top_k_into<T: SortKey>(
+        &self,
+        v: &GpuVec<T>,
+        values: &mut GpuVec<T>,
+        indices: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        select_into(self, "top_k_into", v, values, indices, End::Largest)
+    }
+
+    /// The `k` smallest elements of `v`, smallest first, and their indices in `v`.
+    /// Elements that compare equal come in index order, lower first. Without waiting.
+    ///
+    /// The order is [`Ctx::top_k`]'s reversed except for ties: `f32` in
+    /// [`f32::total_cmp`] order, so -NaN comes before `-inf`, and NaN (sign bit clear)
+    /// after `+inf`, last.
+    ///
+    /// # Errors
+    /// As [`Ctx::top_k`].
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[5u32, 1, 4, 1, 3])?;
+    /// let (values, indices) = ctx.smallest_k(&v, 3)?;
+    /// assert_eq!(values.to_vec()?, vec![1, 1, 3]);
+    /// assert_eq!(indices.to_vec()?, vec![1, 3, 4]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn smallest_k<T: SortKey>(
+        &self,
+        v: &GpuVec<T>,
+        k: usize,
+    ) -> Result<(GpuVec<T>, GpuVec<u32>)> {
+        self.select_new("smallest_k", v, k, End::Smallest)
+    }
+
+    /// [`Ctx::smallest_k`] into `values` and `indices`, whose length is `k`. Without
+    /// waiting.
+    ///
+    /// # Errors
+    /// As [`Ctx::top_k_into`].
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[0.0f32, -0.0, 2.5, -7.0])?;
+    /// let mut values = ctx.zeros::<f32>(3)?;
+    /// let mut indices = ctx.zeros::<u32>(3)?;
+    /// ctx.smallest_k_into(&v, &mut values, &mut indices)?;
+    /// assert_eq!(values.to_vec()?, vec![-7.0, -0.0, 0.0]); // -0.0 < +0.0
+    /// assert_eq!(indices.to_vec()?, vec![3, 1, 0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn smallest_k_into<T: SortKey>(
+        &self,
+        v: &GpuVec<T>,
+        values: &mut GpuVec<T>,
+        indices: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        select_into(self, "smallest_k_into", v, values, indices, End::Smallest)
+    }
+
+    fn select_new<T: SortKey>(
+        &self,
+        op: &'static str,
+        v: &GpuVec<T>,
+        k: usize,
+        end: End,
+    ) -> Result<(GpuVec<T>, GpuVec<u32>)> {
+        self.check_owned(op, &[&v.ctx])?;
+        check_k(op, k, v.len())?;
+        let mut values = self.zeros::<T>(k)?;
+        let mut indices = self.zeros::<u32>(k)?;
+        select_into(self, op, v, &mut values, &mut indices, end)?;
+        Ok((values, indices))
+    }
+}
+
+fn check_k(op: &'static str, k: usize, n: usize) -> Result<()> {
+    if k > n {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "k = {k} is more than the vector's {n} elements; pass k <= {n} (k = {n} takes \
+                 every element, in order)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// `Err(InvalidArgument)` if two of the call's vectors share bytes of one buffer.
+fn check_apart(op: &'static str, views: &[(&str, View<'_>)]) -> Result<()> {
+    let end = |v: &View<'_>| v.offset + v.len as u64 * v.size;
+    for (i, (a_name, a)) in views.iter().enumerate() {
+        for (b_name, b) in &views[i + 1..] {
+            if a.buffer == b.buffer && a.offset < end(b) && b.offset < end(a) {
+                return Err(Error::InvalidArgument {
+                    op,
+                    message: format!(
+                        "`{a_name}` (bytes {}..{}) and `{b_name}` (bytes {}..{}) overlap in one \
+                         buffer; give them separate bytes",
+                        a.offset,
+                        end(a),
+                        b.offset,
+                        end(b)
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the call and records it on the path its sizes take ([`Path`]).
+fn select_into<T: SortKey>(
+    ctx: &Ctx,
+    op: &'static str,
+    v: &GpuVec<T>,
+    values: &mut GpuVec<T>,
+    indices: &mut GpuVec<u32>,
+    end: End,
+) -> Result<()> {
+    ctx.check_owned(op, &[&v.ctx, &values.ctx, &indices.ctx])?;
+    v.require_host_len(op)?;
+    values.require_host_len(op)?;
+    indices.require_host_len(op)?;
+    check_len(op, ("values", values.len()), ("indices", indices.len()))?;
+    let (n, k) = (v.len(), values.len());
+    check_k(op, k, n)?;
+    check_apart(
+        op,
+        &[
+            ("v", View::of(v)),
+            ("values", View::of(values)),
+            ("indices", View::of(indices)),
+        ],
+    )?;
+    let limit = u64::from(u32::MAX) - 1;
+    if n as u64 > limit {
+        return Err(Error::TooLarge {
+            what: format!("`{op}` over {n} elements, whose indices are u32 (fewer than 2^32 - 1)"),
+            requested: n as u64 * 4,
+            limit: limit * 4,
+        });
+    }
+    if k == 0 {
+        return Ok(());
+    }
+    let shape = Shape::new(ctx, n, k);
+    match shape.path {
+        Path::Rank => record_select(ctx, op, v, (values, indices), end, &shape, None),
+        Path::SortCandidates => sort_candidates(ctx, op, v, (values, indices), end, &shape),
+        Path::FullSort => full_sort(ctx, op, v, values, indices, end),
+    }
+}
+
+/// How a call finds its `k` elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// The radix select, then the rank step over the candidates.
+    Rank,
+    /// The radix select, then two stable sorts of the candidate slots (by index, then by
+    /// value): for `k` past the rank step's limit and at most half the vector.
+    SortCandidates,
+    /// A stable sort of every `(value, index)` pair.
+    FullSort,
+}
+
+/// The sizes of one call on one device.
+struct Shape {
+    path: Path,
+    /// Invocations per workgroup.
+    wg: u32,
+    /// Bits of the widest digit.
+    digit_bits: u32,
+    /// Histograms per workgroup in the histogram pass.
+    copies: u32,
+    /// Candidate slots.
+    cap: usize,
+    /// Workgroups of the passes over the vector, per binding window.
+    max_groups: u64,
+}
+
+impl Shape {
+    fn new(ctx: &Ctx, n: usize, k: usize) -> Shape {
+        let info = ctx.info();
+        let cpu = info.device_type == wgpu::DeviceType::Cpu;
+        let (rank_max, slack, max_groups) = if cpu {
+            (RANK_MAX_CPU, SLACK_CPU, GROUPS_CPU)
+        } else {
+            (RANK_MAX_GPU, SLACK_GPU, GROUPS_GPU)
+        };
+        let words = (info.max_binding_bytes / 4).max(1);
+        let shared = u64::from(info.limits.max_compute_workgroup_storage_size) / 4;
+        // A pass's histogram must fit one binding and workgroup memory.
+        let digit_bits = DIGIT_BITS.min(words.ilog2()).min(shared.max(1).ilog2());
+        let copies = (shared >> digit_bits).clamp(1, u64::from(HISTOGRAM_COPIES)) as u32;
+        // The candidates are bound whole: fewer slack slots where a binding is small.
+        let cap = (k + slack)
+            .min(n)
+            .min(usize::try_from(words).unwrap_or(usize::MAX).max(k));
+        // Past half the vector, sorting the candidates twice costs about as much as
+        // sorting everything once.
+        let path = if cap as u64 > words || digit_bits == 0 {
+            Path::FullSort
+        } else if k <= rank_max {
+            Path::Rank
+        } else if 2 * k <= n {
+            Path::SortCandidates
+        } else {
+            Path::FullSort
+        };
+        Shape {
+            path,
+            wg: pow2_workgroup_size(ctx, WG),
+            digit_bits,
+            copies,
+            cap,
+            max_groups,
+        }
+    }
+}
