@@ -12,4 +12,5 @@ pub mod map;
 pub mod random;
 pub mod reduce;
 pub mod scan;
+pub mod segmented;
 pub mod sort;

@@ -1,0 +1,279 @@
+// Segmented reduction (Ctx::segmented_reduce, Ctx::reduce_rows): one value per segment,
+// segment s being the elements begin(s)..end(s) of the values.
+//
+// The VALUES are split evenly: workgroup range r is the elements [r * range, (r + 1) *
+// range), walked in tiles of WG * V elements, each invocation V consecutive ones. An
+// invocation finds the segment of its first element by a binary search in the segment
+// bounds (or arithmetically, for rows) and follows the boundaries from there. A segment
+// whose elements all lie in one invocation is written at once; the others are joined
+// across the workgroup by a segmented exclusive scan of (heads, value since the last
+// head) pairs, carried from tile to tile. A segment that starts in an earlier range is
+// left as this range's `partial_first`, and every range leaves the value after its last
+// head as `partial_last`; `fixup_main` combines, for each segment spanning ranges, the
+// partials of the ranges it covers in range order, and writes the empty segments past
+// the values. No atomics and no waiting between workgroups: the order of combination
+// depends only on the lengths, so float results repeat bit for bit.
+//
+// An empty segment is written by the invocation that owns the element at its position
+// (or by `fixup_main` when that is past the values). Elements between segments (before
+// begin(0), after the last end, a row's padding) belong to none and are skipped.
+// Indices read from the bounds are clamped: bounds that are not ascending or point past
+// the values give unspecified results, never an access outside the buffers.
+{{ENABLE}}
+alias T = {{T}};
+alias A = {{A}};
+
+const WG: u32 = {{WG}}u;
+const V: u32 = {{V}}u;        // elements per invocation and tile row, a multiple of 4
+const UNITS: u32 = V / 4u;    // vec4 units per invocation
+const TILE: u32 = WG * V;
+const NONE: u32 = 0xffffffffu;
+
+struct GpSegmentedParams {
+    n: u32,           // elements in all
+    segments: u32,    // segments in all
+    range: u32,       // elements per workgroup range, a multiple of TILE
+    ranges: u32,      // ranges in all
+    first: u32,       // this binding window's first element, a multiple of `range`
+    groups: u32,      // workgroups that take part; surplus ones of a folded grid return
+    width: u32,       // rows: elements per row
+    pitch: u32,       // rows: elements from one row's start to the next
+    opaque_zero: u32, // always 0; the compiler cannot know it (the compensated sum)
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> gp_reduce: GpSegmentedParams;
+@group(0) @binding(1) var<storage, read_write> gp_partial_first: array<A>;
+@group(0) @binding(3) var<storage, read_write> gp_partial_last: array<A>;
+@group(0) @binding(4) var<storage, read_write> gp_out: array<T>;
+
+// The operation: gp_identity(), gp_lift(T) -> A, gp_combine(A, A) -> A, gp_finish(A) -> T.
+{{OP}}
+
+// The values at binding 2: gp_x_load(u) -> vec4<T>, unit u of this binding window.
+{{VALUES}}
+
+// The segments: gp_begin(s), gp_end(s) for s < segments, gp_upper(x, lo, hi) (the first
+// s in lo..hi with gp_begin(s) > x, else hi) and gp_lower(x, lo, hi) (the first with
+// gp_begin(s) >= x, else hi).
+{{SEGMENTS}}
+
+var<workgroup> gp_shared_acc: array<A, WG>;
+var<workgroup> gp_shared_heads: array<u32, WG>;
+var<workgroup> gp_shared_word: u32;
+
+// gp_workgroup_reduce(acc, ids, size) -> A: the total of the workgroup, in invocation 0.
+{{WORKGROUP_REDUCE}}
+
+fn gp_linear_group(ids: GpIds) -> u32 {
+    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+}
+
+// The segment of element i: the last s in lo..hi with gp_begin(s) <= i, else lo.
+fn gp_segment_of(i: u32, lo: u32, hi: u32) -> u32 {
+    return max(gp_upper(i, lo, hi), lo + 1u) - 1u;
+}
+
+// Where the segment after s begins (NONE after the last).
+fn gp_next_begin(s: u32) -> u32 {
+    if s + 1u >= gp_reduce.segments {
+        return NONE;
+    }
+    return gp_begin(s + 1u);
+}
+
+// The identity into segments lo..hi (empty ones).
+fn gp_write_empty(lo: u32, hi: u32) {
+    for (var k = lo; k < min(hi, gp_reduce.segments); k++) {
+        gp_out[k] = gp_finish(gp_identity());
+    }
+}
+
+// A segment value: heads seen, and the reduction since the last of them.
+struct GpRun {
+    heads: u32,
+    value: A,
+}
+
+fn gp_join(a: GpRun, b: GpRun) -> GpRun {
+    if b.heads > 0u {
+        return GpRun(a.heads + b.heads, b.value);
+    }
+    return GpRun(a.heads, gp_combine(a.value, b.value));
+}
+
+// Hillis-Steele over the invocations: element 0 of the result is what comes before this
+// invocation (starting from `first`), element 1 the whole workgroup after `first`.
+fn gp_exclusive(mine: GpRun, first: GpRun, lane: u32) -> array<GpRun, 2> {
+    var acc = mine;
+    workgroupBarrier();  // earlier readers of the shared arrays are done
+    gp_shared_heads[lane] = acc.heads;
+    gp_shared_acc[lane] = acc.value;
+    workgroupBarrier();
+    for (var d = 1u; d < WG; d <<= 1u) {
+        if lane >= d {
+            acc = gp_join(GpRun(gp_shared_heads[lane - d], gp_shared_acc[lane - d]), acc);
+        }
+        workgroupBarrier();
+        gp_shared_heads[lane] = acc.heads;
+        gp_shared_acc[lane] = acc.value;
+        workgroupBarrier();
+    }
+    var before = first;
+    if lane > 0u {
+        before = gp_join(first, GpRun(gp_shared_heads[lane - 1u], gp_shared_acc[lane - 1u]));
+    }
+    let total = gp_join(first, GpRun(gp_shared_heads[WG - 1u], gp_shared_acc[WG - 1u]));
+    return array<GpRun, 2>(before, total);
+}
+
+@compute @workgroup_size({{WG}})
+fn tiles_main(ids: GpIds) {
+    let local_group = gp_linear_group(ids);
+    if local_group >= gp_reduce.groups {
+        return;  // whole workgroup: control flow stays uniform for its barriers
+    }
+    let lane = ids.lane;
+    let segs = gp_reduce.segments;
+    let r = gp_reduce.first / gp_reduce.range + local_group;
+    let range_start = r * gp_reduce.range;
+    let range_end = min(range_start + gp_reduce.range, gp_reduce.n);
+    // The segments this range touches: lo..hi.
+    if lane == 0u {
+        gp_shared_word = gp_segment_of(range_start, 0u, segs);
+    }
+    let lo = workgroupUniformLoad(&gp_shared_word);
+    if lane == 0u {
+        gp_shared_word = max(gp_upper(range_end - 1u, lo, segs), lo + 1u);
+    }
+    let hi = workgroupUniformLoad(&gp_shared_word);
+
+    var carry = GpRun(0u, gp_identity());
+    var hint = lo;  // segments only grow from tile to tile
+    for (var tile = range_start; tile < range_end; tile += TILE) {
+        let c = tile + lane * V;
+        let e = min(c + V, range_end);
+        var xs: array<vec4<T>, UNITS>;
+        for (var k = 0u; k < UNITS; k++) {
+            if c + 4u * k < e {
+                xs[k] = gp_x_load((c - gp_reduce.first) / 4u + k);
+            }
+        }
+        var heads = 0u;
+        var acc = gp_identity();
+        var pending = gp_identity();
+        var pending_segment = NONE;
+        if c < e {
+            var s = gp_segment_of(c, hint, hi);
+            var begin = gp_begin(s);
+            var end = gp_end(s);
+            var next = gp_next_begin(s);
+            for (var k = 0u; k < UNITS; k++) {
+                let x = xs[k];
+                for (var j = 0u; j < 4u; j++) {
+                    let i = c + 4u * k + j;
+                    if i < e {
+                        if i >= next {
+                            // A later segment: usually the next one.
+                            s = s + 1u;
+                            if gp_next_begin(s) <= i {
+                                s = gp_segment_of(i, s + 1u, hi);
+                            }
+                            begin = gp_begin(s);
+                            end = gp_end(s);
+                            next = gp_next_begin(s);
+                        }
+                        if begin == i {
+                            // A boundary: the empty segments here (those before s with
+                            // the same begin, and s if it is empty) get the identity.
+                            var first_empty = s;
+                            if s > 0u && gp_begin(s - 1u) == i {
+                                first_empty = gp_lower(i, 0u, s);
+                            }
+                            gp_write_empty(first_empty, select(s, s + 1u, end <= i));
+                            if i < end {
+                                heads += 1u;
+                                acc = gp_identity();
+                            }
+                        }
+                        if begin <= i && i < end {
+                            acc = gp_combine(acc, gp_lift(x[j]));
+                            if i + 1u == end {
+                                if begin >= c {
+                                    gp_out[s] = gp_finish(acc);
+                                } else {
+                                    // Started before this invocation: finished after the scan.
+                                    pending = acc;
+                                    pending_segment = s;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            hint = s;
+        }
+        let scanned = gp_exclusive(GpRun(heads, acc), carry, lane);
+        if pending_segment != NONE {
+            let total = gp_combine(scanned[0].value, pending);
+            if gp_begin(pending_segment) >= range_start {
+                gp_out[pending_segment] = gp_finish(total);
+            } else {
+                gp_partial_first[r] = total;
+            }
+        }
+        carry = scanned[1];
+    }
+    if lane == 0u {
+        gp_partial_last[r] = carry.value;
+    }
+}
+
+// Segments that span ranges, each combined by the workgroup of the range it ends in,
+// and the empty segments past the values.
+@compute @workgroup_size({{WG}})
+fn fixup_main(ids: GpIds) {
+    let group = gp_linear_group(ids);
+    if group >= gp_reduce.groups {
+        return;
+    }
+    let lane = ids.lane;
+    let segs = gp_reduce.segments;
+    let n = gp_reduce.n;
+    let stride = gp_reduce.groups * WG;
+    for (var k = gp_lower(n, 0u, segs) + group * WG + lane; k < segs; k += stride) {
+        gp_out[k] = gp_finish(gp_identity());
+    }
+    for (var r = 1u + group; r < gp_reduce.ranges; r += gp_reduce.groups) {
+        let start = r * gp_reduce.range;
+        let end_of_range = min(start + gp_reduce.range, n);
+        if lane == 0u {
+            let s = gp_segment_of(start, 0u, segs);
+            let b = gp_begin(s);
+            let e = gp_end(s);
+            var owned = NONE;
+            if b < start && e > start && e <= end_of_range {
+                owned = s;
+            }
+            gp_shared_word = owned;
+        }
+        let s = workgroupUniformLoad(&gp_shared_word);
+        if s != NONE {
+            let r0 = min(gp_begin(s) / gp_reduce.range, r);
+            let count = r - r0;
+            var acc = gp_identity();
+            for (var j = lane; j < count; j += WG) {
+                acc = gp_combine(acc, gp_partial_last[r0 + j]);
+            }
+            if lane == 0u {
+                acc = gp_combine(acc, gp_partial_first[r]);
+            }
+            let total = gp_workgroup_reduce(acc, ids, WG);
+            if lane == 0u {
+                gp_out[s] = gp_finish(total);
+            }
+        }
+    }
+}
