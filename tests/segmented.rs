@@ -23,6 +23,9 @@ use gpuprim::{Ctx, Error, GpuVec, Grid2D, Reduce};
 
 // ---- inputs ----
 
+/// An operator, its identity and its CPU twin.
+type Case<T> = (Reduce<T>, T, fn(T, T) -> T);
+
 /// Segment lengths from a seeded stream: `count` segments, most 0..300 with many empty
 /// ones, a few of `long` values.
 fn random_lengths(count: usize, long: usize, seed: u64) -> Vec<usize> {
@@ -121,7 +124,7 @@ fn check_int_ops<T: TestElement + Ord>(
 ) {
     let v = ctx.upload(values).unwrap();
     let o = ctx.upload(offsets).unwrap();
-    let cases: [(Reduce<T>, T, fn(T, T) -> T); 7] = [
+    let cases: [Case<T>; 7] = [
         (Reduce::Sum, T::ZERO, add),
         (Reduce::SumCompensated, T::ZERO, add),
         (Reduce::Product, T::ONE, mul),
@@ -491,7 +494,7 @@ fn check_grid(ctx: &Ctx, width: u32, height: u32, pitch: u32, seed: u64) {
     let values: Vec<i32> = random_vec(n, seed);
     let v = ctx.upload(&values).unwrap();
     let grid = Grid2D::with_pitch(&v, width, height, pitch).unwrap();
-    let cases: [(Reduce<i32>, i32, fn(i32, i32) -> i32); 5] = [
+    let cases: [Case<i32>; 5] = [
         (Reduce::Sum, 0, i32::wrapping_add),
         (Reduce::Product, 1, i32::wrapping_mul),
         (Reduce::Min, i32::MAX, i32::min),

@@ -25,6 +25,7 @@ mod kernel;
 mod random;
 mod reduce;
 mod scan;
+mod segmented;
 mod sort;
 mod timing;
 
@@ -37,10 +38,11 @@ use timing::Bench;
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 10] = [
+const SECTIONS: [(&str, Rows); 11] = [
     ("reduce", reduce::rows),
     ("kernel", kernel::rows),
     ("scan", scan::rows),
+    ("segmented", segmented::rows),
     ("sort", sort::rows),
     ("sort_tiles", sort::tile_rows),
     ("atomic", atomic::rows),
