@@ -328,7 +328,17 @@ fn split_bindings_and_folded_dispatches() {
     let lengths = random_lengths(400, 5000, 31);
     check_all_int(ctx, &lengths, 0, 0, 31, "split");
     check_f32(ctx, &lengths, 32, "split");
-    check_all_int(ctx, &[30_000], 0, 0, 33, "split, one segment");
+    // Ranges of one window (1024 values): a segment over 98 ranges is combined by the
+    // fix-up's whole workgroup (more than 32 partials), shorter ones by one invocation.
+    check_all_int(ctx, &[100_000], 0, 0, 33, "split, one segment");
+    check_all_int(
+        ctx,
+        &[5, 40_000, 0, 3, 20_000, 1],
+        3,
+        7,
+        34,
+        "split, long segments",
+    );
     // Offsets past one binding are refused, with the numbers.
     let v = ctx.upload(&[0u32; 8]).unwrap();
     let o = ctx.upload(&vec![0u32; 2000]).unwrap();

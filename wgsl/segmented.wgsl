@@ -64,8 +64,24 @@ var<workgroup> gp_shared_acc: array<A, WG>;
 var<workgroup> gp_shared_heads: array<u32, WG>;
 var<workgroup> gp_shared_word: u32;
 
-// gp_workgroup_reduce(acc, ids, size) -> A: the total of the workgroup, in invocation 0.
-{{WORKGROUP_REDUCE}}
+// GpIds (the built-ins), gp_position(ids) (which V values of a tile an invocation owns:
+// subgroup by subgroup where the scan uses subgroups, so each subgroup's are
+// consecutive) and gp_exclusive(mine, first, ids) (see below).
+{{WORKGROUP_SCAN}}
+
+// The workgroup's total, in invocation 0: a shared-memory halving tree.
+fn gp_workgroup_reduce(acc: A, lane: u32) -> A {
+    workgroupBarrier();  // earlier readers of the shared array are done
+    gp_shared_acc[lane] = acc;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lane < s {
+            gp_shared_acc[lane] = gp_combine(gp_shared_acc[lane], gp_shared_acc[lane + s]);
+        }
+        workgroupBarrier();
+    }
+    return gp_shared_acc[0];
+}
 
 fn gp_linear_group(ids: GpIds) -> u32 {
     return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
@@ -104,31 +120,6 @@ fn gp_join(a: GpRun, b: GpRun) -> GpRun {
     return GpRun(a.heads, gp_combine(a.value, b.value));
 }
 
-// Hillis-Steele over the invocations: element 0 of the result is what comes before this
-// invocation (starting from `first`), element 1 the whole workgroup after `first`.
-fn gp_exclusive(mine: GpRun, first: GpRun, lane: u32) -> array<GpRun, 2> {
-    var acc = mine;
-    workgroupBarrier();  // earlier readers of the shared arrays are done
-    gp_shared_heads[lane] = acc.heads;
-    gp_shared_acc[lane] = acc.value;
-    workgroupBarrier();
-    for (var d = 1u; d < WG; d <<= 1u) {
-        if lane >= d {
-            acc = gp_join(GpRun(gp_shared_heads[lane - d], gp_shared_acc[lane - d]), acc);
-        }
-        workgroupBarrier();
-        gp_shared_heads[lane] = acc.heads;
-        gp_shared_acc[lane] = acc.value;
-        workgroupBarrier();
-    }
-    var before = first;
-    if lane > 0u {
-        before = gp_join(first, GpRun(gp_shared_heads[lane - 1u], gp_shared_acc[lane - 1u]));
-    }
-    let total = gp_join(first, GpRun(gp_shared_heads[WG - 1u], gp_shared_acc[WG - 1u]));
-    return array<GpRun, 2>(before, total);
-}
-
 @compute @workgroup_size({{WG}})
 fn tiles_main(ids: GpIds) {
     let local_group = gp_linear_group(ids);
@@ -153,7 +144,7 @@ fn tiles_main(ids: GpIds) {
     var carry = GpRun(0u, gp_identity());
     var hint = lo;  // segments only grow from tile to tile
     for (var tile = range_start; tile < range_end; tile += TILE) {
-        let c = tile + lane * V;
+        let c = tile + gp_position(ids) * V;
         let e = min(c + V, range_end);
         var xs: array<vec4<T>, UNITS>;
         for (var k = 0u; k < UNITS; k++) {
@@ -215,7 +206,7 @@ fn tiles_main(ids: GpIds) {
             }
             hint = s;
         }
-        let scanned = gp_exclusive(GpRun(heads, acc), carry, lane);
+        let scanned = gp_exclusive(GpRun(heads, acc), carry, ids);
         if pending_segment != NONE {
             let total = gp_combine(scanned[0].value, pending);
             if gp_begin(pending_segment) >= range_start {
@@ -231,8 +222,15 @@ fn tiles_main(ids: GpIds) {
     }
 }
 
-// Segments that span ranges, each combined by the workgroup of the range it ends in,
-// and the empty segments past the values.
+// Segments that span ranges, each combined where it ends: a thread per range finds the
+// segment that ends in its range after starting in an earlier one; short spans it
+// combines itself, long ones the whole workgroup, one after another. Also the empty
+// segments past the values.
+const SERIAL_MAX: u32 = 32u;  // partials one invocation combines alone
+
+var<workgroup> gp_long_count: atomic<u32>;
+var<workgroup> gp_long: array<vec2<u32>, WG>;
+
 @compute @workgroup_size({{WG}})
 fn fixup_main(ids: GpIds) {
     let group = gp_linear_group(ids);
@@ -246,34 +244,52 @@ fn fixup_main(ids: GpIds) {
     for (var k = gp_lower(n, 0u, segs) + group * WG + lane; k < segs; k += stride) {
         gp_out[k] = gp_finish(gp_identity());
     }
-    for (var r = 1u + group; r < gp_reduce.ranges; r += gp_reduce.groups) {
-        let start = r * gp_reduce.range;
-        let end_of_range = min(start + gp_reduce.range, n);
+    for (var base = group * WG; base < gp_reduce.ranges; base += stride) {
         if lane == 0u {
+            atomicStore(&gp_long_count, 0u);
+        }
+        workgroupBarrier();
+        let r = base + lane;
+        if r > 0u && r < gp_reduce.ranges {
+            let start = r * gp_reduce.range;
             let s = gp_segment_of(start, 0u, segs);
             let b = gp_begin(s);
             let e = gp_end(s);
-            var owned = NONE;
-            if b < start && e > start && e <= end_of_range {
-                owned = s;
+            if b < start && e > start && e <= min(start + gp_reduce.range, n) {
+                let r0 = min(b / gp_reduce.range, r);
+                if r - r0 <= SERIAL_MAX {
+                    var acc = gp_identity();
+                    for (var j = r0; j < r; j++) {
+                        acc = gp_combine(acc, gp_partial_last[j]);
+                    }
+                    gp_out[s] = gp_finish(gp_combine(acc, gp_partial_first[r]));
+                } else {
+                    gp_long[atomicAdd(&gp_long_count, 1u)] = vec2<u32>(r, s);
+                }
             }
-            gp_shared_word = owned;
         }
-        let s = workgroupUniformLoad(&gp_shared_word);
-        if s != NONE {
+        workgroupBarrier();
+        if lane == 0u {
+            gp_shared_word = atomicLoad(&gp_long_count);
+        }
+        let long = workgroupUniformLoad(&gp_shared_word);
+        // The long spans in any order: each is combined the same way whatever its place.
+        for (var l = 0u; l < long; l++) {
+            let r = gp_long[l].x;
+            let s = gp_long[l].y;
             let r0 = min(gp_begin(s) / gp_reduce.range, r);
-            let count = r - r0;
             var acc = gp_identity();
-            for (var j = lane; j < count; j += WG) {
-                acc = gp_combine(acc, gp_partial_last[r0 + j]);
+            for (var j = r0 + lane; j < r; j += WG) {
+                acc = gp_combine(acc, gp_partial_last[j]);
             }
             if lane == 0u {
                 acc = gp_combine(acc, gp_partial_first[r]);
             }
-            let total = gp_workgroup_reduce(acc, ids, WG);
+            let total = gp_workgroup_reduce(acc, lane);
             if lane == 0u {
                 gp_out[s] = gp_finish(total);
             }
         }
+        workgroupBarrier();  // gp_long is read before the next round refills it
     }
 }

@@ -38,8 +38,94 @@ use crate::vec::{GpuVec, LANES};
 use crate::view::View;
 
 const SEGMENTED_WGSL: &str = include_str!("../../../wgsl/segmented.wgsl");
-/// The shared-memory workgroup reduction of `reduce_with` (the fix-up pass uses it).
-const TREE_WGSL: &str = include_str!("../../../wgsl/reduce_tree.wgsl");
+
+/// `{{WORKGROUP_SCAN}}` without subgroups: invocation `lane` owns the tile's `lane`-th
+/// values, and the scan is Hillis-Steele in workgroup memory (two barriers a step).
+const SCAN_TREE: &str = "struct GpIds {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+}
+
+fn gp_position(ids: GpIds) -> u32 {
+    return ids.lane;
+}
+
+// What comes before this invocation (from `first`), and the whole workgroup after `first`.
+fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
+    let lane = ids.lane;
+    var acc = mine;
+    workgroupBarrier();  // earlier readers of the shared arrays are done
+    gp_shared_heads[lane] = acc.heads;
+    gp_shared_acc[lane] = acc.value;
+    workgroupBarrier();
+    for (var d = 1u; d < WG; d <<= 1u) {
+        if lane >= d {
+            acc = gp_join(GpRun(gp_shared_heads[lane - d], gp_shared_acc[lane - d]), acc);
+        }
+        workgroupBarrier();
+        gp_shared_heads[lane] = acc.heads;
+        gp_shared_acc[lane] = acc.value;
+        workgroupBarrier();
+    }
+    var before = first;
+    if lane > 0u {
+        before = gp_join(first, GpRun(gp_shared_heads[lane - 1u], gp_shared_acc[lane - 1u]));
+    }
+    let total = gp_join(first, GpRun(gp_shared_heads[WG - 1u], gp_shared_acc[WG - 1u]));
+    return array<GpRun, 2>(before, total);
+}
+";
+
+/// `{{WORKGROUP_SCAN}}` with subgroups: invocations are ordered subgroup by subgroup, each
+/// subgroup scans its lanes with shuffles, and the subgroups' totals meet once in
+/// workgroup memory (two barriers a tile).
+const SCAN_SUBGROUP: &str = "struct GpIds {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(subgroup_invocation_id) subgroup_lane: u32,
+    @builtin(subgroup_id) subgroup: u32,
+    @builtin(num_subgroups) subgroups: u32,
+}
+
+fn gp_position(ids: GpIds) -> u32 {
+    return ids.subgroup * (WG / ids.subgroups) + ids.subgroup_lane;
+}
+
+// What comes before this invocation (from `first`), and the whole workgroup after `first`.
+fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
+    let size = WG / ids.subgroups;
+    var acc = mine;
+    for (var d = 1u; d < size; d <<= 1u) {
+        let heads = subgroupShuffleUp(acc.heads, d);
+        let value = subgroupShuffleUp(acc.value, d);
+        if ids.subgroup_lane >= d {
+            acc = gp_join(GpRun(heads, value), acc);
+        }
+    }
+    let up_heads = subgroupShuffleUp(acc.heads, 1u);
+    let up_value = subgroupShuffleUp(acc.value, 1u);
+    workgroupBarrier();  // earlier readers of the shared arrays are done
+    if ids.subgroup_lane == size - 1u {
+        gp_shared_heads[ids.subgroup] = acc.heads;
+        gp_shared_acc[ids.subgroup] = acc.value;
+    }
+    workgroupBarrier();
+    var before = first;
+    for (var k = 0u; k < ids.subgroup; k++) {
+        before = gp_join(before, GpRun(gp_shared_heads[k], gp_shared_acc[k]));
+    }
+    var total = before;
+    for (var k = ids.subgroup; k < ids.subgroups; k++) {
+        total = gp_join(total, GpRun(gp_shared_heads[k], gp_shared_acc[k]));
+    }
+    if ids.subgroup_lane > 0u {
+        before = gp_join(before, GpRun(up_heads, up_value));
+    }
+    return array<GpRun, 2>(before, total);
+}
+";
 
 /// Invocations per workgroup and values per invocation. On a GPU, tiles of 4096 values
 /// (four vec4 loads in flight per invocation) amortize the tile's scan; on a CPU
@@ -350,11 +436,28 @@ impl Ctx {
 
         let view = View::of(values);
         let layout = view.layout();
+        // Shuffles move 32-bit scalars and their vectors.
+        let subgroups = self.has_features(wgpu::Features::SUBGROUP)
+            && self.info().subgroup_max_size <= wg
+            && self.info().subgroup_min_size >= 1
+            && matches!(
+                spec.accumulator.as_str(),
+                "f32" | "i32" | "u32" | "vec2<f32>"
+            );
+        let (scan, scan_name) = if subgroups {
+            (SCAN_SUBGROUP, "subgroup-scan")
+        } else {
+            (SCAN_TREE, "tree-scan")
+        };
         let key = PipelineKey {
             op: "segmented",
             element: T::WGSL,
             workgroup_size: wg,
-            variant: format!("{}|{}|v{v}|{layout}", spec.variant(), bounds.name()),
+            variant: format!(
+                "{}|{}|v{v}|{layout}|{scan_name}",
+                spec.variant(),
+                bounds.name()
+            ),
             code: spec.code.clone(),
         };
         let source = || {
@@ -367,7 +470,7 @@ impl Ctx {
                     ("OP", spec.functions.clone()),
                     ("VALUES", view.units_wgsl("gp_x", 2, false)),
                     ("SEGMENTS", bounds.wgsl().to_string()),
-                    ("WORKGROUP_REDUCE", TREE_WGSL.to_string()),
+                    ("WORKGROUP_SCAN", scan.to_string()),
                     ("WG", wg.to_string()),
                     ("V", v.to_string()),
                 ],
@@ -421,11 +524,12 @@ impl Ctx {
                 d.bind(5, o.clone());
             }
         }
-        // One workgroup per range (the ranges past the grid's size stride), at least one
-        // for the empty segments after the values.
+        // An invocation per range (the ranges past the grid's size stride), at least one
+        // workgroup for the empty segments after the values.
         let groups = plan
             .ranges
-            .clamp(1, u64::from(max_per_dim).saturating_pow(3).min(RANGES_GPU));
+            .div_ceil(u64::from(wg))
+            .clamp(1, u64::from(max_per_dim).saturating_pow(3));
         let block = work.params(&SegmentedParams {
             groups: groups as u32,
             ..base
