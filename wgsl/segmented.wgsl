@@ -161,43 +161,52 @@ fn tiles_main(ids: GpIds) {
             var begin = gp_begin(s);
             var end = gp_end(s);
             var next = gp_next_begin(s);
-            for (var k = 0u; k < UNITS; k++) {
-                let x = xs[k];
-                for (var j = 0u; j < 4u; j++) {
-                    let i = c + 4u * k + j;
-                    if i < e {
-                        if i >= next {
-                            // A later segment: usually the next one.
-                            s = s + 1u;
-                            if gp_next_begin(s) <= i {
-                                s = gp_segment_of(i, s + 1u, hi);
+            if begin < c && e == c + V && c + V < end && next >= c + V {
+                // All V values inside one segment that neither starts nor ends here (long
+                // segments): a plain fold, as reduce_with folds a vec4.
+                for (var k = 0u; k < UNITS; k++) {
+                    let x = xs[k];
+                    acc = gp_combine(acc, gp_combine(gp_combine(gp_lift(x.x), gp_lift(x.y)), gp_combine(gp_lift(x.z), gp_lift(x.w))));
+                }
+            } else {
+                for (var k = 0u; k < UNITS; k++) {
+                    let x = xs[k];
+                    for (var j = 0u; j < 4u; j++) {
+                        let i = c + 4u * k + j;
+                        if i < e {
+                            if i >= next {
+                                // A later segment: usually the next one.
+                                s = s + 1u;
+                                if gp_next_begin(s) <= i {
+                                    s = gp_segment_of(i, s + 1u, hi);
+                                }
+                                begin = gp_begin(s);
+                                end = gp_end(s);
+                                next = gp_next_begin(s);
                             }
-                            begin = gp_begin(s);
-                            end = gp_end(s);
-                            next = gp_next_begin(s);
-                        }
-                        if begin == i {
-                            // A boundary: the empty segments here (those before s with
-                            // the same begin, and s if it is empty) get the identity.
-                            var first_empty = s;
-                            if s > 0u && gp_begin(s - 1u) == i {
-                                first_empty = gp_lower(i, 0u, s);
+                            if begin == i {
+                                // A boundary: the empty segments here (those before s with
+                                // the same begin, and s if it is empty) get the identity.
+                                var first_empty = s;
+                                if s > 0u && gp_begin(s - 1u) == i {
+                                    first_empty = gp_lower(i, 0u, s);
+                                }
+                                gp_write_empty(first_empty, select(s, s + 1u, end <= i));
+                                if i < end {
+                                    heads += 1u;
+                                    acc = gp_identity();
+                                }
                             }
-                            gp_write_empty(first_empty, select(s, s + 1u, end <= i));
-                            if i < end {
-                                heads += 1u;
-                                acc = gp_identity();
-                            }
-                        }
-                        if begin <= i && i < end {
-                            acc = gp_combine(acc, gp_lift(x[j]));
-                            if i + 1u == end {
-                                if begin >= c {
-                                    gp_out[s] = gp_finish(acc);
-                                } else {
-                                    // Started before this invocation: finished after the scan.
-                                    pending = acc;
-                                    pending_segment = s;
+                            if begin <= i && i < end {
+                                acc = gp_combine(acc, gp_lift(x[j]));
+                                if i + 1u == end {
+                                    if begin >= c {
+                                        gp_out[s] = gp_finish(acc);
+                                    } else {
+                                        // Started before this invocation: finished after the scan.
+                                        pending = acc;
+                                        pending_segment = s;
+                                    }
                                 }
                             }
                         }

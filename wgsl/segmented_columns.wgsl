@@ -104,8 +104,16 @@ fn finish_main(ids: GpIds) {
         let col = g * COLS + lane % COLS;
         var acc = gp_identity();
         if col < gp_reduce.width {
-            for (var b = phase; b < gp_reduce.row_blocks; b += PHASES) {
-                acc = gp_combine(acc, gp_partials[b * gp_reduce.width + col]);
+            let w = gp_reduce.width;
+            var b = phase;
+            // Four independent loads per step: this pass is a chain of latencies.
+            for (; b + 3u * PHASES < gp_reduce.row_blocks; b += 4u * PHASES) {
+                let p = gp_combine(gp_partials[b * w + col], gp_partials[(b + PHASES) * w + col]);
+                let q = gp_combine(gp_partials[(b + 2u * PHASES) * w + col], gp_partials[(b + 3u * PHASES) * w + col]);
+                acc = gp_combine(acc, gp_combine(p, q));
+            }
+            for (; b < gp_reduce.row_blocks; b += PHASES) {
+                acc = gp_combine(acc, gp_partials[b * w + col]);
             }
         }
         let total = gp_combine_phases(acc, lane);
