@@ -532,33 +532,45 @@ fn check_grid(ctx: &Ctx, width: u32, height: u32, pitch: u32, seed: u64) {
     let fv: Vec<f32> = random_vec(n, seed + 1);
     let f = ctx.upload(&fv).unwrap();
     let grid = Grid2D::with_pitch(&f, width, height, pitch).unwrap();
-    let rows = ctx
-        .reduce_rows(&grid, Reduce::Sum)
-        .unwrap()
-        .to_vec()
-        .unwrap();
-    let row_offsets: Vec<u32> = (0..h)
-        .flat_map(|y| [at(0, y) as u32, at(w, y) as u32])
-        .collect();
-    for y in 0..h {
-        let (e, a, l) = f64_sums(&fv, &row_offsets[2 * y..2 * y + 2]);
-        assert_sums_close(&rows[y..y + 1], &e, &a, &l, &format!("{what} f32 row {y}"));
+    let mut sums = vec![Reduce::Sum, Reduce::SumCompensated];
+    if ctx.has_features(wgpu::Features::SHADER_F64) {
+        sums.push(Reduce::SumWide);
     }
-    let cols = ctx
-        .reduce_columns(&grid, Reduce::Sum)
-        .unwrap()
-        .to_vec()
-        .unwrap();
-    for x in 0..w {
-        let column: Vec<f32> = (0..h).map(|y| fv[at(x, y)]).collect();
-        let (e, a, l) = f64_sums(&column, &[0, h as u32]);
-        assert_sums_close(
-            &cols[x..x + 1],
-            &e,
-            &a,
-            &l,
-            &format!("{what} f32 column {x}"),
-        );
+    for op in sums {
+        let rows = ctx
+            .reduce_rows(&grid, op.clone())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let row_offsets: Vec<u32> = (0..h)
+            .flat_map(|y| [at(0, y) as u32, at(w, y) as u32])
+            .collect();
+        for y in 0..h {
+            let (e, a, l) = f64_sums(&fv, &row_offsets[2 * y..2 * y + 2]);
+            assert_sums_close(
+                &rows[y..y + 1],
+                &e,
+                &a,
+                &l,
+                &format!("{what} f32 row {y} {op:?}"),
+            );
+        }
+        let cols = ctx
+            .reduce_columns(&grid, op.clone())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        for x in 0..w {
+            let column: Vec<f32> = (0..h).map(|y| fv[at(x, y)]).collect();
+            let (e, a, l) = f64_sums(&column, &[0, h as u32]);
+            assert_sums_close(
+                &cols[x..x + 1],
+                &e,
+                &a,
+                &l,
+                &format!("{what} f32 column {x} {op:?}"),
+            );
+        }
     }
 }
 
@@ -584,6 +596,34 @@ fn rows_and_columns_of_odd_shapes() {
     {
         check_grid(ctx, w, h, p, 70 + i as u64);
     }
+}
+
+#[test]
+fn grids_over_a_borrowed_buffer_of_ragged_length() {
+    // 7 x 5 in a pitch of 8 over exactly 39 elements of a buffer of the application's:
+    // the scalar layout (no vec4 loads past the vector).
+    let ctx = ctx();
+    let values: Vec<u32> = random_vec(39, 99);
+    let own = ctx.upload(&values).unwrap();
+    let v = GpuVec::<u32>::from_buffer(ctx, own.into_buffer(), 39).unwrap();
+    let grid = Grid2D::with_pitch(&v, 7, 5, 8).unwrap();
+    let rows: Vec<u32> = (0..5)
+        .map(|y| {
+            values[8 * y..8 * y + 7]
+                .iter()
+                .fold(0u32, |a, &b| a.wrapping_add(b))
+        })
+        .collect();
+    let cols: Vec<u32> = (0..7)
+        .map(|x| (0..5).fold(0u32, |a, y| a.wrapping_add(values[8 * y + x])))
+        .collect();
+    let mut out = poisoned::<u32>(ctx, 5);
+    ctx.reduce_rows_into(&grid, Reduce::Sum, &mut out).unwrap();
+    assert_all_eq(&out.to_vec().unwrap(), &rows, "borrowed rows");
+    let mut out = poisoned::<u32>(ctx, 7);
+    ctx.reduce_columns_into(&grid, Reduce::Sum, &mut out)
+        .unwrap();
+    assert_all_eq(&out.to_vec().unwrap(), &cols, "borrowed columns");
 }
 
 #[test]

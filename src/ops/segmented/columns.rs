@@ -10,7 +10,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::check_binding;
 use crate::context::{Ctx, check_len};
-use crate::dispatch::{pow2_workgroup_size, workgroup_grid};
+use crate::dispatch::{Chunk, pow2_workgroup_size, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
@@ -119,7 +119,14 @@ impl Ctx {
         let wg = pow2_workgroup_size(self, 256);
         let cols = COLS.min(wg);
         let phases = u64::from(wg / cols);
-        let col_blocks = u64::from(width.div_ceil(cols));
+        let view = View::of(values);
+        // A vec4 per invocation where every row starts at a whole unit of a vec4 vector.
+        let lanes: u32 = if pitch.is_multiple_of(4) && view.vec4() {
+            4
+        } else {
+            1
+        };
+        let col_blocks = u64::from(width.div_ceil(cols * lanes));
         let wanted = match self.info().device_type {
             wgpu::DeviceType::Cpu => GROUPS_CPU,
             _ => GROUPS_GPU,
@@ -136,7 +143,7 @@ impl Ctx {
             op: "segmented_columns",
             element: T::WGSL,
             workgroup_size: wg,
-            variant: format!("{}|cols{cols}", spec.variant()),
+            variant: format!("{}|cols{cols}|lanes{lanes}", spec.variant()),
             code: spec.code.clone(),
         };
         let source = || {
@@ -149,6 +156,8 @@ impl Ctx {
                     ("OP", spec.functions.clone()),
                     ("WG", wg.to_string()),
                     ("COLS", cols.to_string()),
+                    ("LANES", lanes.to_string()),
+                    ("LOAD", load_wgsl(lanes, T::WGSL)),
                 ],
             )
         };
@@ -181,12 +190,18 @@ impl Ctx {
             opaque_zero: 0,
         };
         let block = work.params(&base);
-        let view = View::of(values);
-        let input = View {
-            len: used as usize,
-            ..view
-        }
-        .exact();
+        let input = if lanes == 4 {
+            view.window(&Chunk {
+                offset_units: 0,
+                units: used.div_ceil(4),
+            })
+        } else {
+            View {
+                len: used as usize,
+                ..view
+            }
+            .exact()
+        };
         let out_binding = View::of(out).exact();
         work.dispatch(&columns, workgroup_grid(groups, max_per_dim)?)
             .bind(0, block)
@@ -206,5 +221,26 @@ impl Ctx {
                 .bind(4, out_binding);
         }
         work.submit()
+    }
+}
+
+/// `gp_load(y, x)` of `wgsl/segmented_columns.wgsl` and its binding: one element, or the
+/// vec4 unit that starts at `(x, y)`.
+fn load_wgsl(lanes: u32, t: &str) -> String {
+    if lanes == 4 {
+        format!(
+            "@group(0) @binding(2) var<storage, read> gp_x: array<vec4<{t}>>;\n\
+             fn gp_load(y: u32, x: u32) -> array<A, 4> {{\n\
+             \x20   let v = gp_x[(y * gp_reduce.pitch + x) / 4u];\n\
+             \x20   return array<A, 4>(gp_lift(v.x), gp_lift(v.y), gp_lift(v.z), gp_lift(v.w));\n\
+             }}\n"
+        )
+    } else {
+        format!(
+            "@group(0) @binding(2) var<storage, read> gp_x: array<{t}>;\n\
+             fn gp_load(y: u32, x: u32) -> array<A, 1> {{\n\
+             \x20   return array<A, 1>(gp_lift(gp_x[y * gp_reduce.pitch + x]));\n\
+             }}\n"
+        )
     }
 }
