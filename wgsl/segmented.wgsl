@@ -56,13 +56,15 @@ struct GpSegmentedParams {
 {{VALUES}}
 
 // The segments: gp_begin(s), gp_end(s) for s < segments, gp_upper(x, lo, hi) (the first
-// s in lo..hi with gp_begin(s) > x, else hi) and gp_lower(x, lo, hi) (the first with
-// gp_begin(s) >= x, else hi).
+// s in lo..hi with gp_begin(s) > x, else hi), gp_lower(x, lo, hi) (the first with
+// gp_begin(s) >= x, else hi) and gp_find(i, lo, hi, guess) (gp_segment_of(i, lo, hi),
+// searched outward from a guess).
 {{SEGMENTS}}
 
 var<workgroup> gp_shared_acc: array<A, WG>;
 var<workgroup> gp_shared_heads: array<u32, WG>;
 var<workgroup> gp_shared_word: u32;
+var<workgroup> gp_shared_pair: vec2<u32>;
 
 // GpIds (the built-ins), gp_position(ids) (which V values of a tile an invocation owns:
 // subgroup by subgroup where the scan uses subgroups, so each subgroup's are
@@ -131,15 +133,18 @@ fn tiles_main(ids: GpIds) {
     let r = gp_reduce.first / gp_reduce.range + local_group;
     let range_start = r * gp_reduce.range;
     let range_end = min(range_start + gp_reduce.range, gp_reduce.n);
-    // The segments this range touches: lo..hi.
+    // The segments this range touches: lo..hi, searched by two invocations at once.
     if lane == 0u {
-        gp_shared_word = gp_segment_of(range_start, 0u, segs);
+        gp_shared_pair.x = gp_segment_of(range_start, 0u, segs);
     }
-    let lo = workgroupUniformLoad(&gp_shared_word);
-    if lane == 0u {
-        gp_shared_word = max(gp_upper(range_end - 1u, lo, segs), lo + 1u);
+    if lane == WG - 1u {
+        gp_shared_pair.y = gp_upper(range_end - 1u, 0u, segs);
     }
-    let hi = workgroupUniformLoad(&gp_shared_word);
+    let bounds = workgroupUniformLoad(&gp_shared_pair);
+    let lo = bounds.x;
+    let hi = max(bounds.y, lo + 1u);
+    // Where an invocation's first segment is likely to be, were the segments even.
+    let density = f32(hi - lo) / f32(range_end - range_start);
 
     var carry = GpRun(0u, gp_identity());
     var hint = lo;  // segments only grow from tile to tile
@@ -157,7 +162,8 @@ fn tiles_main(ids: GpIds) {
         var pending = gp_identity();
         var pending_segment = NONE;
         if c < e {
-            var s = gp_segment_of(c, hint, hi);
+            let guess = lo + u32(f32(c - range_start) * density);
+            var s = gp_find(c, hint, hi, guess);
             var begin = gp_begin(s);
             var end = gp_end(s);
             var next = gp_next_begin(s);

@@ -172,7 +172,7 @@ impl Bounds<'_> {
         }
     }
 
-    /// `gp_begin`, `gp_end`, `gp_upper` and `gp_lower` of `wgsl/segmented.wgsl`.
+    /// `gp_begin`, `gp_end`, `gp_upper`, `gp_lower` and `gp_find` of `wgsl/segmented.wgsl`.
     fn wgsl(&self) -> &'static str {
         match self {
             Bounds::Offsets(_) => {
@@ -196,6 +196,30 @@ impl Bounds<'_> {
                  \x20       if gp_begin(mid) < x { lo = mid + 1u; } else { hi = mid; }\n\
                  \x20   }\n\
                  \x20   return lo;\n\
+                 }\n\
+                 // The segment of element i (as gp_segment_of) searched outward from a guess:\n\
+                 // a few loads where the guess is near, twice a binary search at worst.\n\
+                 fn gp_find(i: u32, lo: u32, hi: u32, guess: u32) -> u32 {\n\
+                 \x20   var a = lo;\n\
+                 \x20   var b = max(hi, lo + 1u);\n\
+                 \x20   let g = clamp(guess, a, b - 1u);\n\
+                 \x20   var step = 1u;\n\
+                 \x20   if gp_begin(g) <= i {\n\
+                 \x20       a = g;\n\
+                 \x20       while a + step < b {\n\
+                 \x20           if gp_begin(a + step) > i { b = a + step; break; }\n\
+                 \x20           a += step;\n\
+                 \x20           step = min(step * 2u, 1u << 30u);\n\
+                 \x20       }\n\
+                 \x20   } else {\n\
+                 \x20       b = g;\n\
+                 \x20       while b - a > step {\n\
+                 \x20           if gp_begin(b - step) <= i { a = b - step; break; }\n\
+                 \x20           b -= step;\n\
+                 \x20           step = min(step * 2u, 1u << 30u);\n\
+                 \x20       }\n\
+                 \x20   }\n\
+                 \x20   return gp_segment_of(i, a, b);\n\
                  }\n"
             }
             Bounds::Rows { .. } => {
@@ -207,6 +231,9 @@ impl Bounds<'_> {
                  fn gp_lower(x: u32, lo: u32, hi: u32) -> u32 {\n\
                  \x20   let q = x / gp_reduce.pitch + select(0u, 1u, x % gp_reduce.pitch != 0u);\n\
                  \x20   return clamp(q, lo, max(lo, hi));\n\
+                 }\n\
+                 fn gp_find(i: u32, lo: u32, hi: u32, guess: u32) -> u32 {\n\
+                 \x20   return gp_segment_of(i, lo, hi);\n\
                  }\n"
             }
         }
