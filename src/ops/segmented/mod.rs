@@ -2,23 +2,31 @@
 //! [`Ctx::reduce_columns`] and their `_into` forms.
 //!
 //! Segmented reductions and row reductions are one kernel (`wgsl/segmented.wgsl`): the
-//! values are split evenly across workgroups whatever the segment lengths, each
-//! workgroup walks a fixed range of values in tiles and finds the segments it touches
-//! by a binary search in the offsets (rows: arithmetically, from the pitch). Segments
-//! inside a tile are reduced there and written at once; a segment that spans ranges
-//! leaves one partial per range, which a second small pass combines in range order. So
-//! one huge segment costs what a reduction costs, and many short ones only their
-//! output. Column reductions (`wgsl/segmented_columns.wgsl`, [`columns`]) read blocks of
-//! consecutive columns a row at a time and, for tall grids, split the rows across
-//! workgroups and combine the partials in a second pass.
+//! values are split evenly across workgroups whatever the segment lengths. Each
+//! workgroup walks a fixed range of values in tiles; each invocation finds the segment
+//! of its first value in the offsets (searched outward from where an even spread would
+//! put it; rows: arithmetically, from the pitch) and follows the boundaries from there.
+//! Segments inside a tile are reduced there and written at once, segments across
+//! invocations are joined by a segmented scan of the tile, and a segment that spans
+//! ranges leaves one partial per range, which a second small pass combines in range
+//! order. So one huge segment costs what a reduction costs, and many short ones little
+//! more than their output. Column reductions (`wgsl/segmented_columns.wgsl`) read blocks
+//! of consecutive columns a row at a time (a vec4 per invocation where rows start at
+//! whole units) and, for tall grids, split the rows across workgroups and combine the
+//! partials in a second pass.
 //!
 //! Every [`Reduce`] operator works, with `reduce_with`'s operator code (custom
 //! operators must be associative and commutative). Nothing uses atomics: the order of
 //! combination depends only on the adapter and the lengths, so float results repeat
-//! bit for bit. For a segment of `m` values, [`Reduce::Sum`] adds at most
-//! `ceil(m / range) + log2(workgroup) + V + 2` terms in sequence, where `V` is the
-//! values per invocation (16 on GPUs, 4 on CPU adapters) and `range` the values per
-//! workgroup; the error is below that many roundings of the sum of the absolute values.
+//! bit for bit.
+//!
+//! Accuracy of [`Reduce::Sum`] over f32: each value of a segment of `m` values passes
+//! through at most `V + 2 log2(WG) + m / T + 40 + m / (R * WG)` additions, with `V`
+//! values per invocation, `WG` invocations, tiles of `T` values and workgroup ranges of
+//! `R` values (16, 256, 4096 and at least 4096 on GPUs; 4, 64, 256 on CPU adapters), so
+//! the error is below that many times `2^-24 * sum |x_i|`: about 320 times for a
+//! segment of a million values on a GPU. Columns: at most `height / (4 P) + P + 8 +`
+//! the row blocks (at most 256), with `P` rows read at once (4 on GPUs).
 
 mod columns;
 
