@@ -122,6 +122,17 @@ fn gp_join(a: GpRun, b: GpRun) -> GpRun {
     return GpRun(a.heads, gp_combine(a.value, b.value));
 }
 
+// The V values from c (those below `end`).
+fn gp_load_values(c: u32, end: u32) -> array<vec4<T>, UNITS> {
+    var xs: array<vec4<T>, UNITS>;
+    for (var k = 0u; k < UNITS; k++) {
+        if c + 4u * k < end {
+            xs[k] = gp_x_load((c - gp_reduce.first) / 4u + k);
+        }
+    }
+    return xs;
+}
+
 @compute @workgroup_size({{WG}})
 fn tiles_main(ids: GpIds) {
     let local_group = gp_linear_group(ids);
@@ -133,6 +144,10 @@ fn tiles_main(ids: GpIds) {
     let r = gp_reduce.first / gp_reduce.range + local_group;
     let range_start = r * gp_reduce.range;
     let range_end = min(range_start + gp_reduce.range, gp_reduce.n);
+    let own = gp_position(ids) * V;
+    // Each tile's values are loaded while the one before it is processed; the first
+    // tile's before the searches below.
+    var xs_next = gp_load_values(range_start + own, range_end);
     // The segments this range touches: lo..hi, searched by two invocations at once.
     if lane == 0u {
         gp_shared_pair.x = gp_segment_of(range_start, 0u, segs);
@@ -149,13 +164,11 @@ fn tiles_main(ids: GpIds) {
     var carry = GpRun(0u, gp_identity());
     var hint = lo;  // segments only grow from tile to tile
     for (var tile = range_start; tile < range_end; tile += TILE) {
-        let c = tile + gp_position(ids) * V;
+        let c = tile + own;
         let e = min(c + V, range_end);
-        var xs: array<vec4<T>, UNITS>;
-        for (var k = 0u; k < UNITS; k++) {
-            if c + 4u * k < e {
-                xs[k] = gp_x_load((c - gp_reduce.first) / 4u + k);
-            }
+        var xs = xs_next;
+        if tile + TILE < range_end {
+            xs_next = gp_load_values(c + TILE, range_end);
         }
         var heads = 0u;
         var acc = gp_identity();
