@@ -22,16 +22,21 @@ use crate::view::View;
 
 const COLUMNS_WGSL: &str = include_str!("../../../wgsl/segmented_columns.wgsl");
 
-/// Columns per workgroup: 64 consecutive elements of a row (256 bytes of f32) per read.
+/// Invocations across the columns of a workgroup: 64 (a row piece of 64 elements or
+/// vec4 units per read), or 16 for narrow grids, whose few column blocks need more row
+/// blocks (the workgroup then reads 16 rows at once; 16 vec4 units of f32 are still 256
+/// contiguous bytes). CPU adapters take 16 too, so the tests combine several phases.
 const COLS: u32 = 64;
+const NARROW_COLS: u32 = 16;
 
 /// Workgroups (column blocks x row blocks) wanted: a few per compute unit on a GPU, a
 /// few per core on a CPU adapter.
 const GROUPS_GPU: u64 = 4096;
 const GROUPS_CPU: u64 = 16;
 
-/// Row blocks at most: the second pass folds this many partials per column.
-const MAX_ROW_BLOCKS: u64 = 256;
+/// Row blocks at most, per row read at once: the second pass folds 64 partials per
+/// invocation at most.
+const ROW_BLOCKS_PER_PHASE: u64 = 64;
 
 /// Rows a row block has at least: four steps of four rows per phase.
 const MIN_BLOCK_ROWS: u64 = 64;
@@ -117,8 +122,6 @@ impl Ctx {
         let spec = Spec::new(self, &op)?;
 
         let wg = pow2_workgroup_size(self, 256);
-        let cols = COLS.min(wg);
-        let phases = u64::from(wg / cols);
         let view = View::of(values);
         // A vec4 per invocation where every row starts at a whole unit of a vec4 vector.
         let lanes: u32 = if pitch.is_multiple_of(4) && view.vec4() {
@@ -126,16 +129,27 @@ impl Ctx {
         } else {
             1
         };
-        let col_blocks = u64::from(width.div_ceil(cols * lanes));
         let wanted = match self.info().device_type {
             wgpu::DeviceType::Cpu => GROUPS_CPU,
             _ => GROUPS_GPU,
         };
+        // The most workgroups `cols` invocations across can make.
+        let reach = |cols: u32| {
+            u64::from(width.div_ceil(cols * lanes)) * ROW_BLOCKS_PER_PHASE * u64::from(wg / cols)
+        };
+        let cols = match self.info().device_type {
+            wgpu::DeviceType::Cpu => NARROW_COLS,
+            _ if reach(COLS.min(wg)) >= wanted => COLS,
+            _ => NARROW_COLS,
+        }
+        .min(wg);
+        let phases = u64::from(wg / cols);
+        let col_blocks = u64::from(width.div_ceil(cols * lanes));
         let most = u64::from(height).div_ceil(MIN_BLOCK_ROWS.max(4 * phases));
         let row_blocks = wanted
             .div_ceil(col_blocks)
             .min(most)
-            .clamp(1, MAX_ROW_BLOCKS);
+            .clamp(1, ROW_BLOCKS_PER_PHASE * phases);
         let rows_per_block = u64::from(height).div_ceil(row_blocks);
         let row_blocks = u64::from(height).div_ceil(rows_per_block);
 

@@ -26,7 +26,8 @@
 //! `R` values (16, 256, 4096 and at least 4096 on GPUs; 4, 64, 256 on CPU adapters), so
 //! the error is below that many times `2^-24 * sum |x_i|`: about 320 times for a
 //! segment of a million values on a GPU. Columns: at most `height / (4 P) + P + 8 +`
-//! the row blocks (at most 256), with `P` rows read at once (4 on GPUs).
+//! the row blocks (at most `64 P`), with `P` rows read at once (4, or 16 for narrow
+//! grids, on GPUs; 4 on CPU adapters).
 
 mod columns;
 
