@@ -469,6 +469,18 @@ fn errors() {
             Err(Error::Unsupported { .. })
         ));
     }
+    // A length on the device is refused (the segments need it on the host).
+    let count = ctx.upload(&[2u32]).unwrap();
+    let prefix = v.prefix(&count).unwrap();
+    assert!(matches!(
+        ctx.segmented_reduce(&prefix, &o, Reduce::Sum),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let prefix_offsets = o.prefix(&count).unwrap();
+    assert!(matches!(
+        ctx.segmented_reduce(&v, &prefix_offsets, Reduce::Sum),
+        Err(Error::InvalidArgument { .. })
+    ));
     let g = Grid2D::new(&v, 3, 1).unwrap();
     let mut wrong = ctx.zeros::<f32>(2).unwrap();
     assert!(matches!(
