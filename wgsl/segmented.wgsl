@@ -3,8 +3,9 @@
 //
 // The VALUES are split evenly: workgroup range r is the elements [r * range, (r + 1) *
 // range), walked in tiles of WG * V elements, each invocation V consecutive ones. An
-// invocation finds the segment of its first element by a binary search in the segment
-// bounds (or arithmetically, for rows) and follows the boundaries from there. A segment
+// invocation finds the segment of its first element in the segment bounds, searching
+// outward from where an even spread would put it (rows: arithmetically), and follows the
+// boundaries from there. A segment
 // whose elements all lie in one invocation is written at once; the others are joined
 // across the workgroup by a segmented exclusive scan of (heads, value since the last
 // head) pairs, carried from tile to tile. A segment that starts in an earlier range is
@@ -12,7 +13,8 @@
 // head as `partial_last`; `fixup_main` combines, for each segment spanning ranges, the
 // partials of the ranges it covers in range order, and writes the empty segments past
 // the values. No atomics and no waiting between workgroups: the order of combination
-// depends only on the lengths, so float results repeat bit for bit.
+// depends only on the lengths, so float results repeat bit for bit (atomics only count
+// the fix-up's long spans, whose order does not change any result).
 //
 // An empty segment is written by the invocation that owns the element at its position
 // (or by `fixup_main` when that is past the values). Elements between segments (before
