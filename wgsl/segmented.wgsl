@@ -12,7 +12,7 @@
 // left as this range's `partial_first`, and every range leaves the value after its last
 // head as `partial_last`; `fixup_main` combines, for each segment spanning ranges, the
 // partials of the ranges it covers in range order, and writes the empty segments past
-// the values. No atomics and no waiting between workgroups: the order of combination
+// the values. No float atomics, no waiting between workgroups: the order of combination
 // depends only on the lengths, so float results repeat bit for bit (atomics only count
 // the fix-up's long spans, whose order does not change any result).
 //

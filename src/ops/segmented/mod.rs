@@ -16,7 +16,7 @@
 //! partials in a second pass.
 //!
 //! Every [`Reduce`] operator works, with `reduce_with`'s operator code (custom
-//! operators must be associative and commutative). Nothing uses atomics: the order of
+//! operators must be associative and commutative). No float atomics: the order of
 //! combination depends only on the adapter and the lengths, so float results repeat
 //! bit for bit.
 //!
