@@ -271,7 +271,12 @@ fn fixup_main(ids: GpIds) {
     let segs = gp_reduce.segments;
     let n = gp_reduce.n;
     let stride = gp_reduce.groups * WG;
-    for (var k = gp_lower(n, 0u, segs) + group * WG + lane; k < segs; k += stride) {
+    // The empty segments past the values (usually none: one load says so).
+    var trailing = segs;
+    if segs > 0u && gp_begin(segs - 1u) >= n {
+        trailing = gp_lower(n, 0u, segs - 1u);
+    }
+    for (var k = trailing + group * WG + lane; k < segs; k += stride) {
         gp_out[k] = gp_finish(gp_identity());
     }
     for (var base = group * WG; base < gp_reduce.ranges; base += stride) {
@@ -282,7 +287,9 @@ fn fixup_main(ids: GpIds) {
         let r = base + lane;
         if r > 0u && r < gp_reduce.ranges {
             let start = r * gp_reduce.range;
-            let s = gp_segment_of(start, 0u, segs);
+            // Searched from where an even spread of the segments would put it.
+            let guess = u32(f32(start) * (f32(segs) / f32(n)));
+            let s = gp_find(start, 0u, segs, guess);
             let b = gp_begin(s);
             let e = gp_end(s);
             if b < start && e > start && e <= min(start + gp_reduce.range, n) {
