@@ -151,11 +151,14 @@ fn tiles_main(ids: GpIds) {
     // tile's before the searches below.
     var xs_next = gp_load_values(range_start + own, range_end);
     // The segments this range touches: lo..hi, searched by two invocations at once.
+    // (Each from where an even spread of the segments would put it.)
+    let spread = f32(segs) / f32(gp_reduce.n);
     if lane == 0u {
-        gp_shared_pair.x = gp_segment_of(range_start, 0u, segs);
+        gp_shared_pair.x = gp_find(range_start, 0u, segs, u32(f32(range_start) * spread));
     }
     if lane == WG - 1u {
-        gp_shared_pair.y = gp_upper(range_end - 1u, 0u, segs);
+        let last = range_end - 1u;
+        gp_shared_pair.y = gp_find(last, 0u, segs, u32(f32(last) * spread)) + 1u;
     }
     let bounds = workgroupUniformLoad(&gp_shared_pair);
     let lo = bounds.x;
