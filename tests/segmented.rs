@@ -682,3 +682,30 @@ fn check_grid_rows_only(ctx: &Ctx, width: u32, height: u32, pitch: u32, seed: u6
         .collect();
     assert_all_eq(&rows.to_vec().unwrap(), &cpu, "split rows max");
 }
+
+#[test]
+fn many_small_random_layouts() {
+    // Short segments with runs of empty ones, gaps before and after: boundaries land on
+    // every position of invocations and tiles.
+    for (ctx, seeds) in [(ctx(), 0..40u64), (split_ctx(), 100..110)] {
+        for seed in seeds {
+            let bits: Vec<u32> = random_vec(3, seed);
+            let count = 1 + bits[0] as usize % 2000;
+            let lengths: Vec<usize> = random_vec::<u32>(count, seed + 1000)
+                .iter()
+                .map(|&b| if b % 5 < 2 { 0 } else { (b >> 8) as usize % 13 })
+                .collect();
+            let (start, trail) = (bits[1] as usize % 9, bits[2] as usize % 9);
+            let offsets = offsets_of(&lengths, start);
+            let values: Vec<u32> = random_vec(*offsets.last().unwrap() as usize + trail, seed);
+            let v = ctx.upload(&values).unwrap();
+            let o = ctx.upload(&offsets).unwrap();
+            let sum = gpu_segmented(ctx, &v, &o, Reduce::Sum);
+            let cpu = cpu_segmented(&values, &offsets, 0, u32::wrapping_add);
+            assert_all_eq(&sum, &cpu, &format!("seed {seed} sum"));
+            let max = gpu_segmented(ctx, &v, &o, Reduce::Max);
+            let cpu = cpu_segmented(&values, &offsets, 0, u32::max);
+            assert_all_eq(&max, &cpu, &format!("seed {seed} max"));
+        }
+    }
+}
