@@ -124,15 +124,79 @@ fn gp_join(a: GpRun, b: GpRun) -> GpRun {
     return GpRun(a.heads, gp_combine(a.value, b.value));
 }
 
-// The V values from c (those below `end`).
+// The V values from c (those below `end`). The units are written out (constant
+// indices), so they stay in registers.
 fn gp_load_values(c: u32, end: u32) -> array<vec4<T>, UNITS> {
     var xs: array<vec4<T>, UNITS>;
-    for (var k = 0u; k < UNITS; k++) {
-        if c + 4u * k < end {
-            xs[k] = gp_x_load((c - gp_reduce.first) / 4u + k);
+    let u = (c - gp_reduce.first) / 4u;
+{{LOAD_UNITS}}
+    return xs;
+}
+
+fn gp_fold4(x: vec4<T>) -> A {
+    return gp_combine(gp_combine(gp_lift(x.x), gp_lift(x.y)), gp_combine(gp_lift(x.z), gp_lift(x.w)));
+}
+
+// An invocation's walk over its values: the current segment and its bounds, heads seen,
+// the value since the last head, and a segment that started before the invocation and
+// ends in it (finished after the tile's scan).
+struct GpWalk {
+    s: u32,
+    begin: u32,
+    end: u32,
+    next: u32,
+    heads: u32,
+    acc: A,
+    pending: A,
+    pending_segment: u32,
+}
+
+// The four values of unit x, elements base..base + 4 (those below e), of an invocation
+// whose values start at c; segments are searched below hi.
+fn gp_walk_unit(x: vec4<T>, base: u32, c: u32, e: u32, hi: u32, w: ptr<function, GpWalk>) {
+    for (var j = 0u; j < 4u; j++) {
+        let i = base + j;
+        if i < e {
+            if i >= (*w).next {
+                // A later segment: usually the next one.
+                var s = (*w).s + 1u;
+                if gp_next_begin(s) <= i {
+                    s = gp_segment_of(i, s + 1u, hi);
+                }
+                (*w).s = s;
+                (*w).begin = gp_begin(s);
+                (*w).end = gp_end(s);
+                (*w).next = gp_next_begin(s);
+            }
+            let s = (*w).s;
+            let begin = (*w).begin;
+            let end = (*w).end;
+            if begin == i {
+                // A boundary: the empty segments here (those before s with the same
+                // begin, and s if it is empty) get the identity.
+                var first_empty = s;
+                if s > 0u && gp_begin(s - 1u) == i {
+                    first_empty = gp_lower(i, 0u, s);
+                }
+                gp_write_empty(first_empty, select(s, s + 1u, end <= i));
+                if i < end {
+                    (*w).heads += 1u;
+                    (*w).acc = gp_identity();
+                }
+            }
+            if begin <= i && i < end {
+                (*w).acc = gp_combine((*w).acc, gp_lift(x[j]));
+                if i + 1u == end {
+                    if begin >= c {
+                        gp_out[s] = gp_finish((*w).acc);
+                    } else {
+                        (*w).pending = (*w).acc;
+                        (*w).pending_segment = s;
+                    }
+                }
+            }
         }
     }
-    return xs;
 }
 
 @compute @workgroup_size({{WG}})
@@ -175,75 +239,28 @@ fn tiles_main(ids: GpIds) {
         if tile + TILE < range_end {
             xs_next = gp_load_values(c + TILE, range_end);
         }
-        var heads = 0u;
-        var acc = gp_identity();
-        var pending = gp_identity();
-        var pending_segment = NONE;
+        var w = GpWalk(0u, 0u, 0u, 0u, 0u, gp_identity(), gp_identity(), NONE);
         if c < e {
             let guess = lo + u32(f32(c - range_start) * density);
-            var s = gp_find(c, hint, hi, guess);
-            var begin = gp_begin(s);
-            var end = gp_end(s);
-            var next = gp_next_begin(s);
-            if begin < c && e == c + V && c + V < end && next >= c + V {
+            let s = gp_find(c, hint, hi, guess);
+            w.s = s;
+            w.begin = gp_begin(s);
+            w.end = gp_end(s);
+            w.next = gp_next_begin(s);
+            if w.begin < c && e == c + V && c + V < w.end && w.next >= c + V {
                 // All V values inside one segment that neither starts nor ends here (long
                 // segments): a plain fold, as reduce_with folds a vec4.
-                for (var k = 0u; k < UNITS; k++) {
-                    let x = xs[k];
-                    acc = gp_combine(acc, gp_combine(gp_combine(gp_lift(x.x), gp_lift(x.y)), gp_combine(gp_lift(x.z), gp_lift(x.w))));
-                }
+{{FOLD_UNITS}}
             } else {
-                for (var k = 0u; k < UNITS; k++) {
-                    let x = xs[k];
-                    for (var j = 0u; j < 4u; j++) {
-                        let i = c + 4u * k + j;
-                        if i < e {
-                            if i >= next {
-                                // A later segment: usually the next one.
-                                s = s + 1u;
-                                if gp_next_begin(s) <= i {
-                                    s = gp_segment_of(i, s + 1u, hi);
-                                }
-                                begin = gp_begin(s);
-                                end = gp_end(s);
-                                next = gp_next_begin(s);
-                            }
-                            if begin == i {
-                                // A boundary: the empty segments here (those before s with
-                                // the same begin, and s if it is empty) get the identity.
-                                var first_empty = s;
-                                if s > 0u && gp_begin(s - 1u) == i {
-                                    first_empty = gp_lower(i, 0u, s);
-                                }
-                                gp_write_empty(first_empty, select(s, s + 1u, end <= i));
-                                if i < end {
-                                    heads += 1u;
-                                    acc = gp_identity();
-                                }
-                            }
-                            if begin <= i && i < end {
-                                acc = gp_combine(acc, gp_lift(x[j]));
-                                if i + 1u == end {
-                                    if begin >= c {
-                                        gp_out[s] = gp_finish(acc);
-                                    } else {
-                                        // Started before this invocation: finished after the scan.
-                                        pending = acc;
-                                        pending_segment = s;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+{{WALK_UNITS}}
             }
-            hint = s;
+            hint = w.s;
         }
-        let scanned = gp_exclusive(GpRun(heads, acc), carry, ids);
-        if pending_segment != NONE {
-            let total = gp_combine(scanned[0].value, pending);
-            if gp_begin(pending_segment) >= range_start {
-                gp_out[pending_segment] = gp_finish(total);
+        let scanned = gp_exclusive(GpRun(w.heads, w.acc), carry, ids);
+        if w.pending_segment != NONE {
+            let total = gp_combine(scanned[0].value, w.pending);
+            if gp_begin(w.pending_segment) >= range_start {
+                gp_out[w.pending_segment] = gp_finish(total);
             } else {
                 gp_partial_first[r] = total;
             }

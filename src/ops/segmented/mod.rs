@@ -509,6 +509,9 @@ impl Ctx {
                     ("WORKGROUP_SCAN", scan.to_string()),
                     ("WG", wg.to_string()),
                     ("V", v.to_string()),
+                    ("LOAD_UNITS", units_wgsl(v, LOAD_UNIT)),
+                    ("FOLD_UNITS", units_wgsl(v, FOLD_UNIT)),
+                    ("WALK_UNITS", units_wgsl(v, WALK_UNIT)),
                 ],
             )
         };
@@ -580,6 +583,20 @@ impl Ctx {
         }
         Ok(())
     }
+}
+
+/// Per vec4 unit `K` of an invocation's values, written out with constant indices (so
+/// the units stay in registers whatever the driver unrolls): its load, its fold in the
+/// fast path, its walk.
+const LOAD_UNIT: &str = "    if c + 4u * K < end { xs[K] = gp_x_load(u + K); }\n";
+const FOLD_UNIT: &str = "                w.acc = gp_combine(w.acc, gp_fold4(xs[K]));\n";
+const WALK_UNIT: &str = "                gp_walk_unit(xs[K], c + 4u * K, c, e, hi, &w);\n";
+
+/// `unit` for each of the `v / 4` units, `K` replaced by the unit's index.
+fn units_wgsl(v: u32, unit: &str) -> String {
+    (0..v / LANES as u32)
+        .map(|k| unit.replace('K', &format!("{k}u")))
+        .collect()
 }
 
 /// `offsets.len() - 1`, or `Err(InvalidArgument)` for an empty `offsets`.
