@@ -50,91 +50,12 @@ const SEGMENTED_WGSL: &str = include_str!("../../../wgsl/segmented.wgsl");
 
 /// `{{WORKGROUP_SCAN}}` without subgroups: invocation `lane` owns the tile's `lane`-th
 /// values, and the scan is Hillis-Steele in workgroup memory (two barriers a step).
-const SCAN_TREE: &str = "struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-}
-
-fn gp_position(ids: GpIds) -> u32 {
-    return ids.lane;
-}
-
-// What comes before this invocation (from `first`), and the whole workgroup after `first`.
-fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
-    let lane = ids.lane;
-    var acc = mine;
-    workgroupBarrier();  // earlier readers of the shared arrays are done
-    gp_shared_heads[lane] = acc.heads;
-    gp_shared_acc[lane] = acc.value;
-    workgroupBarrier();
-    for (var d = 1u; d < WG; d <<= 1u) {
-        if lane >= d {
-            acc = gp_join(GpRun(gp_shared_heads[lane - d], gp_shared_acc[lane - d]), acc);
-        }
-        workgroupBarrier();
-        gp_shared_heads[lane] = acc.heads;
-        gp_shared_acc[lane] = acc.value;
-        workgroupBarrier();
-    }
-    var before = first;
-    if lane > 0u {
-        before = gp_join(first, GpRun(gp_shared_heads[lane - 1u], gp_shared_acc[lane - 1u]));
-    }
-    let total = gp_join(first, GpRun(gp_shared_heads[WG - 1u], gp_shared_acc[WG - 1u]));
-    return array<GpRun, 2>(before, total);
-}
-";
+const SCAN_TREE: &str = include_str!("../../../wgsl/segmented_scan_tree.wgsl");
 
 /// `{{WORKGROUP_SCAN}}` with subgroups: invocations are ordered subgroup by subgroup, each
 /// subgroup scans its lanes with shuffles, and the subgroups' totals meet once in
 /// workgroup memory (two barriers a tile).
-const SCAN_SUBGROUP: &str = "struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(subgroup_invocation_id) subgroup_lane: u32,
-    @builtin(subgroup_id) subgroup: u32,
-    @builtin(num_subgroups) subgroups: u32,
-}
-
-fn gp_position(ids: GpIds) -> u32 {
-    return ids.subgroup * (WG / ids.subgroups) + ids.subgroup_lane;
-}
-
-// What comes before this invocation (from `first`), and the whole workgroup after `first`.
-fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
-    let size = WG / ids.subgroups;
-    var acc = mine;
-    for (var d = 1u; d < size; d <<= 1u) {
-        let heads = subgroupShuffleUp(acc.heads, d);
-        let value = subgroupShuffleUp(acc.value, d);
-        if ids.subgroup_lane >= d {
-            acc = gp_join(GpRun(heads, value), acc);
-        }
-    }
-    let up_heads = subgroupShuffleUp(acc.heads, 1u);
-    let up_value = subgroupShuffleUp(acc.value, 1u);
-    workgroupBarrier();  // earlier readers of the shared arrays are done
-    if ids.subgroup_lane == size - 1u {
-        gp_shared_heads[ids.subgroup] = acc.heads;
-        gp_shared_acc[ids.subgroup] = acc.value;
-    }
-    workgroupBarrier();
-    var before = first;
-    for (var k = 0u; k < ids.subgroup; k++) {
-        before = gp_join(before, GpRun(gp_shared_heads[k], gp_shared_acc[k]));
-    }
-    var total = before;
-    for (var k = ids.subgroup; k < ids.subgroups; k++) {
-        total = gp_join(total, GpRun(gp_shared_heads[k], gp_shared_acc[k]));
-    }
-    if ids.subgroup_lane > 0u {
-        before = gp_join(before, GpRun(up_heads, up_value));
-    }
-    return array<GpRun, 2>(before, total);
-}
-";
+const SCAN_SUBGROUP: &str = include_str!("../../../wgsl/segmented_scan_subgroup.wgsl");
 
 /// Invocations per workgroup and values per invocation. On a GPU, tiles of 4096 values
 /// (four vec4 loads in flight per invocation) amortize the tile's scan; on a CPU
