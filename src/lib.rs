@@ -33,6 +33,7 @@
 //! | [`ops::map`] | [`Ctx::map`], [`Ctx::zip`] (WGSL expressions), `_into` forms |
 //! | [`ops::reduce`] | [`Ctx::reduce`], [`Ctx::reduce_with`] ([`Reduce`]), [`Ctx::dot`]: deterministic, async twins, `_into` forms |
 //! | [`ops::scan`] | [`Ctx::scan`], [`Ctx::scan_exclusive`], [`Ctx::scan_with`] ([`Scan`], [`ScanOp`], [`ScanAlgorithm`]), [`Ctx::compact`], [`Ctx::compact_indices`], `_into` forms |
+//! | [`ops::segmented`] | [`Ctx::segmented_reduce`] (offsets), [`Ctx::reduce_rows`], [`Ctx::reduce_columns`] over [`Grid2D`] views: every [`Reduce`] operator, deterministic, `_into` forms |
 //! | [`ops::sort`] | [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] ([`Sort`], [`SortAlgorithm`], [`SortKey`], [`SortValue`]): stable radix sorts; [`Ctx::unique`], [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`]; `_with` / `_into` forms |
 //! | [`ops::atomic`] | [`Ctx::atomic_sum`] ([`AtomicStrategy`]), [`Ctx::histogram`], [`Ctx::histogram_range`] |
 //! | [`ops::random`] | [`Ctx::fill_random`], [`Ctx::fill_uniform`], [`Ctx::fill_normal`] ([`Rng`]), per-element [`Xorshift128State`], CPU twins |

@@ -28,6 +28,7 @@ mod reduce;
 mod scan;
 mod scan_by_key;
 mod search;
+mod segmented;
 mod sort;
 mod timing;
 mod top_k;
@@ -41,12 +42,13 @@ use timing::Bench;
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 14] = [
+const SECTIONS: [(&str, Rows); 15] = [
     ("reduce", reduce::rows),
     ("arg_reduce", arg_reduce::rows),
     ("kernel", kernel::rows),
     ("scan", scan::rows),
     ("scan_by_key", scan_by_key::rows),
+    ("segmented", segmented::rows),
     ("sort", sort::rows),
     ("sort_tiles", sort::tile_rows),
     ("search", search::rows),

@@ -15,5 +15,6 @@ pub mod reduce;
 pub mod scan;
 pub mod scan_by_key;
 pub mod search;
+pub mod segmented;
 pub mod sort;
 pub mod top_k;

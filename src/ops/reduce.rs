@@ -675,23 +675,24 @@ fn partial_groups_cap(ctx: &Ctx, finish_wg: u32) -> u32 {
     wanted.min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
 }
 
-/// The WGSL of one reduction operator.
-struct Spec {
+/// The WGSL of one reduction operator (also rendered by `ops::segmented`, whose
+/// templates declare `gp_reduce.opaque_zero` as this one does).
+pub(crate) struct Spec {
     /// Variant name for the pipeline key.
     name: &'static str,
     /// The accumulator type.
-    accumulator: String,
-    accumulator_bytes: u64,
+    pub(crate) accumulator: String,
+    pub(crate) accumulator_bytes: u64,
     /// identity(), lift(), combine(), finish().
-    functions: String,
+    pub(crate) functions: String,
     /// The subgroup built-in that performs `combine` across a subgroup, if any.
     subgroup_op: Option<&'static str>,
     /// User code for the pipeline key (custom operator and identity).
-    code: String,
+    pub(crate) code: String,
 }
 
 impl Spec {
-    fn new<T: GpuElement>(ctx: &Ctx, reduce: &Reduce<T>) -> Result<Spec> {
+    pub(crate) fn new<T: GpuElement>(ctx: &Ctx, reduce: &Reduce<T>) -> Result<Spec> {
         let t = T::WGSL;
         let float = T::KIND == ScalarKind::Float;
         let plain = |name, identity: T, combine: &str, subgroup| Spec {
@@ -804,7 +805,7 @@ impl Spec {
     }
 
     /// The key's variant: the operator's name and workgroup step.
-    fn variant(&self) -> String {
+    pub(crate) fn variant(&self) -> String {
         let step = if self.subgroup_op.is_some() {
             "+subgroup"
         } else {

@@ -1,0 +1,77 @@
+//! Rows for segmented and per-axis reductions over `n` f32 values (2^28 on a GPU): one
+//! segment, segments of 16, random lengths 0..100000 (next to `reduce_into` over the same
+//! values, the figure they aim at), and rows and columns of a tall-thin (n/256 x 256),
+//! short-wide (256 x n/256) and square grid. Bytes count the values and offsets read and
+//! the results written once.
+
+use gpuprim::{Grid2D, Reduce, Result};
+
+use crate::timing::Bench;
+
+pub fn rows(b: &mut Bench) -> Result<()> {
+    let (ctx, n) = (b.ctx, b.n);
+    let a = b.random_f32(7)?;
+    let mut one = ctx.zeros::<f32>(1)?;
+    b.row("reduce_into f32 (reference)", 4 * n, || {
+        ctx.reduce_into(&a, &mut one)
+    })?;
+
+    // (name, segment lengths)
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = Vec::new();
+    let mut total = 0usize;
+    while total < n {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let len = ((s >> 33) % 100_001) as usize;
+        let len = len.min(n - total);
+        random.push(len);
+        total += len;
+    }
+    let cases: [(String, Vec<usize>); 3] = [
+        ("1 segment".into(), vec![n]),
+        (format!("{} segments of 16", n / 16), vec![16; n / 16]),
+        (format!("{} random lengths 0..100000", random.len()), random),
+    ];
+    for (name, lengths) in cases {
+        let mut offsets = Vec::with_capacity(lengths.len() + 1);
+        offsets.push(0u32);
+        for l in &lengths {
+            offsets.push(offsets.last().unwrap() + *l as u32);
+        }
+        let o = ctx.upload(&offsets)?;
+        let mut out = ctx.zeros::<f32>(lengths.len())?;
+        let bytes = 4 * n + 4 * offsets.len() + 4 * lengths.len();
+        b.row(&format!("segmented sum f32, {name}"), bytes, || {
+            ctx.segmented_reduce_into(&a, &o, Reduce::Sum, &mut out)
+        })?;
+        b.row(&format!("segmented max f32, {name}"), bytes, || {
+            ctx.segmented_reduce_into(&a, &o, Reduce::Max, &mut out)
+        })?;
+    }
+
+    let side = 1u32 << (n.ilog2() / 2);
+    let shapes = [
+        ("tall-thin", 256u32, (n / 256) as u32),
+        ("short-wide", (n / 256) as u32, 256u32),
+        ("square", side, side),
+    ];
+    for (shape, width, height) in shapes {
+        let grid = Grid2D::new(&a, width, height)?;
+        let px = width as usize * height as usize;
+        let mut rows_out = ctx.zeros::<f32>(height as usize)?;
+        let mut cols_out = ctx.zeros::<f32>(width as usize)?;
+        b.row(
+            &format!("reduce_rows sum f32 {width} x {height} ({shape})"),
+            4 * px + 4 * height as usize,
+            || ctx.reduce_rows_into(&grid, Reduce::Sum, &mut rows_out),
+        )?;
+        b.row(
+            &format!("reduce_columns sum f32 {width} x {height} ({shape})"),
+            4 * px + 4 * width as usize,
+            || ctx.reduce_columns_into(&grid, Reduce::Sum, &mut cols_out),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! [`Ctx::reduce_columns`]: one value per column of a [`Grid2D`]
+//! (`wgsl/segmented_columns.wgsl`).
+//!
+//! Workgroups take blocks of `COLS` consecutive columns, so each row is read in
+//! contiguous pieces, and walk a block of rows. Where the columns alone give too few
+//! workgroups (tall, narrow grids) the rows are split into blocks whose partials a
+//! second pass combines in block order.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::check_binding;
+use crate::context::{Ctx, check_len};
+use crate::dispatch::{Chunk, pow2_workgroup_size, workgroup_grid};
+use crate::element::GpuElement;
+use crate::error::Result;
+use crate::ops::grid2d::Grid2D;
+use crate::ops::reduce::{Reduce, Spec};
+use crate::pipeline::{PipelineKey, render};
+use crate::record::{Res, Work};
+use crate::vec::GpuVec;
+use crate::view::View;
+
+const COLUMNS_WGSL: &str = include_str!("../../../wgsl/segmented_columns.wgsl");
+
+/// Invocations across the columns of a workgroup: 64 (a row piece of 64 elements or
+/// vec4 units per read), or 16 for narrow grids, whose few column blocks need more row
+/// blocks (the workgroup then reads 16 rows at once; 16 vec4 units of f32 are still 256
+/// contiguous bytes). CPU adapters take 16 too, so the tests combine several phases.
+const COLS: u32 = 64;
+const NARROW_COLS: u32 = 16;
+
+/// Workgroups (column blocks x row blocks) wanted: a few per compute unit on a GPU, a
+/// few per core on a CPU adapter.
+const GROUPS_GPU: u64 = 4096;
+const GROUPS_CPU: u64 = 16;
+
+/// Row blocks at most, per row read at once: the second pass folds 64 partials per
+/// invocation at most.
+const ROW_BLOCKS_PER_PHASE: u64 = 64;
+
+/// Rows a row block has at least: four steps of four rows per phase.
+const MIN_BLOCK_ROWS: u64 = 64;
+
+/// `GpColumnsParams` in `wgsl/segmented_columns.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct ColumnsParams {
+    width: u32,
+    height: u32,
+    pitch: u32,
+    rows_per_block: u32,
+    row_blocks: u32,
+    col_blocks: u32,
+    groups: u32,
+    opaque_zero: u32,
+}
+
+impl Ctx {
+    /// One reduction per column of `grid`: `grid.width()` values, column `x` being the
+    /// elements `x + y * pitch` for every row `y`. Every [`Reduce`] operator works; the
+    /// order of combination depends only on the adapter and the shape, so float results
+    /// repeat bit for bit.
+    ///
+    /// The grid's vector must fit one storage binding
+    /// ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes); columns are not
+    /// split across bindings), else [`Error::TooLarge`](crate::Error::TooLarge).
+    ///
+    /// # Errors
+    /// As [`Ctx::segmented_reduce`] for the operator, and [`Error::TooLarge`](crate::Error::TooLarge)
+    /// as above.
+    ///
+    /// ```
+    /// use gpuprim::{Grid2D, Reduce};
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1u32, 2, 3, 4, 5, 6])?; // rows [1 2 3] and [4 5 6]
+    /// let grid = Grid2D::new(&v, 3, 2)?;
+    /// assert_eq!(ctx.reduce_columns(&grid, Reduce::Sum)?.to_vec()?, vec![5, 7, 9]);
+    /// assert_eq!(ctx.reduce_columns(&grid, Reduce::Min)?.to_vec()?, vec![1, 2, 3]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn reduce_columns<T: GpuElement>(
+        &self,
+        grid: &Grid2D<'_, T>,
+        op: Reduce<T>,
+    ) -> Result<GpuVec<T>> {
+        let mut out = self.zeros::<T>(grid.width() as usize)?;
+        self.reduce_columns_into(grid, op, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Ctx::reduce_columns`] into `out`, which must have `grid.width()` elements,
+    /// without waiting.
+    ///
+    /// ```
+    /// use gpuprim::{Grid2D, Reduce};
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1.0f32, -2.0, 0.0, 3.0, 4.0, 0.0])?; // 2 x 2, pitch 3
+    /// let mut out = ctx.zeros::<f32>(2)?;
+    /// ctx.reduce_columns_into(&Grid2D::with_pitch(&v, 2, 2, 3)?, Reduce::Max, &mut out)?;
+    /// assert_eq!(out.to_vec()?, vec![3.0, 4.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn reduce_columns_into<T: GpuElement>(
+        &self,
+        grid: &Grid2D<'_, T>,
+        op: Reduce<T>,
+        out: &mut GpuVec<T>,
+    ) -> Result<()> {
+        let name = "reduce_columns_into";
+        let values = grid.vec();
+        self.check_owned(name, &[&values.ctx, &out.ctx])?;
+        self.check_element::<T>()?;
+        out.require_host_len(name)?;
+        check_len(
+            name,
+            ("out", out.len()),
+            ("grid columns", grid.width() as usize),
+        )?;
+        let (width, height, pitch) = (grid.width(), grid.height(), grid.pitch());
+        let used = u64::from(pitch) * u64::from(height - 1) + u64::from(width);
+        check_binding(self, name, "the grid", used * size_of::<T>() as u64)?;
+        let spec = Spec::new(self, &op)?;
+
+        let wg = pow2_workgroup_size(self, 256);
+        let view = View::of(values);
+        // A vec4 per invocation where every row starts at a whole unit of a vec4 vector.
+        let lanes: u32 = if pitch.is_multiple_of(4) && view.vec4() {
+            4
+        } else {
+            1
+        };
+        let wanted = match self.info().device_type {
+            wgpu::DeviceType::Cpu => GROUPS_CPU,
+            _ => GROUPS_GPU,
+        };
+        // The most workgroups `cols` invocations across can make.
+        let reach = |cols: u32| {
+            u64::from(width.div_ceil(cols * lanes)) * ROW_BLOCKS_PER_PHASE * u64::from(wg / cols)
+        };
+        let cols = match self.info().device_type {
+            wgpu::DeviceType::Cpu => NARROW_COLS,
+            _ if reach(COLS.min(wg)) >= wanted => COLS,
+            _ => NARROW_COLS,
+        }
+        .min(wg);
+        let phases = u64::from(wg / cols);
+        let col_blocks = u64::from(width.div_ceil(cols * lanes));
+        let most = u64::from(height).div_ceil(MIN_BLOCK_ROWS.max(4 * phases));
+        let row_blocks = wanted
+            .div_ceil(col_blocks)
+            .min(most)
+            .clamp(1, ROW_BLOCKS_PER_PHASE * phases);
+        let rows_per_block = u64::from(height).div_ceil(row_blocks);
+        let row_blocks = u64::from(height).div_ceil(rows_per_block);
+
+        let key = PipelineKey {
+            op: "segmented_columns",
+            element: T::WGSL,
+            workgroup_size: wg,
+            variant: format!("{}|cols{cols}|lanes{lanes}", spec.variant()),
+            code: spec.code.clone(),
+        };
+        let source = || {
+            render(
+                COLUMNS_WGSL,
+                &[
+                    ("ENABLE", T::ENABLE.to_string()),
+                    ("T", T::WGSL.to_string()),
+                    ("A", spec.accumulator.clone()),
+                    ("OP", spec.functions.clone()),
+                    ("WG", wg.to_string()),
+                    ("COLS", cols.to_string()),
+                    ("LANES", lanes.to_string()),
+                    ("LOAD", load_wgsl(lanes, T::WGSL)),
+                ],
+            )
+        };
+        let columns = self.kernel_entry(key.clone(), "columns_main", source)?;
+        let max_per_dim = self.info().max_workgroups_per_dimension;
+        let grid_cap = u64::from(max_per_dim).saturating_pow(3);
+        let mut work = Work::new(self, name);
+        let partial_bytes = spec.accumulator_bytes * (row_blocks * u64::from(width)).max(1);
+        let partials = if row_blocks > 1 {
+            let usage = wgpu::BufferUsages::STORAGE;
+            work.keep(self.scratch("column partials", partial_bytes, usage)?)
+        } else {
+            // Not read: one row block writes the result itself.
+            work.keep(self.scratch(
+                "column partials",
+                spec.accumulator_bytes,
+                wgpu::BufferUsages::STORAGE,
+            )?)
+        };
+        let blocks = col_blocks * row_blocks;
+        let groups = blocks.min(grid_cap);
+        let base = ColumnsParams {
+            width,
+            height,
+            pitch,
+            rows_per_block: rows_per_block as u32,
+            row_blocks: row_blocks as u32,
+            col_blocks: col_blocks as u32,
+            groups: groups as u32,
+            opaque_zero: 0,
+        };
+        let block = work.params(&base);
+        let input = if lanes == 4 {
+            view.window(&Chunk {
+                offset_units: 0,
+                units: used.div_ceil(4),
+            })
+        } else {
+            View {
+                len: used as usize,
+                ..view
+            }
+            .exact()
+        };
+        let out_binding = View::of(out).exact();
+        work.dispatch(&columns, workgroup_grid(groups, max_per_dim)?)
+            .bind(0, block)
+            .bind(1, Res::whole(&partials))
+            .bind(2, input)
+            .bind(4, out_binding.clone());
+        if row_blocks > 1 {
+            let finish = self.kernel_entry(key, "finish_main", source)?;
+            let groups = col_blocks.min(grid_cap);
+            let block = work.params(&ColumnsParams {
+                groups: groups as u32,
+                ..base
+            });
+            work.dispatch(&finish, workgroup_grid(groups, max_per_dim)?)
+                .bind(0, block)
+                .bind(1, Res::whole(&partials))
+                .bind(4, out_binding);
+        }
+        work.submit()
+    }
+}
+
+/// `gp_load(y, x)` of `wgsl/segmented_columns.wgsl` and its binding: one element, or the
+/// vec4 unit that starts at `(x, y)`.
+fn load_wgsl(lanes: u32, t: &str) -> String {
+    if lanes == 4 {
+        format!(
+            "@group(0) @binding(2) var<storage, read> gp_x: array<vec4<{t}>>;\n\
+             fn gp_load(y: u32, x: u32) -> array<A, 4> {{\n\
+             \x20   let v = gp_x[(y * gp_reduce.pitch + x) / 4u];\n\
+             \x20   return array<A, 4>(gp_lift(v.x), gp_lift(v.y), gp_lift(v.z), gp_lift(v.w));\n\
+             }}\n"
+        )
+    } else {
+        format!(
+            "@group(0) @binding(2) var<storage, read> gp_x: array<{t}>;\n\
+             fn gp_load(y: u32, x: u32) -> array<A, 1> {{\n\
+             \x20   return array<A, 1>(gp_lift(gp_x[y * gp_reduce.pitch + x]));\n\
+             }}\n"
+        )
+    }
+}

@@ -1,0 +1,602 @@
+//! Segmented and per-axis reductions: [`Ctx::segmented_reduce`], [`Ctx::reduce_rows`],
+//! [`Ctx::reduce_columns`] and their `_into` forms.
+//!
+//! Segmented reductions and row reductions are one kernel (`wgsl/segmented.wgsl`): the
+//! values are split evenly across workgroups whatever the segment lengths. Each
+//! workgroup walks a fixed range of values in tiles; each invocation finds the segment
+//! of its first value in the offsets (searched outward from where an even spread would
+//! put it; rows: arithmetically, from the pitch) and follows the boundaries from there.
+//! Segments inside a tile are reduced there and written at once, segments across
+//! invocations are joined by a segmented scan of the tile, and a segment that spans
+//! ranges leaves one partial per range, which a second small pass combines in range
+//! order. So one huge segment costs what a reduction costs, and many short ones little
+//! more than their output. Column reductions (`wgsl/segmented_columns.wgsl`) read blocks
+//! of consecutive columns a row at a time (a vec4 per invocation where rows start at
+//! whole units) and, for tall grids, split the rows across workgroups and combine the
+//! partials in a second pass.
+//!
+//! Every [`Reduce`] operator works, with `reduce_with`'s operator code (custom
+//! operators must be associative and commutative). No float atomics: the order of
+//! combination depends only on the adapter and the lengths, so float results repeat
+//! bit for bit.
+//!
+//! Accuracy of [`Reduce::Sum`] over f32: each value of a segment of `m` values passes
+//! through at most `V + 2 log2(WG) + m / T + 40 + m / (R * WG)` additions, with `V`
+//! values per invocation, `WG` invocations, tiles of `T` values and workgroup ranges of
+//! `R` values (16, 256, 4096 and at least 4096 on GPUs; 4, 64, 256 on CPU adapters), so
+//! the error is below that many times `2^-24 * sum |x_i|`: about 320 times for a
+//! segment of a million values on a GPU. Columns: at most `height / (4 P) + P + 8 +`
+//! the row blocks (at most `64 P`), with `P` rows read at once (4, or 16 for narrow
+//! grids, on GPUs; 4 on CPU adapters).
+
+mod columns;
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::context::{Ctx, check_len};
+use crate::dispatch::{
+    chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
+};
+use crate::element::GpuElement;
+use crate::error::{Error, Result};
+use crate::ops::grid2d::Grid2D;
+use crate::ops::reduce::{Reduce, Spec};
+use crate::pipeline::{PipelineKey, render};
+use crate::record::{Res, Work};
+use crate::vec::{GpuVec, LANES};
+use crate::view::View;
+
+const SEGMENTED_WGSL: &str = include_str!("../../../wgsl/segmented.wgsl");
+
+/// `{{WORKGROUP_SCAN}}` without subgroups: invocation `lane` owns the tile's `lane`-th
+/// values, and the scan is Hillis-Steele in workgroup memory (two barriers a step).
+const SCAN_TREE: &str = include_str!("../../../wgsl/segmented_scan_tree.wgsl");
+
+/// `{{WORKGROUP_SCAN}}` with subgroups: invocations are ordered subgroup by subgroup, each
+/// subgroup scans its lanes with shuffles, and the subgroups' totals meet once in
+/// workgroup memory (two barriers a tile).
+const SCAN_SUBGROUP: &str = include_str!("../../../wgsl/segmented_scan_subgroup.wgsl");
+
+/// Invocations per workgroup and values per invocation. On a GPU, tiles of 4096 values
+/// (four vec4 loads in flight per invocation) amortize the tile's scan; on a CPU
+/// adapter small tiles let the tests cross many tiles and ranges cheaply.
+const SHAPE_GPU: (u32, u32) = (256, 16);
+const SHAPE_CPU: (u32, u32) = (64, 4);
+
+/// Workgroup ranges at most: as many workgroups as `reduce_with`'s first pass on a GPU
+/// (16384: many short workgroups balance the compute units); few on a CPU adapter,
+/// where each workgroup runs on one core.
+const RANGES_GPU: u64 = 16384;
+const RANGES_CPU: u64 = 32;
+
+/// `GpSegmentedParams` in `wgsl/segmented.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct SegmentedParams {
+    n: u32,
+    segments: u32,
+    range: u32,
+    ranges: u32,
+    first: u32,
+    groups: u32,
+    width: u32,
+    pitch: u32,
+    opaque_zero: u32,
+    _pad: [u32; 3],
+}
+
+/// Where the segments are.
+#[derive(Clone, Copy)]
+enum Bounds<'a> {
+    /// Segment s is `offsets[s]..offsets[s + 1]`.
+    Offsets(&'a GpuVec<u32>),
+    /// Segment s is `s * pitch..s * pitch + width` (the rows of a grid).
+    Rows { width: u32, pitch: u32 },
+}
+
+impl Bounds<'_> {
+    fn name(&self) -> &'static str {
+        match self {
+            Bounds::Offsets(_) => "offsets",
+            Bounds::Rows { .. } => "rows",
+        }
+    }
+
+    /// `gp_begin`, `gp_end`, `gp_upper`, `gp_lower` and `gp_find` of `wgsl/segmented.wgsl`.
+    fn wgsl(&self) -> &'static str {
+        match self {
+            Bounds::Offsets(_) => {
+                "@group(0) @binding(5) var<storage, read> gp_offsets: array<u32>;\n\
+                 fn gp_begin(s: u32) -> u32 { return gp_offsets[min(s, gp_reduce.segments)]; }\n\
+                 fn gp_end(s: u32) -> u32 { return gp_offsets[min(s + 1u, gp_reduce.segments)]; }\n\
+                 fn gp_upper(x: u32, lo_in: u32, hi_in: u32) -> u32 {\n\
+                 \x20   var lo = lo_in;\n\
+                 \x20   var hi = hi_in;\n\
+                 \x20   while lo < hi {\n\
+                 \x20       let mid = lo + (hi - lo) / 2u;\n\
+                 \x20       if gp_begin(mid) <= x { lo = mid + 1u; } else { hi = mid; }\n\
+                 \x20   }\n\
+                 \x20   return lo;\n\
+                 }\n\
+                 fn gp_lower(x: u32, lo_in: u32, hi_in: u32) -> u32 {\n\
+                 \x20   var lo = lo_in;\n\
+                 \x20   var hi = hi_in;\n\
+                 \x20   while lo < hi {\n\
+                 \x20       let mid = lo + (hi - lo) / 2u;\n\
+                 \x20       if gp_begin(mid) < x { lo = mid + 1u; } else { hi = mid; }\n\
+                 \x20   }\n\
+                 \x20   return lo;\n\
+                 }\n\
+                 // The segment of element i (as gp_segment_of) searched outward from a guess:\n\
+                 // a few loads where the guess is near, twice a binary search at worst.\n\
+                 fn gp_find(i: u32, lo: u32, hi: u32, guess: u32) -> u32 {\n\
+                 \x20   var a = lo;\n\
+                 \x20   var b = max(hi, lo + 1u);\n\
+                 \x20   let g = clamp(guess, a, b - 1u);\n\
+                 \x20   var step = 1u;\n\
+                 \x20   if gp_begin(g) <= i {\n\
+                 \x20       a = g;\n\
+                 \x20       while a + step < b {\n\
+                 \x20           if gp_begin(a + step) > i { b = a + step; break; }\n\
+                 \x20           a += step;\n\
+                 \x20           step = min(step * 2u, 1u << 30u);\n\
+                 \x20       }\n\
+                 \x20   } else {\n\
+                 \x20       b = g;\n\
+                 \x20       while b - a > step {\n\
+                 \x20           if gp_begin(b - step) <= i { a = b - step; break; }\n\
+                 \x20           b -= step;\n\
+                 \x20           step = min(step * 2u, 1u << 30u);\n\
+                 \x20       }\n\
+                 \x20   }\n\
+                 \x20   return gp_segment_of(i, a, b);\n\
+                 }\n"
+            }
+            Bounds::Rows { .. } => {
+                "fn gp_begin(s: u32) -> u32 { return s * gp_reduce.pitch; }\n\
+                 fn gp_end(s: u32) -> u32 { return s * gp_reduce.pitch + gp_reduce.width; }\n\
+                 fn gp_upper(x: u32, lo: u32, hi: u32) -> u32 {\n\
+                 \x20   return clamp(x / gp_reduce.pitch + 1u, lo, max(lo, hi));\n\
+                 }\n\
+                 fn gp_lower(x: u32, lo: u32, hi: u32) -> u32 {\n\
+                 \x20   let q = x / gp_reduce.pitch + select(0u, 1u, x % gp_reduce.pitch != 0u);\n\
+                 \x20   return clamp(q, lo, max(lo, hi));\n\
+                 }\n\
+                 fn gp_find(i: u32, lo: u32, hi: u32, guess: u32) -> u32 {\n\
+                 \x20   return gp_segment_of(i, lo, hi);\n\
+                 }\n"
+            }
+        }
+    }
+}
+
+impl Ctx {
+    /// One reduction per segment: segment `s` is `values[offsets[s]..offsets[s + 1]]`,
+    /// so `offsets` holds `segments + 1` ascending entries and the result has
+    /// `segments` elements. An empty segment gets the operator's identity (0 for sums,
+    /// 1 for products, the greatest value for `Min`, the least for `Max`, the custom
+    /// identity); values before `offsets[0]` or after the last offset belong to no
+    /// segment. Every [`Reduce`] operator works; see the [module docs](self) for the
+    /// order of combination and the accuracy.
+    ///
+    /// Speed does not depend on the lengths: the values are split evenly across the
+    /// GPU, so one segment of all values costs about what [`Ctx::reduce_with`] costs and
+    /// millions of short ones little more.
+    ///
+    /// Offsets that are not ascending or point past `values` give unspecified values
+    /// (for any segment, not only theirs); no call reads or writes outside the vectors.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for an empty `offsets` (it needs `segments + 1`
+    /// entries; one entry is zero segments) and for a custom operator that is not one
+    /// WGSL expression; [`Error::Compile`] for one that is not valid WGSL of `T`;
+    /// [`Error::Unsupported`] for [`Reduce::SumWide`] without `SHADER_F64` or a type the
+    /// adapter lacks; [`Error::TooLarge`] when `offsets` or the result does not fit one
+    /// storage binding ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes);
+    /// `values` may be larger) or `values` has `2^32 - 2^20` elements or more.
+    ///
+    /// ```
+    /// use gpuprim::Reduce;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let values = ctx.upload(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// let offsets = ctx.upload(&[0u32, 2, 2, 6])?; // [1 2], [], [3 4 5 6]
+    /// let sums = ctx.segmented_reduce(&values, &offsets, Reduce::Sum)?;
+    /// assert_eq!(sums.to_vec()?, vec![3.0, 0.0, 18.0]);
+    /// let maxima = ctx.segmented_reduce(&values, &offsets, Reduce::Max)?;
+    /// assert_eq!(maxima.to_vec()?, vec![2.0, f32::NEG_INFINITY, 6.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn segmented_reduce<T: GpuElement>(
+        &self,
+        values: &GpuVec<T>,
+        offsets: &GpuVec<u32>,
+        op: Reduce<T>,
+    ) -> Result<GpuVec<T>> {
+        let segments = segments_of("segmented_reduce", offsets)?;
+        let mut out = self.zeros::<T>(segments)?;
+        self.segmented_into("segmented_reduce", values, offsets, &op, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Ctx::segmented_reduce`] into `out`, which must have `offsets.len() - 1`
+    /// elements, without waiting.
+    ///
+    /// # Errors
+    /// As [`Ctx::segmented_reduce`], and [`Error::LengthMismatch`] for an `out` of
+    /// another length.
+    ///
+    /// ```
+    /// use gpuprim::Reduce;
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let values = ctx.upload(&[4u32, 9, 1, 7, 3])?;
+    /// let offsets = ctx.upload(&[0u32, 3, 5])?;
+    /// let mut out = ctx.zeros::<u32>(2)?;
+    /// ctx.segmented_reduce_into(&values, &offsets, Reduce::Min, &mut out)?;
+    /// assert_eq!(out.to_vec()?, vec![1, 3]);
+    /// ctx.segmented_reduce_into(&values, &offsets, Reduce::custom("a ^ b", 0u32), &mut out)?;
+    /// assert_eq!(out.to_vec()?, vec![4 ^ 9 ^ 1, 7 ^ 3]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn segmented_reduce_into<T: GpuElement>(
+        &self,
+        values: &GpuVec<T>,
+        offsets: &GpuVec<u32>,
+        op: Reduce<T>,
+        out: &mut GpuVec<T>,
+    ) -> Result<()> {
+        self.segmented_into("segmented_reduce_into", values, offsets, &op, out)
+    }
+
+    /// One reduction per row of `grid`: `grid.height()` values, row `y` being the
+    /// `width` elements from `y * pitch` (the elements between `width` and `pitch` are
+    /// left out). The rows are equal segments of a [`Ctx::segmented_reduce`], with their
+    /// bounds computed instead of read; the grid's vector may be larger than one storage
+    /// binding. Every [`Reduce`] operator works.
+    ///
+    /// # Errors
+    /// As [`Ctx::segmented_reduce`] for the operator and sizes.
+    ///
+    /// ```
+    /// use gpuprim::{Grid2D, Reduce};
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// // 3 x 2 in a pitch of 4: rows [1 2 3] and [5 6 7]; 9 and 8 are padding
+    /// let v = ctx.upload(&[1i32, 2, 3, 9, 5, 6, 7])?;
+    /// let grid = Grid2D::with_pitch(&v, 3, 2, 4)?;
+    /// assert_eq!(ctx.reduce_rows(&grid, Reduce::Sum)?.to_vec()?, vec![6, 18]);
+    /// assert_eq!(ctx.reduce_rows(&grid, Reduce::Max)?.to_vec()?, vec![3, 7]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn reduce_rows<T: GpuElement>(
+        &self,
+        grid: &Grid2D<'_, T>,
+        op: Reduce<T>,
+    ) -> Result<GpuVec<T>> {
+        let mut out = self.zeros::<T>(grid.height() as usize)?;
+        self.reduce_rows_into(grid, op, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Ctx::reduce_rows`] into `out`, which must have `grid.height()` elements,
+    /// without waiting.
+    ///
+    /// ```
+    /// use gpuprim::{Grid2D, Reduce};
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// let mut out = ctx.zeros::<f32>(3)?;
+    /// ctx.reduce_rows_into(&Grid2D::new(&v, 2, 3)?, Reduce::Product, &mut out)?;
+    /// assert_eq!(out.to_vec()?, vec![2.0, 12.0, 30.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn reduce_rows_into<T: GpuElement>(
+        &self,
+        grid: &Grid2D<'_, T>,
+        op: Reduce<T>,
+        out: &mut GpuVec<T>,
+    ) -> Result<()> {
+        let name = "reduce_rows_into";
+        let values = grid.vec();
+        self.check_owned(name, &[&values.ctx, &out.ctx])?;
+        out.require_host_len(name)?;
+        check_len(
+            name,
+            ("out", out.len()),
+            ("grid rows", grid.height() as usize),
+        )?;
+        // The grid's last element; anything after it belongs to no row.
+        let used = u64::from(grid.pitch()) * u64::from(grid.height() - 1) + u64::from(grid.width());
+        let bounds = Bounds::Rows {
+            width: grid.width(),
+            pitch: grid.pitch(),
+        };
+        let spec = Spec::new(self, &op)?;
+        let mut work = Work::new(self, name);
+        self.record_segmented(
+            &mut work,
+            (values, used as usize),
+            bounds,
+            grid.height() as usize,
+            &spec,
+            out,
+        )?;
+        work.submit()
+    }
+
+    /// The checks of the offsets forms, then the recording.
+    fn segmented_into<T: GpuElement>(
+        &self,
+        name: &'static str,
+        values: &GpuVec<T>,
+        offsets: &GpuVec<u32>,
+        op: &Reduce<T>,
+        out: &mut GpuVec<T>,
+    ) -> Result<()> {
+        self.check_owned(name, &[&values.ctx, &offsets.ctx, &out.ctx])?;
+        for on_host in [values.require_host_len(name), out.require_host_len(name)] {
+            on_host?;
+        }
+        let segments = segments_of(name, offsets)?;
+        check_len(
+            name,
+            ("out", out.len()),
+            ("segments (offsets.len() - 1)", segments),
+        )?;
+        check_binding(self, name, "offsets", offsets.len() as u64 * 4)?;
+        let spec = Spec::new(self, op)?;
+        let mut work = Work::new(self, name);
+        self.record_segmented(
+            &mut work,
+            (values, values.len()),
+            Bounds::Offsets(offsets),
+            segments,
+            &spec,
+            out,
+        )?;
+        work.submit()
+    }
+
+    /// Records both passes: the tiles over the first `n` values, window by window, then
+    /// the fix-up.
+    fn record_segmented<T: GpuElement>(
+        &self,
+        work: &mut Work,
+        (values, n): (&GpuVec<T>, usize),
+        bounds: Bounds<'_>,
+        segments: usize,
+        spec: &Spec,
+        out: &GpuVec<T>,
+    ) -> Result<()> {
+        let name = work.op();
+        self.check_element::<T>()?;
+        if segments == 0 {
+            return Ok(());
+        }
+        check_binding(self, name, "the result", (segments * size_of::<T>()) as u64)?;
+        let n = n as u64;
+        if n >= u64::from(u32::MAX) - (1 << 20) {
+            return Err(Error::TooLarge {
+                what: format!("`{name}` over {n} values (element indices are u32)"),
+                requested: n * size_of::<T>() as u64,
+                limit: (u64::from(u32::MAX) - (1 << 20)) * size_of::<T>() as u64,
+            });
+        }
+        let (wg, v) = match self.info().device_type {
+            wgpu::DeviceType::Cpu => SHAPE_CPU,
+            _ => SHAPE_GPU,
+        };
+        let wg = pow2_workgroup_size(self, wg);
+        let cap = match self.info().device_type {
+            wgpu::DeviceType::Cpu => RANGES_CPU,
+            _ => RANGES_GPU,
+        };
+        let plan = plan_ranges(self, n, u64::from(wg * v), size_of::<T>() as u64, cap)?;
+
+        let view = View::of(values);
+        let layout = view.layout();
+        // Shuffles move 32-bit scalars and their vectors.
+        let subgroups = self.has_features(wgpu::Features::SUBGROUP)
+            && self.info().subgroup_max_size <= wg
+            && self.info().subgroup_min_size >= 1
+            && matches!(
+                spec.accumulator.as_str(),
+                "f32" | "i32" | "u32" | "vec2<f32>"
+            );
+        let (scan, scan_name) = if subgroups {
+            (SCAN_SUBGROUP, "subgroup-scan")
+        } else {
+            (SCAN_TREE, "tree-scan")
+        };
+        let key = PipelineKey {
+            op: "segmented",
+            element: T::WGSL,
+            workgroup_size: wg,
+            variant: format!(
+                "{}|{}|v{v}|{layout}|{scan_name}",
+                spec.variant(),
+                bounds.name()
+            ),
+            code: spec.code.clone(),
+        };
+        let source = || {
+            render(
+                SEGMENTED_WGSL,
+                &[
+                    ("ENABLE", T::ENABLE.to_string()),
+                    ("T", T::WGSL.to_string()),
+                    ("A", spec.accumulator.clone()),
+                    ("OP", spec.functions.clone()),
+                    ("VALUES", view.units_wgsl("gp_x", 2, false)),
+                    ("SEGMENTS", bounds.wgsl().to_string()),
+                    ("WORKGROUP_SCAN", scan.to_string()),
+                    ("WG", wg.to_string()),
+                    ("V", v.to_string()),
+                    ("LOAD_UNITS", units_wgsl(v, LOAD_UNIT)),
+                    ("FOLD_UNITS", units_wgsl(v, FOLD_UNIT)),
+                    ("WALK_UNITS", units_wgsl(v, WALK_UNIT)),
+                ],
+            )
+        };
+        let tiles = self.kernel_entry(key.clone(), "tiles_main", source)?;
+        let fixup = self.kernel_entry(key, "fixup_main", source)?;
+
+        // Bindings of 16-bit accumulators are whole words.
+        let partial_bytes = (spec.accumulator_bytes * plan.ranges.max(1)).next_multiple_of(4);
+        let usage = wgpu::BufferUsages::STORAGE;
+        let first = work.keep(self.scratch("segment partials", partial_bytes, usage)?);
+        let last = work.keep(self.scratch("segment partials", partial_bytes, usage)?);
+        let (width, pitch) = match bounds {
+            Bounds::Rows { width, pitch } => (width, pitch),
+            Bounds::Offsets(_) => (0, 1),
+        };
+        let base = SegmentedParams {
+            n: n as u32,
+            segments: segments as u32,
+            range: plan.range as u32,
+            ranges: plan.ranges as u32,
+            width,
+            pitch,
+            ..SegmentedParams::default()
+        };
+        let out_binding = View::of(out).exact();
+        let offsets_binding = match bounds {
+            Bounds::Offsets(o) => Some(View::of(o).exact()),
+            Bounds::Rows { .. } => None,
+        };
+        let max_per_dim = self.info().max_workgroups_per_dimension;
+        let units = n.div_ceil(LANES as u64);
+        for w in chunks(units, plan.window_units) {
+            let first_value = w.offset_units * LANES as u64;
+            let groups = (n - first_value)
+                .min(w.units * LANES as u64)
+                .div_ceil(plan.range);
+            let block = work.params(&SegmentedParams {
+                first: first_value as u32,
+                groups: groups as u32,
+                ..base
+            });
+            let d = work.dispatch(&tiles, workgroup_grid(groups, max_per_dim)?);
+            d.bind(0, block)
+                .bind(1, Res::range(&first, 0, partial_bytes))
+                .bind(2, view.window(&w))
+                .bind(3, Res::range(&last, 0, partial_bytes))
+                .bind(4, out_binding.clone());
+            if let Some(o) = &offsets_binding {
+                d.bind(5, o.clone());
+            }
+        }
+        // An invocation per range (the ranges past the grid's size stride), at least one
+        // workgroup for the empty segments after the values.
+        let groups = plan
+            .ranges
+            .div_ceil(u64::from(wg))
+            .clamp(1, u64::from(max_per_dim).saturating_pow(3));
+        let block = work.params(&SegmentedParams {
+            groups: groups as u32,
+            ..base
+        });
+        let d = work.dispatch(&fixup, workgroup_grid(groups, max_per_dim)?);
+        d.bind(0, block)
+            .bind(1, Res::range(&first, 0, partial_bytes))
+            .bind(3, Res::range(&last, 0, partial_bytes))
+            .bind(4, out_binding);
+        if let Some(o) = &offsets_binding {
+            d.bind(5, o.clone());
+        }
+        Ok(())
+    }
+}
+
+/// Per vec4 unit `K` of an invocation's values, written out with constant indices (so
+/// the units stay in registers whatever the driver unrolls): its load, its fold in the
+/// fast path, its walk.
+const LOAD_UNIT: &str = "    if c + 4u * K < end { xs[K] = gp_x_load(u + K); }\n";
+const FOLD_UNIT: &str = "                w.acc = gp_combine(w.acc, gp_fold4(xs[K]));\n";
+const WALK_UNIT: &str = "                gp_walk_unit(xs[K], c + 4u * K, c, e, hi, &w);\n";
+
+/// `unit` for each of the `v / 4` units, `K` replaced by the unit's index.
+fn units_wgsl(v: u32, unit: &str) -> String {
+    (0..v / LANES as u32)
+        .map(|k| unit.replace('K', &format!("{k}u")))
+        .collect()
+}
+
+/// `offsets.len() - 1`, or `Err(InvalidArgument)` for an empty `offsets`.
+fn segments_of(name: &'static str, offsets: &GpuVec<u32>) -> Result<usize> {
+    offsets.require_host_len(name)?;
+    offsets
+        .len()
+        .checked_sub(1)
+        .ok_or_else(|| Error::InvalidArgument {
+            op: name,
+            message: "`offsets` has 0 entries; it needs segments + 1 (segment s is \
+                      values[offsets[s]..offsets[s + 1]]), so pass [0] for no segments"
+                .into(),
+        })
+}
+
+/// `Err(TooLarge)` unless `bytes` fit one storage binding.
+fn check_binding(ctx: &Ctx, name: &'static str, what: &str, bytes: u64) -> Result<()> {
+    let limit = ctx.info().max_binding_bytes;
+    if bytes > limit {
+        return Err(Error::TooLarge {
+            what: format!(
+                "{what} of `{name}`, which must fit one storage binding \
+                 (Info::max_binding_bytes),"
+            ),
+            requested: bytes,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+/// How the values are cut: workgroup ranges of `range` values, binding windows of
+/// `window_units` vec4 units (a whole number of ranges each).
+#[derive(Debug, Clone, Copy)]
+struct RangePlan {
+    range: u64,
+    ranges: u64,
+    window_units: u64,
+}
+
+/// Ranges of whole tiles, at most `cap` of them unless a binding window holds fewer
+/// values than that needs; windows of whole ranges, aligned for the device.
+fn plan_ranges(ctx: &Ctx, n: u64, tile: u64, element_bytes: u64, cap: u64) -> Result<RangePlan> {
+    let unit_bytes = LANES as u64 * element_bytes;
+    let align = storage_alignment(ctx);
+    // Units a window start must be a multiple of.
+    let step = align / gcd(align, unit_bytes);
+    let per_window = units_per_window(ctx, &[unit_bytes]);
+    let tile_units = tile / LANES as u64;
+    let mut range_units = n.div_ceil(cap).next_multiple_of(tile).max(tile) / LANES as u64;
+    if lcm(step, range_units) > per_window {
+        // Small bindings: as many whole tiles as a window holds.
+        let q = lcm(step, tile_units);
+        range_units = per_window / q * q;
+        if range_units == 0 {
+            return Err(Error::TooLarge {
+                what: format!(
+                    "a tile of {tile} values of {element_bytes} bytes, which must fit one \
+                     storage binding (Info::max_binding_bytes),"
+                ),
+                requested: tile * element_bytes,
+                limit: ctx.info().max_binding_bytes,
+            });
+        }
+    }
+    let q = lcm(step, range_units);
+    let range = range_units * LANES as u64;
+    Ok(RangePlan {
+        range,
+        ranges: n.div_ceil(range),
+        window_units: per_window / q * q,
+    })
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    a / gcd(a, b) * b
+}

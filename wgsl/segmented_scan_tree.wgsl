@@ -1,0 +1,36 @@
+// The WORKGROUP_SCAN part of wgsl/segmented.wgsl without subgroups: invocation `lane` owns
+// the tile's `lane`-th values; Hillis-Steele in workgroup memory (two barriers a step).
+struct GpIds {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+}
+
+fn gp_position(ids: GpIds) -> u32 {
+    return ids.lane;
+}
+
+// What comes before this invocation (from `first`), and the whole workgroup after `first`.
+fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
+    let lane = ids.lane;
+    var acc = mine;
+    workgroupBarrier();  // earlier readers of the shared arrays are done
+    gp_shared_heads[lane] = acc.heads;
+    gp_shared_acc[lane] = acc.value;
+    workgroupBarrier();
+    for (var d = 1u; d < WG; d <<= 1u) {
+        if lane >= d {
+            acc = gp_join(GpRun(gp_shared_heads[lane - d], gp_shared_acc[lane - d]), acc);
+        }
+        workgroupBarrier();
+        gp_shared_heads[lane] = acc.heads;
+        gp_shared_acc[lane] = acc.value;
+        workgroupBarrier();
+    }
+    var before = first;
+    if lane > 0u {
+        before = gp_join(first, GpRun(gp_shared_heads[lane - 1u], gp_shared_acc[lane - 1u]));
+    }
+    let total = gp_join(first, GpRun(gp_shared_heads[WG - 1u], gp_shared_acc[WG - 1u]));
+    return array<GpRun, 2>(before, total);
+}
