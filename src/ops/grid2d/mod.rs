@@ -62,7 +62,7 @@ const MAP2D_WGSL: &str = include_str!("../../../wgsl/grid2d.wgsl");
 const TRANSPOSE_WGSL: &str = include_str!("../../../wgsl/grid2d_transpose.wgsl");
 const COLOR_WGSL: &str = include_str!("../../../wgsl/grid2d_color.wgsl");
 const BLUR_WGSL: &str = include_str!("../../../wgsl/grid2d_blur.wgsl");
-/// Bindings and `Params` of map2d, transpose and blur_vertical (see `params_words`).
+/// Bindings and `Params` of map2d, transpose and blur_vertical (see `run2d`).
 const PARAMS_WGSL: &str = include_str!("../../../wgsl/grid2d_params.wgsl");
 
 /// Largest radius [`Ctx::blur_vertical`] accepts (a 2049-tap column per element).
