@@ -96,7 +96,7 @@ impl Drop for Inner {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Info {
-    /// Adapter name, e.g. "NVIDIA H100 80GB HBM3" or "llvmpipe (LLVM 15.0.6, 256 bits)".
+    /// Adapter name, e.g. "NVIDIA GeForce RTX 4090" or "llvmpipe (LLVM 15.0.6, 256 bits)".
     pub name: String,
     /// Graphics API in use.
     pub backend: wgpu::Backend,
@@ -260,8 +260,8 @@ impl CtxBuilder {
     /// How many calls' work one submission may gather while the GPU is busy (default
     /// [`DEFAULT_BATCH_LIMIT`]; at least 1). A call made while the GPU is idle is
     /// submitted at once; calls made while it is busy are held and submitted together,
-    /// because each submission costs the GPU about 10 us of idle time between the work
-    /// of two submissions (H100; docs/PERFORMANCE.md). Held work is submitted when
+    /// because each submission leaves the GPU idle for a while between the work of two
+    /// submissions (see docs/PERFORMANCE.md). Held work is submitted when
     /// `n` calls have gathered, by the first call after the oldest held one has waited
     /// 100 us (so that large calls reach the GPU before it runs out of work), when
     /// anything waits for or reads from the GPU, on [`Ctx::flush`], and before each use
@@ -314,7 +314,7 @@ impl CtxBuilder {
     ///
     /// For tests of batching: whether a call finds the GPU busy otherwise depends on how
     /// fast the GPU is (a software adapter's queue may finish a call's work before the
-    /// next call; an H100 finishes it in microseconds). Not for production use: work
+    /// next call; a fast GPU finishes it in microseconds). Not for production use: work
     /// then waits for the next call, a read-back, [`Ctx::flush`] or the batch limit.
     #[doc(hidden)]
     pub fn assume_gpu_busy(mut self, busy: bool) -> Self {
@@ -537,8 +537,8 @@ impl CtxBuilder {
             features,
             max_binding_bytes,
             max_workgroups_per_dimension,
-            // The single pass on discrete GPUs with subgroups (H100, 2^28 f32: 0.93 ms
-            // against 1.12 ms for reduce-then-scan; docs/PERFORMANCE.md); elsewhere
+            // The single pass on discrete GPUs with subgroups, where it is faster than
+            // reduce-then-scan (see docs/perf-journal.md); elsewhere
             // reduce-then-scan, which is faster on a CPU adapter and without subgroups
             // (the single pass's look-back then walks one tile at a time).
             scan_algorithm: match self.scan_algorithm {

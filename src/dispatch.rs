@@ -51,11 +51,10 @@ pub(crate) fn storage_alignment(ctx: &Ctx) -> u64 {
 }
 
 /// Longest a call's work is held before the next call submits it, even when the GPU is
-/// still busy and the batch is not full. Without it, a batch of large calls (0.36 ms
-/// each on the GPU, 10-20 us each to record) reached the GPU only after it had run out
-/// of work; on the H100 a 100 us cap took 20 back-to-back 2^28 f32 sums from 0.3641-
-/// 0.3648 to 0.3605-0.3606 ms per call (50 us: 0.3651-0.3656, more submissions; 200 us:
-/// 0.3588-0.3600; `examples/reduce_lab.rs`).
+/// still busy and the batch is not full. Without it, a batch of large calls (each much
+/// longer on the GPU than to record) reached the GPU only after it had run out of work;
+/// 100 us keeps back-to-back large calls fed without many more submissions (measured
+/// with `lab/src/bin/reduce_lab.rs`; see docs/perf-journal.md).
 pub(crate) const HOLD_MAX: std::time::Duration = std::time::Duration::from_micros(100);
 
 /// Work recorded and not yet submitted, in call order, and when the oldest of it was
@@ -75,7 +74,7 @@ impl Held {
 }
 
 /// Submission. Each `queue.submit` costs the GPU idle time between the work of two
-/// submissions (about 10 us on an H100), so work recorded while the GPU is busy is held
+/// submissions (see docs/perf-journal.md), so work recorded while the GPU is busy is held
 /// and submitted together with the calls after it; work recorded while it is idle goes
 /// at once, and work held for 100 us goes with the next call. The held command buffers
 /// keep call order, and a pooled scratch buffer goes back to the pool once the command

@@ -66,8 +66,9 @@ pub(crate) fn render<S: AsRef<str>>(template: &str, vars: &[(&str, S)]) -> Strin
 ///
 /// naga bounds every loop by default: a hidden counter that ends it after 2^64
 /// iterations, for loops a driver's compiler might otherwise treat as infinite (undefined
-/// behaviour). In gpuprim's kernels that counter costs up to 2.8x on the H100 (it keeps
-/// the driver from unrolling and costs registers; docs/PERFORMANCE.md), and it is not
+/// behaviour). In gpuprim's kernels that counter makes some kernels several times slower
+/// (it keeps the driver from unrolling and costs registers; see docs/perf-journal.md),
+/// and it is not
 /// needed: every template loop ends. Grid-stride loops step a `u32` index by a positive
 /// stride towards a bound below 2^32 minus the stride; workgroup and subgroup trees halve
 /// or double a counter; the single-pass scan's waits give up after a fixed number of
@@ -108,7 +109,7 @@ impl Ctx {
     /// [`Ctx::kernel_entry`] for one of gpuprim's templates that writes every word of
     /// workgroup memory it reads first: compiled without wgpu's zeroing of workgroup
     /// memory at the start of each workgroup (for the sort's digit pass, 48 KiB a
-    /// workgroup, that zeroing made the sort 1.01x slower on our H100, run R15).
+    /// workgroup, that zeroing made the sort measurably slower; see docs/perf-journal.md).
     pub(crate) fn kernel_entry_initialized(
         &self,
         key: PipelineKey,
@@ -351,9 +352,8 @@ impl Ctx {
     /// or statements inside a function, which cannot declare workgroup memory (code
     /// that declares module items is refused: `kernel_checked`). On GL, naga zeroes an array by one
     /// constructor with an argument per element, which Mesa's llvmpipe compiles slowly:
-    /// a first `reduce` (its 1024-element finishing array) took 21.7 s and a first
-    /// `transpose` (its 32 x 33 tile) 10.6 s to compile, 0.17 s and 0.16 s without
-    /// (2-core test machine, Mesa 22.3, `MESA_SHADER_CACHE_DISABLE=true`). Elsewhere the
+    /// tens of seconds for a first `reduce` (its 1024-element finishing array) or
+    /// `transpose` (its 32 x 33 tile) against a fraction of a second without. Elsewhere the
     /// driver or a loop zeroes it and it stays on.
     fn zero_initialize_workgroup_memory(&self) -> bool {
         self.info().backend != wgpu::Backend::Gl

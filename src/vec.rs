@@ -363,8 +363,8 @@ impl<T: GpuElement> GpuVec<T> {
     /// Copies all of `src` into `self` on the GPU. The lengths must match.
     ///
     /// Copies of at least 16 MiB go the faster of two ways on this adapter: wgpu's buffer
-    /// copy (`copy_buffer_to_buffer`) or gpuprim's copy kernel (on the H100 the kernel
-    /// moves 3.4x the bytes per second; docs/PERFORMANCE.md). The first such copy on a
+    /// copy (`copy_buffer_to_buffer`) or gpuprim's copy kernel (on some GPUs the kernel
+    /// is several times faster; see docs/PERFORMANCE.md). The first such copy on a
     /// context times both (a few rounds each, waiting for the GPU) and keeps the faster,
     /// the buffer copy unless the kernel is at least 3% faster; smaller copies, and copies
     /// inside [`Ctx::record`] before that, take the buffer copy.

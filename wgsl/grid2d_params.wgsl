@@ -1,5 +1,5 @@
 // The bindings and parameters of map2d, transpose and blur_vertical (filled in from
-// `params_words` in src/ops/grid2d.rs): src and dst as arrays of T, and the uniform.
+// `run2d` in src/ops/grid2d/mod.rs): src and dst as arrays of T, and the uniform.
 
 // gpuprim::SWIZZLE_WGSL
 {{SWIZZLE}}

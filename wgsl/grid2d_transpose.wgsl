@@ -5,12 +5,11 @@
 // Straight-line code: each thread issues its 4 loads before its first store (more
 // memory in flight per thread), and a tile wholly inside the grid (all but the ragged
 // right and bottom edge tiles) takes a path without per-element bounds checks; edge tiles
-// check every element. Why: the earlier kernel (the same tile moved in two loops, a
-// bounds check on every element) ran at 0.72x of a vec4 copy on an H100 (f32, 4096^2 and
-// 8192^2), this one at 0.94-0.96x (examples/grid_lab.rs, rows T-a and T-b). The earlier
-// kernel lost it to naga's runtime checks on its looped code (index checks and loop
-// bounding: compiled with them off it reached 0.95x) and to its per-element checks; this
-// kernel runs with naga's checks on.
+// check every element. Why: an earlier kernel (the same tile moved in two loops, a
+// bounds check on every element) ran well below a vec4 copy's speed, lost to naga's
+// runtime checks on its looped code (index checks and loop bounding) and to its
+// per-element checks; this kernel runs near copy speed with naga's checks on (figures:
+// docs/PERFORMANCE.md; history: docs/perf-journal.md; lab/src/bin/grid_lab.rs).
 {{ENABLE}}
 alias T = {{T}};
 

@@ -78,8 +78,8 @@ struct Params {
 // The invocation's 4V elements, scanned up to the invocation's prefix (what tile_scan
 // returns): each element only lacks the combination of the tile's elements before the
 // invocation's share, and of the tiles before. One vec4 per unit and nothing else, so
-// the inclusive and exclusive forms hold the same registers (on the H100 an extra
-// value per unit cost the inclusive single pass a third of its speed).
+// the inclusive and exclusive forms hold the same registers (an extra value per unit
+// cost the inclusive single pass much of its speed; see docs/perf-journal.md).
 var<private> vals: array<vec4<A>, V>;
 
 // The workgroup's arrangement of a tile: unit_of(t, ids, k) (the units an invocation

@@ -35,9 +35,8 @@ struct HistParams {
 var<workgroup> counts: array<atomic<u32>, 1024>;
 
 // Counts one unit's four keys (`v`, unit `u`) in every pass's histogram, one atomic a
-// key. (With a subgroup-wide check for units whose lanes all have one digit, which then
-// added once for the subgroup, the histogram pass took 1.40x as long on our H100 with
-// uniform keys and 1.27x with keys < 16, run R26.)
+// key. (A subgroup-wide check for units whose lanes all have one digit, added once for
+// the subgroup, made the pass slower even on uniform keys; see docs/perf-journal.md.)
 fn count_unit(u: u32, v: vec4<u32>) {
     var valid: array<bool, 4>;
     var x: array<u32, 4>;
@@ -45,8 +44,8 @@ fn count_unit(u: u32, v: vec4<u32>) {
         valid[c] = u < params.units && u * 4u + c < params.n;
         x[c] = ordered(v[c], params.key_xor, params.neg_mask);
     }
-    // A constant trip count, so the passes' shifts and masks are constant-indexed (the
-    // sort took 1.004x as long on our H100 with `p < params.passes`, run R17).
+    // A constant trip count, so the passes' shifts and masks are constant-indexed (a
+    // bound of `params.passes` was slower; see docs/perf-journal.md).
     for (var p = 0u; p < 4u; p++) {
         if p >= params.passes {
             break;

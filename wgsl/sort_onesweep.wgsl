@@ -19,8 +19,8 @@
 //    at WG = 1024) publish them as the tile's aggregate (tile 0: as its inclusive
 //    prefix) and look back (3) before they rank, while the other subgroups rank: a
 //    workgroup of 1024 holds its SM alone, which would otherwise idle through the
-//    look-back's memory round trips (the sort took 1.07x as long on our H100 with the
-//    look-back after ranking; with one subgroup looking back for all 256 digits, 3x).
+//    look-back's memory round trips (a look-back after ranking, or one subgroup looking
+//    back for all 256 digits, was slower; see docs/perf-journal.md).
 // 2. The counter words, in their order (digit, then subgroup), become their exclusive
 //    prefix sums, each half on its own: where its subgroup's keys of its digit start in
 //    the tile, among the keys of the low digits or of the high ones (which then come
@@ -54,9 +54,8 @@ const SUBGROUPS: u32 = {{SUBGROUPS}}u;          // WG / subgroup size where it i
 const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fallback
 const TABLE_WORDS: u32 = {{TABLE_WORDS}}u;  // the peer tables' words after the counters (0: none)
 // Whether the tile's keys are loaded before workgroup memory is cleared, so that the
-// clearing overlaps their loads: for keys only (2^26 keys took 0.986-0.988x as long on
-// our H100 with it; pairs 1.008x, so they clear first: runs R36-R37 in
-// docs/perf-journal.md).
+// clearing overlaps their loads: for keys only (it helps keys alone and slows pairs,
+// so pairs clear first; see docs/perf-journal.md).
 const LOADS_FIRST: bool = {{LOADS_FIRST}};
 // The subgroups' digit counters, 16 bits each, digit by digit: subgroup s's counter of
 // digit d is half d / HALF (the low 16 bits for d < HALF) of word (d % HALF) * STRIDE + s
@@ -134,8 +133,7 @@ fn digit_of(key: u32) -> u32 {
 // The lanes of this subgroup whose key is valid and has digit `d` (`valid` false: none).
 // Only active lanes vote, so the mask never holds a lane past the subgroup. (The ballot
 // of `valid` stays even in full tiles: without it, skipped behind a uniform branch or
-// replaced by a mask counted from n, the sort took 1.28x as long on our H100, runs R4
-// and R7 in docs/perf-journal.md.)
+// replaced by a mask counted from n, the sort was much slower; see docs/perf-journal.md.)
 fn peers_of(d: u32, valid: bool) -> Mask {
     var peers = ballot(valid);
     for (var b = 0u; b < 8u; b++) {
@@ -367,8 +365,7 @@ fn onesweep(ids: Ids) {
     let row0 = (g - params.window_base) * TILE + ids.subgroup * KPT * ids.width + ids.lane;
     let below = lanes_below(ids.lane);
     // Every row's load is issued before the first is ranked: ranking waits on its key,
-    // and loads interleaved with it would each wait a full memory round trip (the
-    // digit passes took 1.35x as long on our H100).
+    // and loads interleaved with it would each wait a full memory round trip.
     var keys: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
         let i = row0 + k * ids.width;
@@ -380,15 +377,15 @@ fn onesweep(ids: Ids) {
         clear_workgroup(ids);
     }
     // Each row's digit, found once and read back with a shift and a mask wherever it is
-    // needed (ranking needs it four times; the digit passes took 1.03x as long on our
-    // H100 with it found from the key each time, run R15).
+    // needed (ranking needs it four times; finding it from the key each time was slower;
+    // see docs/perf-journal.md).
     var digits: array<u32, DWORDS>;
     for (var k = 0u; k < KPT; k++) {
         digits[k / 4u] |= digit_of(keys[k]) << (8u * (k % 4u));
     }
     // The tile's digit counts, for the digit owners to publish and look back with. (One
-    // atomic a key: adding runs of equal digits at once took 1.02x as long on our H100,
-    // keys < 16 included, run R8.)
+    // atomic a key: adding runs of equal digits at once was slower, even for keys < 16;
+    // see docs/perf-journal.md.)
     for (var k = 0u; k < KPT; k++) {
         if row0 + k * ids.width < params.n {
             atomicAdd(&fallback[row_digit(digits[k / 4u], k)], 1u);
@@ -408,7 +405,7 @@ fn onesweep(ids: Ids) {
     }
     // Every row's peers are found before the first is ranked: the ballots of all rows
     // are independent and overlap, while ranking a row waits on the row before it (the
-    // digit passes took 1.12x as long on our H100 with the two interleaved). By ballots,
+    // two interleaved were slower; see docs/perf-journal.md). By ballots,
     // or with the subgroup's peer table (src/ops/sort/engine.rs, `PEER_TABLES`).
 {{PEERS}}
     var pos: array<u32, KPT>;
@@ -419,9 +416,8 @@ fn onesweep(ids: Ids) {
     workgroupBarrier();
 
     // 2. The counters' prefix sums (the tile's keys before each subgroup's keys of each
-    // digit). (With 256 invocations each adding up one digit's counters and a scan of
-    // the digit totals after, the sort took 1.01-1.02x as long on our H100, run R31 in
-    // docs/perf-journal.md.)
+    // digit). (256 invocations each adding up one digit's counters, then a scan of the
+    // digit totals, was slower; see docs/perf-journal.md.)
     var sum = 0u;
     for (var i = 0u; i < PER; i++) {
         sum += atomicLoad(&counts[counter_word(me * PER + i)]);
@@ -458,8 +454,8 @@ fn onesweep(ids: Ids) {
     // is the same whichever statuses it was summed from). Whether a digit gave up is one
     // uniform load of `signal`, final since the owners raise it only before they rank.
     // Its barriers also end every read of `counts` above, which the stage overwrites (two
-    // barriers instead of workgroup_max's three: 2^26 keys took 1.006x as long on our
-    // H100 with workgroup_max, pairs 1.003x, run R39 in docs/perf-journal.md).
+    // barriers instead of workgroup_max's three, which were slower; see
+    // docs/perf-journal.md).
     var prefix: array<u32, DPT>;
     if workgroupUniformLoad(&signal) != 0u {
         if ids.index == 0u {

@@ -23,8 +23,7 @@ var<workgroup> scan_totals: array<u32, MAX_SUBGROUPS>;
 
 // The workgroup's subgroups: the constant SUBGROUPS where the adapter has one subgroup
 // size (0 where it has several), so that loops over them have a constant trip count and
-// can be unrolled (the sort took 1.05x as long on our H100 with `ids.subgroups` as the
-// bound, run R29 in docs/perf-journal.md).
+// can be unrolled (`ids.subgroups` as the bound was slower; see docs/perf-journal.md).
 fn subgroup_count(ids: Ids) -> u32 {
     return select(ids.subgroups, SUBGROUPS, SUBGROUPS != 0u);
 }

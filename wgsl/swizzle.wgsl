@@ -36,7 +36,7 @@ fn swizzle_bands_group(group: vec2<u32>, groups: vec2<u32>, workgroups: u32) -> 
 
 // swizzle_tiles is the same mapping without a division: the divisors are constants of
 // the dispatch, so the host computes them and their f32 reciprocals once (gpuprim's
-// kernels get these from swizzle_params in src/ops/grid2d.rs, written into the kernel's
+// kernels get these from swizzle_params in src/ops/grid2d/swizzle.rs, written into the kernel's
 // WGSL as literals by remap_wgsl) and each invocation divides with a multiply and one
 // correction step (swizzle_div).
 struct SwizzleParams {
@@ -57,7 +57,7 @@ struct SwizzleParams {
 // only 2^-25, so the error stays below 0.84. Truncated, q is floor(a / d) - 1, + 0 or
 // + 1; the remainder a - q * d (in [-d, 2d), no overflow below 2^25) says which. Checked
 // against `/` for every a < 2^24 with both roundings of the product, for every divisor up
-// to 64 and a spread of larger ones (unit tests in src/ops/grid2d.rs).
+// to 64 and a spread of larger ones (unit tests in src/ops/grid2d/swizzle.rs).
 fn swizzle_div(a: u32, d: u32, r: f32) -> u32 {
     let q = u32(f32(a) * r);
     let rem = bitcast<i32>(a - q * d);

@@ -26,7 +26,7 @@ const PARAMS_WGSL: &str = include_str!("../../wgsl/atomic_params.wgsl");
 pub const MAX_BINS: u32 = 1 << 24;
 
 /// Workgroups per dispatch of the grid-stride kernels (before the device's limits):
-/// enough to fill a large GPU (an H100 holds about 1000 groups of 256), and few on a
+/// enough to fill a large GPU (one holds about 1000 groups of 256 at a time), and few on a
 /// software adapter, where each group's barriers cost a coroutine switch per invocation.
 fn max_groups(ctx: &Ctx) -> u64 {
     if ctx.info().device_type == wgpu::DeviceType::Cpu {

@@ -66,8 +66,8 @@ kernel_scalar!(u32, "u32", |v| v);
 
 /// Workgroups per binding window for element-wise kernels; they loop over the rest.
 ///
-/// On the H100 (2^28 f32 copy) more workgroups were faster up to 33792 (0.7505 ms), and
-/// one per vec4 (262144 workgroups, no loop) was slower (0.7687 ms); 1056 took 0.7832 ms.
+/// On a GPU, more workgroups were faster up to about 32768, and one per vec4 (no loop)
+/// slower again (see docs/perf-journal.md).
 /// A CPU adapter runs a workgroup per core at a time, so a few hundred are plenty.
 pub(crate) fn max_groups(ctx: &Ctx) -> u64 {
     match ctx.info().device_type {

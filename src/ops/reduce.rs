@@ -662,10 +662,9 @@ fn finish_workgroup_size(ctx: &Ctx, wg: u32) -> u32 {
 
 /// Workgroups in the first pass. On a GPU, many short-lived workgroups (16 partials per
 /// finishing invocation: 16384 with a 1024-invocation finish) balance the load across
-/// the compute units better than a few long ones. On the H100, `examples/reduce_lab.rs`
-/// (a sum kernel of this shape, 2^28 f32, 20 calls back to back) took 0.3601 ms per
-/// call with 2048 workgroups and a 256-invocation finish, 0.3566 ms with 16384 and
-/// 1024. On a CPU adapter each workgroup runs on one core, and more only add partials.
+/// the compute units better than a few long ones (measured with
+/// `lab/src/bin/reduce_lab.rs`; see docs/perf-journal.md). On a CPU adapter each
+/// workgroup runs on one core, and more only add partials.
 /// Never more than a 3D grid of the allowed size holds: the loop strides past the rest.
 fn partial_groups_cap(ctx: &Ctx, finish_wg: u32) -> u32 {
     let wanted = match ctx.info().device_type {

@@ -36,10 +36,9 @@ const LOOK_BACK_SUBGROUP_WGSL: &str = include_str!("../../wgsl/scan_lookback_sub
 /// Probes of a predecessor's status before a workgroup reduces that tile itself.
 const SPIN: u32 = 64;
 /// Predecessors whose published values the single pass's look-back keeps in workgroup
-/// memory (4 bytes each); a walk further back loads them again. On the H100 at 2^28
-/// f32 walks often reach past 64 tiles: a stash of 16 or 64 made the single pass 35%
-/// slower, 256 was as fast as 1024 and compaction 1.5% faster (docs/PERFORMANCE.md,
-/// run Z).
+/// memory (4 bytes each); a walk further back loads them again. On a large GPU walks
+/// often reach past 64 tiles, so smaller stashes were much slower, and 256 was as fast
+/// as 1024 (see docs/perf-journal.md).
 const STASH: u32 = 256;
 
 /// The operator of a scan.
@@ -686,7 +685,7 @@ impl Ctx {
                 .bind(4, Res::whole(&offsets));
         }
         // Compaction's count (a plain scan has no use for the total, and the copy costs
-        // its round of the GPU: 3-8 us at 2^28 on the H100).
+        // a round of the GPU).
         if kernels.counts {
             let at = a_bytes * u64::from(layout.total_groups);
             work.copy((&offsets, at), (&total, 0), a_bytes);
@@ -835,11 +834,9 @@ fn unit_bytes<T: GpuElement>() -> u64 {
 /// Workgroups of a reduce-then-scan pass: on a GPU many short ones, as many as one
 /// spine tile has partials (32768 with a 1024-invocation spine); few on a CPU adapter.
 /// Each walks a contiguous range of tiles, and like a copy kernel's, the passes run
-/// faster as many short workgroups than as a few long ones, once the spine keeps up:
-/// H100, 2^28 f32, one run: 4096 workgroups 1.1400 ms, 16384 1.1268 / 1.1274, 32768
-/// 1.1184 / 1.1136 (torch.cumsum 1.0186). The spines before this one scanned a few
-/// partials per step, and there more workgroups were slower (16384: 1.153 ms, of which
-/// 52 us were the spine's).
+/// faster as many short workgroups than as a few long ones, once the spine keeps up
+/// (the spines before this one scanned a few partials per step, and there more
+/// workgroups were slower; see docs/perf-journal.md).
 fn groups_cap(ctx: &Ctx) -> u32 {
     match ctx.info().device_type {
         wgpu::DeviceType::Cpu => 32,
@@ -1033,12 +1030,11 @@ impl Program {
             && size_of::<A>() == 4
             && ctx.info().subgroup_max_size <= wg
             && ctx.info().subgroup_min_size >= 1;
-        // Workgroup size and vec4 units per invocation, from the H100 at 2^28 f32
-        // (docs/PERFORMANCE.md). Reduce-then-scan: 2 units (1.155 ms; 1 unit and 4 units
-        // within 1%). The single pass: 256 x 8 units for scans, tiles of 8192 elements
-        // (0.95 ms; 512 x 4 and 1024 x 4 the same, 256 x 6 1% slower, 1024 x 8 1.03 ms,
-        // 256 x 12 1.84 ms, 256 x 16 1.89 ms, 128 x 8 2.25 ms), 256 x 6 for compaction
-        // (whose store reads the input again: 1.108 ms against 1.149 with 8 units). A CPU
+        // Workgroup size and vec4 units per invocation, the fastest measured on a GPU
+        // (see docs/perf-journal.md). Reduce-then-scan: 2 units (1 and 4 about the same).
+        // The single pass: 256 x 8 units for scans, tiles of 8192 elements (512 x 4 and
+        // 1024 x 4 as fast, larger and smaller tiles slower), 256 x 6 for compaction
+        // (whose store reads the input again, so fewer units a tile are faster). A CPU
         // adapter runs few invocations at once: 256 x 4 (2 for 64-bit types) keeps tiles
         // small there.
         let (v, wg_chained, v_chained) = match ctx.info().device_type {
@@ -1132,10 +1128,9 @@ impl Program {
                 vars.push(("LOOK_BACK", look_back.to_string()));
                 vars.push(("STASH", STASH.to_string()));
                 // Tiles are numbered by workgroup id with the subgroup look-back (no
-                // counter's round trip before the loads; H100, 2^28, run AI: f32 1.8%,
-                // u32 3.6%, compaction 1.5% faster), and by a counter, in the order
-                // workgroups start, with the one-at-a-time look-back (by id it was 1.9x
-                // slower there).
+                // counter's round trip before the loads, so slightly faster), and by a
+                // counter, in the order workgroups start, with the one-at-a-time look-back
+                // (by id it was much slower there; see docs/perf-journal.md).
                 vars.push(("BY_ID", subgroups.to_string()));
             } else {
                 vars.push(("CHAINED", String::new()));

@@ -19,9 +19,9 @@
 //! new image size (or `n`) compiles a pipeline, later ones reuse it. Unswizzled kernels
 //! have one pipeline for every size.
 //!
-//! Which order is fastest depends on the kernel, the grid and the GPU: on an H100 tiles
-//! made a wide vertical blur 1.22x faster and streaming kernels 3-9% slower, and bands
-//! lost 9% on a matrix multiply that tiles sped up 1.66x (docs/PERFORMANCE.md). Hence
+//! Which order is fastest depends on the kernel, the grid and the GPU: tiles speed up
+//! wide gathers and slow streaming kernels a little, and no order wins everywhere
+//! (figures in docs/PERFORMANCE.md). Hence
 //! [`Swizzle::Auto`], which measures the candidates on a kernel's first call at a grid
 //! size and keeps linear order unless another was at least [`AUTO_MARGIN`] faster.
 //!
@@ -62,7 +62,7 @@ const MAP2D_WGSL: &str = include_str!("../../../wgsl/grid2d.wgsl");
 const TRANSPOSE_WGSL: &str = include_str!("../../../wgsl/grid2d_transpose.wgsl");
 const COLOR_WGSL: &str = include_str!("../../../wgsl/grid2d_color.wgsl");
 const BLUR_WGSL: &str = include_str!("../../../wgsl/grid2d_blur.wgsl");
-/// Bindings and `Params` of map2d, transpose and blur_vertical (see `params_words`).
+/// Bindings and `Params` of map2d, transpose and blur_vertical (see `run2d`).
 const PARAMS_WGSL: &str = include_str!("../../../wgsl/grid2d_params.wgsl");
 
 /// Largest radius [`Ctx::blur_vertical`] accepts (a 2049-tap column per element).
@@ -71,8 +71,9 @@ pub const MAX_BLUR_RADIUS: u32 = 1024;
 /// Side of the square workgroups of `map2d` and `color_filter` (16 x 16 = 256 threads).
 const SIDE: u32 = 16;
 /// Rows each `map2d` invocation computes (`SIDE` apart, so every row of a workgroup stays
-/// contiguous): a workgroup covers `SIDE` x `SIDE * MAP2D_ROWS` elements. On the H100 the
-/// 5-tap blur body is 16% faster with 4 rows than with 1 (docs/PERFORMANCE.md).
+/// contiguous): a workgroup covers `SIDE` x `SIDE * MAP2D_ROWS` elements. Four rows,
+/// because the 5-tap blur body measured faster with 4 than with 1 (see
+/// docs/perf-journal.md).
 /// `color_filter` and `blur_vertical` compute one row each: 4 rows made the colour filter
 /// no faster and the r = 8 blur slower (its taps run one row after another).
 const MAP2D_ROWS: u32 = 4;
@@ -513,9 +514,8 @@ impl Ctx {
     ///
     /// A swizzled kernel gets its grid and `SwizzleParams` as WGSL constants, so the
     /// compiler folds the remapping into a few integer operations: one pipeline per grid
-    /// size and tile width. On the H100 the r = 32 blur at 4096^2 gained 1.20-1.25x over
-    /// linear with the constants, 1.196-1.208x with the same values in a uniform; the
-    /// streaming kernels' loss did not change (docs/PERFORMANCE.md).
+    /// size and tile width. Constants gained slightly over the same values in a
+    /// uniform, and the streaming kernels' loss did not change (see docs/perf-journal.md).
     fn kernel2d(
         &self,
         op: &'static str,

@@ -29,24 +29,21 @@ const SWIZZLE_F32_GROUPS: u64 = 1 << 24;
 
 /// Whether and how a 2D kernel remaps its workgroup IDs (see the [module docs](super)).
 ///
-/// Measured on an H100 (docs/PERFORMANCE.md): tiles help some kernels whose
-/// neighbouring workgroups re-read the same lines (a radius-32 vertical blur ran
-/// 1.22-1.25x faster at 4096 x 4096, radius 16 1.19x at 8192 x 8192, while the same
-/// blurs at the other size, and radius 64 at both, gained nothing), are neutral on
-/// transpose, and cost 3-8% on kernels that stream or reuse little (colour filter 3-5%,
-/// a 5-tap blur 4-8%, radius 8 at 4096 x 4096 7%): the visiting order itself costs
-/// them, not the remapping's arithmetic, which the pipeline's constants fold away. So
-/// the default is [`Swizzle::Off`]: opt in with `Swizzle::Tiles { n: 16 }` where a
-/// kernel gathers widely, or with [`Swizzle::Bands`], which keeps rows whole and costs
-/// streaming kernels far less, and measure; or let [`Swizzle::Auto`] measure on the first
-/// call and keep linear order unless another is clearly faster. A swizzled kernel is compiled per grid size and
-/// `n` (see the [module docs](super)).
+/// Tiles help kernels whose neighbouring workgroups re-read the same lines (a wide
+/// vertical blur), and only at some sizes; they are neutral on transpose and cost a few
+/// percent on kernels that stream or reuse little, through the visiting order itself,
+/// not the remapping's arithmetic, which the pipeline's constants fold away (figures in
+/// the repository's docs/PERFORMANCE.md). So the default is [`Swizzle::Off`]: opt in
+/// with `Swizzle::Tiles { n: 16 }` where a kernel gathers widely, or with
+/// [`Swizzle::Bands`], which keeps rows whole and costs streaming kernels far less, and
+/// measure; or let [`Swizzle::Auto`] measure on the first call and keep linear order
+/// unless another is clearly faster. A swizzled kernel is compiled per grid size and `n`
+/// (see the [module docs](super)).
 ///
 /// Tiles pay off most where linear order's workgroups in flight read more than the L2
-/// holds: a kernel of your own multiplying 4096 x 4096 f32 matrices without shared-memory
-/// tiles (each workgroup reads a whole column band of B, 64 MiB in all) ran 1.66-1.68x
-/// faster with [`SWIZZLE_WGSL`]'s `swizzle_group` at `n` = 16 or 32, and 10% slower at
-/// 2048 x 2048, where B fits the L2; bands cost it 9% (`examples/matmul_lab.rs`).
+/// holds, as in a kernel of your own multiplying large matrices without shared-memory
+/// tiles ([`SWIZZLE_WGSL`]'s `swizzle_group`); where the data fits the L2 they cost time
+/// (`lab/src/bin/matmul_lab.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Swizzle {
@@ -61,11 +58,10 @@ pub enum Swizzle {
     /// Horizontal bands of whole workgroup rows, each taken column by column
     /// ([`swizzle_bands`]): a band has `max(1, workgroups / groups per row)` rows, so the
     /// workgroups in flight cover a short strip as wide as the grid. Vertical neighbours
-    /// run together, as with tiles, while rows are still swept whole. On the H100,
-    /// `workgroups: 1024` (about one wave of resident workgroups) ran the radius-32 blur
-    /// at 4096 x 4096 1.19-1.20x faster than linear order (tiles: 1.22x) and the
-    /// streaming kernels within 2% of it (tiles: 3-9% slower); the radius-8 blur at
-    /// 4096 x 4096 was 4% slower in one of two processes (docs/PERFORMANCE.md).
+    /// run together, as with tiles, while rows are still swept whole, so a wide blur
+    /// gains nearly what tiles give it and streaming kernels lose far less. Choose
+    /// `workgroups` near one wave of resident workgroups (1024 on a large GPU); figures
+    /// in docs/PERFORMANCE.md.
     Bands {
         /// Workgroups per band, at least 1 (rounded down to whole rows, at least one).
         workgroups: u32,
@@ -91,16 +87,15 @@ pub enum Swizzle {
     /// compiled to measure them, stay for the `Ctx`'s life: one set per kernel and grid
     /// size, so a program that blurs images of ever new sizes should not ask for `Auto`.
     ///
-    /// On the H100 (docs/PERFORMANCE.md, run AT) it chose tiles for the radius-32 blur
-    /// at 4096 x 4096, 1.22x faster than linear order, and for a column gather, and kept
-    /// linear order for the transpose, the colour filter and the short blurs, which it
-    /// then ran within 1% of linear order.
+    /// Measured on one large GPU, it picked tiles for a wide blur and a column gather and
+    /// kept linear order for the transpose, the colour filter and short blurs
+    /// (docs/PERFORMANCE.md).
     Auto,
 }
 
 impl Default for Swizzle {
-    /// [`Swizzle::Off`]: on the H100 only kernels that gather widely gain from tiles,
-    /// and kernels that stream lose 3-9% (docs/PERFORMANCE.md). Not [`Swizzle::Auto`],
+    /// [`Swizzle::Off`]: only kernels that gather widely gain from tiles, and kernels
+    /// that stream lose a few percent (docs/PERFORMANCE.md). Not [`Swizzle::Auto`],
     /// whose first call per kernel and grid waits for the GPU while it measures.
     fn default() -> Self {
         Swizzle::Off

@@ -26,10 +26,10 @@ pub(crate) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 
 /// OneSweep's digit-pass tiles on GPUs, best first: invocations per workgroup and keys
 /// per invocation; the first the adapter's limits allow is taken (1024 x 11 needs 47 KiB
-/// of workgroup memory with subgroups of 32). On our H100, 2^26 keys with the early
-/// look-back (run R5, `sort_lab` with `GP_SORT_TILE`): 1024 x 11 2.88 ms, 1024 x 10
-/// 2.92, 1024 x 8 3.11; before it (run S6, `bandwidth 26 sort_tiles`), 1024 x 11 3.10,
-/// 512 x 15 4.16, 256 x 12 4.51 (docs/perf-journal.md).
+/// of workgroup memory with subgroups of 32). Larger tiles are faster, since each tile
+/// has a fixed cost that more keys share; the order is the measured one
+/// (docs/PERFORMANCE.md, its history in docs/perf-journal.md; `lab/src/bin/sort_lab.rs`
+/// with `GP_SORT_TILE`).
 const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (256, 12)];
 /// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
 const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
@@ -44,8 +44,8 @@ const LOOK_BACK_ITERATIONS_CPU: u64 = 16384;
 /// seven bits.
 const PEER_TABLE_WORDS: u32 = 128;
 /// The histogram pass: invocations per workgroup; at least 2048 vec4 units (8192 keys)
-/// per workgroup and at most 1024 workgroups on a GPU (about one wave on an H100: each
-/// workgroup adds its counts to the global histograms with up to 1024 atomics), 16 on a
+/// per workgroup and at most 1024 workgroups on a GPU (about one wave on a large GPU:
+/// each workgroup adds its counts to the global histograms with up to 1024 atomics), 16 on a
 /// CPU adapter. Untuned.
 const HISTOGRAM_WG: u32 = 256;
 const HISTOGRAM_UNITS_PER_GROUP: u64 = 2048;
@@ -714,7 +714,7 @@ pub(crate) enum Peers {
 /// Vulkan as a subgroup control barrier whose memory semantics (SubgroupMemory) Vulkan
 /// ignores, so there the tables rest on the hardware keeping a converged subgroup's
 /// workgroup-memory operations in order: used where that is checked, NVIDIA (CUB's
-/// `__syncwarp` ranking relies on the same; `tests/sort.rs` on our H100) and CPU devices
+/// `__syncwarp` ranking relies on the same; `tests/sort.rs` on an NVIDIA GPU) and CPU devices
 /// (lavapipe runs a subgroup in one thread; CI). For DX12 naga writes nothing; Metal's
 /// `simdgroup_barrier` would order them but is not measured, so both keep the ballots.
 fn peer_tables(ctx: &Ctx) -> bool {
@@ -1100,16 +1100,14 @@ const PEER_BALLOTS: &str = "
 /// each valid lane sets its bit in the word of its digit's low bits, after a subgroup
 /// barrier the word holds the row's lanes with those bits, and after a second each lane
 /// takes its bit out again. One ballot and three atomics a row instead of nine ballots
-/// (the sort took 1.08x as long on our H100 with the ballots, run R20; with two tables
-/// of 32 words and one barrier a row, 1.01x; with two ballots and 64-word tables,
-/// 1.016-1.027x for all but keys < 16, which took 0.99x as long, run R32). The 16-bit
-/// counters leave room for the larger tables.
+/// (nine ballots, or smaller tables with more ballots or barriers, made the sort slower;
+/// see docs/perf-journal.md). The 16-bit counters leave room for the larger tables.
 ///
 /// Lanes with one digit set bits in one word, and when a row's digits take only a few
 /// values (the top byte of f32 keys in [0, 1)) those atomics queue: a subgroup whose
 /// first row has a quarter of its lanes on the first lane's digit takes the ballots for
-/// all its rows (with tables throughout, f32 keys in [0, 1) took 1.09x as long; uniform
-/// keys 1.007x as long with the check as without, run R24).
+/// all its rows (tables throughout slowed such keys much more than the check costs
+/// uniform keys; see docs/perf-journal.md).
 const PEER_TABLES: &str = "
     var peers: array<Mask, KPT>;
     for (var k = 0u; k < KPT; k++) {
@@ -1156,8 +1154,8 @@ const ONESWEEP_VALUE_BINDINGS: &str = "\
 const ONESWEEP_VALUES: &str = "
     // The values, the same way (the stage's keys are all read: `dst` holds where
     // each goes).
-    // Every value is loaded before the first is staged, as the keys were (pairs took
-    // 1.2x as long on our H100 with each load followed by its store).
+    // Every value is loaded before the first is staged, as the keys were, so no load
+    // waits on a store (each load followed by its store was slower for pairs).
     var vals: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
         let i = row0 + k * ids.width;
