@@ -3,8 +3,8 @@
 //!
 //! `cargo run --release --example bandwidth -- [log2 n] [section ...] [--csv PATH]
 //! [--json PATH]` (default 28 on a GPU, 22 on the software adapter; sections: reduce,
-//! kernel, scan, sort, atomic, random, grid2d, auto (`Swizzle::Auto` against linear order),
-//! latency, all by default; sort_tiles (OneSweep's tile shapes) only when named; the
+//! arg_reduce, kernel, scan, scan_by_key, segmented, sort, search, atomic, random, grid2d,
+//! auto (`Swizzle::Auto` against linear order), top_k, latency, all by default; sort_tiles (OneSweep's tile shapes) only when named; the
 //! element-wise rows always run). Bytes count each input read once
 //! and each output written once. Times are medians over rounds of back-to-back calls
 //! ended by one wait. `BATCH_LIMIT=1` in the environment times every call in a
@@ -62,8 +62,9 @@ const SECTIONS: [(&str, Rows); 15] = [
 
 const USAGE: &str = "usage: bandwidth [log2 n] [section ...] [--csv PATH] [--json PATH]
   log2 n     elements per vector: 2^log2 (default 28 on a GPU, 22 on a CPU adapter)
-  section    reduce, kernel, scan, sort, atomic, random, grid2d, auto, latency (default:
-             all), sort_tiles (only when named); the element-wise rows (the copy kernel
+  section    reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
+             atomic, random, grid2d, auto, top_k, latency (default: all), sort_tiles
+             (only when named); the element-wise rows (the copy kernel
              first) always run
   --csv PATH, --json PATH
              also write every row (latency rows too) to PATH as CSV or JSON
