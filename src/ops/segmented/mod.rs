@@ -380,16 +380,28 @@ impl Ctx {
                 limit: (u64::from(u32::MAX) - (1 << 20)) * size_of::<T>() as u64,
             });
         }
-        let (wg, v) = match self.info().device_type {
-            wgpu::DeviceType::Cpu => SHAPE_CPU,
-            _ => SHAPE_GPU,
-        };
-        let wg = pow2_workgroup_size(self, wg);
         let cap = match self.info().device_type {
             wgpu::DeviceType::Cpu => RANGES_CPU,
             _ => RANGES_GPU,
         };
-        let plan = plan_ranges(self, n, u64::from(wg * v), size_of::<T>() as u64, cap)?;
+        // The adapter's shape, or a smaller one where a binding window cannot hold its
+        // tile (a context with small bindings): the last one's error if none fits.
+        let shapes = match self.info().device_type {
+            wgpu::DeviceType::Cpu => [SHAPE_CPU, SHAPE_CPU],
+            _ => [SHAPE_GPU, SHAPE_CPU],
+        };
+        let mut chosen = None;
+        for (wg, v) in shapes {
+            let wg = pow2_workgroup_size(self, wg);
+            let planned = plan_ranges(self, n, u64::from(wg * v), size_of::<T>() as u64, cap);
+            let fits = planned.is_ok();
+            chosen = Some((wg, v, planned));
+            if fits {
+                break;
+            }
+        }
+        let (wg, v, plan) = chosen.expect("at least one shape");
+        let plan = plan?;
 
         let view = View::of(values);
         let layout = view.layout();
