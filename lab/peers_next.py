@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""PyTorch's figures for the calls of issue 34 (segmented and per-axis reductions, argmax,
+searchsorted, top-k), in the style of peers.py: median device time over repeated runs
+(CUDA events, after warm-up) and bandwidth counting each input read once and each output
+written once, so the rows compare with the bandwidth table's sections `segmented`,
+`arg_reduce`, `scan_by_key`, `search` and `top_k`.
+
+usage: python3 peers_next.py
+"""
+import statistics
+
+import torch
+
+dev = "cuda"
+
+
+def timed(fn, reps=20, rounds=7):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(rounds):
+        s = torch.cuda.Event(enable_timing=True)
+        e = torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(reps):
+            fn()
+        e.record()
+        torch.cuda.synchronize()
+        out.append(s.elapsed_time(e) / reps)
+    return statistics.median(out)
+
+
+def row(name, ms, nbytes):
+    print(f"{name:<58} {ms:9.4f} ms {nbytes / ms / 1e6:9.1f} GB/s", flush=True)
+
+
+def attempt(name, fn, nbytes):
+    try:
+        row(name, timed(fn), nbytes)
+    except Exception as e:  # a peer that lacks the call prints why
+        print(f"{name:<58} unavailable: {type(e).__name__}: {e}", flush=True)
+
+
+print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
+g = torch.Generator(device=dev)
+g.manual_seed(7)
+
+n = 1 << 28
+x = torch.rand(n, device=dev, generator=g)
+attempt("sum f32 2^28 (torch.sum)", lambda: x.sum(), 4 * n)
+attempt("argmax f32 2^28 (torch.argmax)", lambda: torch.argmax(x), 4 * n)
+attempt("cumsum f32 2^28 (torch.cumsum)", lambda: torch.cumsum(x, 0), 8 * n)
+
+# Segmented sums over the same 2^28 values.
+one = torch.tensor([n], device=dev)
+attempt("segment_reduce sum, 1 segment of 2^28", lambda: torch.segment_reduce(x, "sum", lengths=one), 4 * n)
+sixteen = torch.full((n // 16,), 16, device=dev)
+attempt("segment_reduce sum, 2^24 segments of 16", lambda: torch.segment_reduce(x, "sum", lengths=sixteen), 4 * n + 4 * (n // 16))
+attempt("sum(dim=1) of 2^24 x 16 (segments of 16)", lambda: x.view(-1, 16).sum(dim=1), 4 * n + 4 * (n // 16))
+lengths = torch.randint(0, 100_001, (2 * n // 100_000 + 16,), device=dev, generator=g)
+lengths = lengths[: int((torch.cumsum(lengths, 0) <= n).sum().item())]
+rest = n - int(lengths.sum().item())
+lengths = torch.cat([lengths, torch.tensor([rest], device=dev)])
+attempt(f"segment_reduce sum, {lengths.numel()} random lengths 0..100000", lambda: torch.segment_reduce(x, "sum", lengths=lengths), 4 * n)
+
+for h, w in [(16384, 16384), (1 << 20, 256), (256, 1 << 20)]:
+    m = x[: h * w].view(h, w)
+    attempt(f"sum(dim=1) {h} x {w} (reduce_rows)", lambda: m.sum(dim=1), 4 * h * w + 4 * h)
+    attempt(f"sum(dim=0) {h} x {w} (reduce_columns)", lambda: m.sum(dim=0), 4 * h * w + 4 * w)
+
+del x
+n = 1 << 24
+table = torch.sort(torch.randint(0, 1 << 31, (n,), device=dev, dtype=torch.int32, generator=g)).values
+queries = torch.randint(0, 1 << 31, (n,), device=dev, dtype=torch.int32, generator=g)
+attempt("searchsorted 2^24 queries in 2^24 int32 (left)", lambda: torch.searchsorted(table, queries, out_int32=True), 4 * n + 4 * n)
+
+n = 1 << 26
+y = torch.rand(n, device=dev, generator=g)
+for k in [16, 4096]:
+    attempt(f"topk f32 2^26, k = {k}", lambda: torch.topk(y, k), 4 * n)
