@@ -75,9 +75,6 @@ pub(crate) struct Inner {
             Vec<crate::ops::grid2d::SwizzleChoice>,
         >,
     >,
-    /// The hold on the device, dropped last (after the waiter, the pools and every other
-    /// handle), so the device goes under the setup lock (see `device.rs`).
-    pub(crate) lease: Arc<crate::device::DeviceLease>,
 }
 
 impl Drop for Inner {
@@ -418,14 +415,14 @@ impl CtxBuilder {
         self.check(&adapter.limits())?;
         let features = adapter.features() & WANTED_FEATURES & !self.without_features;
         let limits = self.limits.clone().unwrap_or_else(|| adapter.limits());
-        let lease = crate::device::device_for(
+        let handles = crate::device::device_for(
             &adapter,
             self.memory_budget,
             features,
             &limits,
             self.dedicated_device,
         )?;
-        self.assemble(lease, adapter_info, features, limits)
+        self.assemble(handles, adapter_info, features, limits)
     }
 
     /// A context on a device someone else made ([`Ctx::from_wgpu`]), with this builder's
@@ -452,12 +449,12 @@ impl CtxBuilder {
         let adapter_info = device.adapter_info();
         // Your device: gpuprim installs no callbacks on it (it captures its own errors in
         // scopes, and notices a loss by its calls failing).
-        let lease = crate::device::DeviceLease::yours(crate::device::DeviceHandles {
+        let handles = crate::device::DeviceHandles {
             device,
             queue,
             lost: Arc::new(Mutex::new(None)),
-        });
-        self.assemble(lease, adapter_info, features, limits)
+        };
+        self.assemble(handles, adapter_info, features, limits)
     }
 
     /// The argument errors a builder can hold, for a device with `limits`.
@@ -492,7 +489,7 @@ impl CtxBuilder {
     /// The context on a device.
     fn assemble(
         self,
-        lease: Arc<crate::device::DeviceLease>,
+        handles: crate::device::DeviceHandles,
         adapter_info: wgpu::AdapterInfo,
         features: wgpu::Features,
         limits: wgpu::Limits,
@@ -501,7 +498,7 @@ impl CtxBuilder {
             device,
             queue,
             lost,
-        } = lease.handles().clone();
+        } = handles;
         let profiler = if self.profiling {
             if !features.contains(wgpu::Features::TIMESTAMP_QUERY) {
                 return Err(Error::Unsupported {
@@ -576,7 +573,6 @@ impl CtxBuilder {
                 copy_by_kernel: Default::default(),
                 profiler,
                 swizzles: Mutex::default(),
-                lease,
             }),
         })
     }
@@ -642,8 +638,8 @@ impl Ctx {
     /// optional feature gpuprim can use. Blocking; see [`Ctx::new_async`].
     ///
     /// Contexts made this way (and by [`CtxBuilder::build`]) on one adapter with the same
-    /// features and limits share one wgpu device, made by the first and dropped with the
-    /// last: making, using and dropping many contexts from many threads is safe, and
+    /// features and limits share one wgpu device, which lives as long as the process:
+    /// making, using and dropping many contexts from many threads is safe and cheap, and
     /// each context keeps its own pipelines, buffers, batching and settings. Destroying
     /// that device ([`Interop::destroy`]) ends every context on it, and a callback you
     /// register on its queue or buffers runs in whichever thread polls the device next,
@@ -854,7 +850,7 @@ impl Ctx {
         let mut lost = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner());
         lost.get_or_insert_with(|| reason.to_string());
         drop(lost);
-        crate::device::forget(&self.inner.lease);
+        crate::device::forget(&self.inner.device);
     }
 
     /// The error to return for `e`, an error from wgpu: `DeviceLost` if the device is

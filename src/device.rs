@@ -5,7 +5,7 @@
 //! exits can crash it (docs/PERFORMANCE.md, "Several contexts"; wgpu issue 8365). Plain
 //! wgpu shows it: threads that each make an instance and a device, use them and drop
 //! them hung 2 of 8 runs; with one instance for the process, 8 of 8 ended. So gpuprim
-//! never tears an instance down, and makes and drops devices one at a time:
+//! never tears either down while a process runs:
 //!
 //! - **One instance per set of primary backends** (Vulkan, Metal, DX12), made and its
 //!   adapters enumerated on first use, and kept for the process. Instances, adapter lists
@@ -13,12 +13,11 @@
 //!   crashed and hung inside NVIDIA's driver.
 //! - **Shared devices.** Contexts made by [`CtxBuilder::build`](crate::CtxBuilder::build)
 //!   on one adapter with the same features and limits share one wgpu device, made by the
-//!   first of them and dropped with the last (a [`DeviceLease`] each), so a program with
-//!   many contexts has few devices, and at exit only those its live contexts hold. Each
-//!   context keeps its own pipeline cache, buffer pool, batching and settings; the
-//!   device's error scopes are per thread, so each call still sees only its own errors.
-//!   A device that is lost or destroyed leaves the registry, and the next context gets a
-//!   new one.
+//!   first of them and kept for the process (its memory use is the driver's own; every
+//!   buffer of a context is freed with the context). Each context keeps its own pipeline
+//!   cache, buffer pool, batching and settings; the device's error scopes are per thread,
+//!   so each call still sees only its own errors. A device that is lost or destroyed
+//!   leaves the registry, and the next context gets a new one.
 //! - [`CtxBuilder::dedicated_device`](crate::CtxBuilder::dedicated_device) asks for a
 //!   device of the context's own, dropped with it (on the shared instance), for a program
 //!   that destroys its device on purpose.
@@ -37,44 +36,6 @@ pub(crate) struct DeviceHandles {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
-}
-
-/// A context's hold on its device: the device is dropped, under the setup lock (never
-/// while another thread makes or enumerates), when the last lease on it is.
-pub(crate) struct DeviceLease {
-    handles: Option<DeviceHandles>,
-    /// Tells the registry's entry for this device from others without upgrading it.
-    pub(crate) id: u64,
-}
-
-impl DeviceLease {
-    /// A lease on a device the caller made ([`crate::Ctx::from_wgpu`]): never shared.
-    pub(crate) fn yours(handles: DeviceHandles) -> Arc<DeviceLease> {
-        Arc::new(DeviceLease {
-            handles: Some(handles),
-            id: next_lease_id(),
-        })
-    }
-
-    pub(crate) fn handles(&self) -> &DeviceHandles {
-        self.handles.as_ref().expect("present until drop")
-    }
-}
-
-impl Drop for DeviceLease {
-    fn drop(&mut self) {
-        let handles = self.handles.take();
-        let mut setup = lock(&SETUP);
-        setup
-            .devices
-            .retain(|(_, _, lease)| lease.strong_count() > 0);
-        drop(handles);
-    }
-}
-
-fn next_lease_id() -> u64 {
-    static LEASES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    LEASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// What makes two contexts' devices interchangeable.
@@ -98,8 +59,8 @@ static SETUP: Mutex<Setup> = Mutex::new(Setup {
 struct Setup {
     /// Each instance for the primary backends with its adapters, enumerated once.
     instances: Vec<(InstanceKey, wgpu::Instance, Vec<wgpu::Adapter>)>,
-    /// The shared devices, while any context holds a lease on them.
-    devices: Vec<(DeviceKey, u64, std::sync::Weak<DeviceLease>)>,
+    /// The shared devices, kept for the process.
+    devices: Vec<(DeviceKey, DeviceHandles)>,
 }
 
 /// The backends and memory budget an instance was made for.
@@ -113,7 +74,7 @@ pub(crate) fn device_for(
     features: wgpu::Features,
     limits: &wgpu::Limits,
     dedicated: bool,
-) -> Result<Arc<DeviceLease>> {
+) -> Result<DeviceHandles> {
     let key = DeviceKey {
         adapter: adapter.get_info(),
         memory_budget,
@@ -122,9 +83,8 @@ pub(crate) fn device_for(
     };
     let mut setup = lock(&SETUP);
     if !dedicated {
-        let live = setup.devices.iter().find(|(k, _, _)| *k == key);
-        if let Some(lease) = live.and_then(|(_, _, lease)| lease.upgrade()) {
-            return Ok(lease);
+        if let Some((_, handles)) = setup.devices.iter().find(|(k, _)| *k == key) {
+            return Ok(handles.clone());
         }
     }
     // Native wgpu creates the device before this future is first polled: blocking on it
@@ -143,29 +103,21 @@ pub(crate) fn device_for(
     })?;
     let lost = Arc::new(Mutex::new(None));
     install_callbacks(&device, &lost);
-    let lease = Arc::new(DeviceLease {
-        handles: Some(DeviceHandles {
-            device,
-            queue,
-            lost,
-        }),
-        id: next_lease_id(),
-    });
+    let handles = DeviceHandles {
+        device,
+        queue,
+        lost,
+    };
     if !dedicated {
-        setup
-            .devices
-            .retain(|(k, _, l)| *k != key && l.strong_count() > 0);
-        setup.devices.push((key, lease.id, Arc::downgrade(&lease)));
+        setup.devices.push((key, handles.clone()));
     }
-    Ok(lease)
+    Ok(handles)
 }
 
 /// Takes `device` out of the shared registry (it is lost or destroyed): the next context
 /// gets a new device.
-pub(crate) fn forget(lease: &DeviceLease) {
-    lock(&SETUP)
-        .devices
-        .retain(|(_, id, l)| *id != lease.id && l.strong_count() > 0);
+pub(crate) fn forget(device: &wgpu::Device) {
+    lock(&SETUP).devices.retain(|(_, h)| h.device != *device);
 }
 
 /// On a device gpuprim made: every error gpuprim can foresee is caught in an error scope
