@@ -705,8 +705,8 @@ impl<T: GpuElement> ReadBack<T> {
     /// Waits without blocking the task, on the context's waiter thread.
     pub(crate) async fn wait_async(self) -> Result<Vec<T>> {
         let started = std::time::Instant::now();
-        if let Some((_, state, _)) = &self.staging {
-            MapWait::new(&self.ctx, Arc::clone(state)).await;
+        if let Some((_, state, submission)) = &self.staging {
+            MapWait::new(&self.ctx, Arc::clone(state), submission.clone()).await;
             if !state.done() && state.timed_out() {
                 return Err(Error::Timeout {
                     op: self.op,

@@ -198,7 +198,13 @@ impl Ctx {
                 };
             }
             let slice = SLICE.min(limit - waited);
-            match poll_blocking(&self.inner.device, submission.clone(), slice) {
+            let polled = poll_unless_exiting(|| {
+                poll_blocking(&self.inner.device, submission.clone(), slice)
+            })
+            .ok_or_else(|| Error::DeviceLost {
+                reason: "the process is exiting".into(),
+            })?;
+            match polled {
                 Some(Ok(_)) => {
                     if until.settle(slice) {
                         return self.check_alive();
@@ -233,9 +239,10 @@ impl Ctx {
         })
     }
 
-    /// Registers an async wait for `state` with the context's waiter thread.
-    fn watch(&self, state: &Arc<MapState>) {
-        self.inner.waiter.watch(self, state);
+    /// Registers an async wait for `state` (the map of `submission`'s read-back) with the
+    /// context's waiter thread.
+    fn watch(&self, state: &Arc<MapState>, submission: &wgpu::SubmissionIndex) {
+        self.inner.waiter.watch(self, state, submission);
     }
 }
 
@@ -256,18 +263,29 @@ fn poll_blocking(
 }
 
 /// Resolves when a map callback has run, or its wait passed the context's deadline.
+/// Dropped before then (an abandoned future), it takes its wait back from the waiter.
 pub(crate) struct MapWait {
     ctx: Ctx,
     state: Arc<MapState>,
+    submission: wgpu::SubmissionIndex,
     watched: bool,
 }
 
 impl MapWait {
-    pub(crate) fn new(ctx: &Ctx, state: Arc<MapState>) -> Self {
+    pub(crate) fn new(ctx: &Ctx, state: Arc<MapState>, submission: wgpu::SubmissionIndex) -> Self {
         MapWait {
             ctx: ctx.clone(),
             state,
+            submission,
             watched: false,
+        }
+    }
+}
+
+impl Drop for MapWait {
+    fn drop(&mut self) {
+        if self.watched {
+            self.ctx.inner.waiter.unwatch(&self.state);
         }
     }
 }
@@ -281,7 +299,7 @@ impl Future for MapWait {
         }
         if !self.watched {
             self.watched = true;
-            self.ctx.watch(&self.state);
+            self.ctx.watch(&self.state, &self.submission);
         }
         Poll::Pending
     }
@@ -302,18 +320,21 @@ struct WaiterShared {
 
 #[derive(Default)]
 struct Watched {
-    /// Each wait with its deadline.
-    waits: Vec<(Arc<MapState>, Instant)>,
+    /// Each wait with the submission it waits for and its deadline.
+    waits: Vec<(Arc<MapState>, wgpu::SubmissionIndex, Instant)>,
     stop: bool,
 }
 
 impl Waiter {
-    fn watch(&self, ctx: &Ctx, state: &Arc<MapState>) {
+    fn watch(&self, ctx: &Ctx, state: &Arc<MapState>, submission: &wgpu::SubmissionIndex) {
         let deadline = Instant::now() + ctx.wait_timeout();
         {
             let mut watched = lock(&self.shared.state);
-            watched.waits.push((Arc::clone(state), deadline));
+            watched
+                .waits
+                .push((Arc::clone(state), submission.clone(), deadline));
         }
+        stop_waiters_at_exit();
         self.shared.wake.notify_one();
         let mut thread = lock(&self.thread);
         if thread.is_none() {
@@ -335,6 +356,14 @@ impl Waiter {
     }
 }
 
+impl Waiter {
+    fn unwatch(&self, state: &Arc<MapState>) {
+        lock(&self.shared.state)
+            .waits
+            .retain(|(s, _, _)| !Arc::ptr_eq(s, state));
+    }
+}
+
 impl Drop for Waiter {
     fn drop(&mut self) {
         lock(&self.shared.state).stop = true;
@@ -350,33 +379,40 @@ impl Drop for Waiter {
 /// deadlines; parked while nothing waits.
 fn run_waiter(shared: &WaiterShared, device: &wgpu::Device, lost: &Mutex<Option<String>>) {
     loop {
-        let earliest = {
+        let (earliest, submission) = {
             let mut watched = lock(&shared.state);
             loop {
-                watched.waits.retain(|(s, _)| !s.done() && !s.timed_out());
+                watched
+                    .waits
+                    .retain(|(s, _, _)| !s.done() && !s.timed_out());
                 if watched.stop {
                     return;
                 }
-                if let Some(earliest) = watched.waits.iter().map(|(_, d)| *d).min() {
-                    break earliest;
+                if let Some((_, submission, _)) = watched.waits.first() {
+                    let earliest = watched.waits.iter().map(|(_, _, d)| *d).min();
+                    break (earliest.unwrap_or_else(Instant::now), submission.clone());
                 }
                 watched = shared.wake.wait(watched).unwrap_or_else(|p| p.into_inner());
             }
         };
         let slice = SLICE.min(earliest.saturating_duration_since(Instant::now()));
-        let polled = if slice.is_zero() {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                device.poll(wgpu::PollType::Poll)
-            }))
-            .ok()
-        } else {
-            poll_blocking(device, None, slice)
+        let Some(polled) = poll_unless_exiting(|| {
+            if slice.is_zero() {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    device.poll(wgpu::PollType::Poll)
+                }))
+                .ok()
+            } else {
+                poll_blocking(device, Some(submission), slice)
+            }
+        }) else {
+            return; // the process is exiting
         };
         let now = Instant::now();
         let gone = lock(lost).is_some()
             || matches!(polled, Some(Err(ref e)) if !matches!(e, wgpu::PollError::Timeout));
         let watched = lock(&shared.state);
-        for (state, deadline) in &watched.waits {
+        for (state, _, deadline) in &watched.waits {
             if state.done() {
                 continue;
             }
@@ -391,6 +427,46 @@ fn run_waiter(shared: &WaiterShared, device: &wgpu::Device, lost: &Mutex<Option<
         if polled.is_none() {
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+}
+
+/// Set once the process exits: no gpuprim thread enters the driver after that. A waiter
+/// thread polling inside NVIDIA's driver while the process's exit handlers tear the
+/// driver down crashed the process (docs/multidevice-hang.md).
+static EXITING: std::sync::RwLock<bool> = std::sync::RwLock::new(false);
+
+/// Runs `poll` unless the process is exiting (then `None`); the exit handler waits for a
+/// poll under way to end first (at most a slice).
+fn poll_unless_exiting<R>(poll: impl FnOnce() -> R) -> Option<R> {
+    let exiting = EXITING.read().unwrap_or_else(|p| p.into_inner());
+    if *exiting {
+        return None;
+    }
+    Some(poll())
+}
+
+extern "C" fn stop_waiters() {
+    *EXITING.write().unwrap_or_else(|p| p.into_inner()) = true;
+}
+
+/// Registers [`stop_waiters`] to run at `exit()`, once. Registered after the driver was
+/// loaded (a waiter starts after a device exists), it runs before the driver's own exit
+/// handlers, which run in the reverse order of registration.
+fn stop_waiters_at_exit() {
+    #[cfg(unix)]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            unsafe extern "C" {
+                fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+            }
+            // SAFETY: `atexit` (C99, POSIX) only records the function; `stop_waiters` is
+            // a plain `extern "C" fn` that takes a lock and cannot unwind (a poisoned
+            // lock is entered anyway).
+            unsafe {
+                atexit(stop_waiters);
+            }
+        });
     }
 }
 
