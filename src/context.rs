@@ -354,9 +354,10 @@ impl CtxBuilder {
     /// same adapter, with the same features and limits, share (the default; see
     /// [`Ctx::new`]). The device is dropped with the context. For a program that destroys
     /// its device on purpose ([`Interop::destroy`]), which would end every context on a
-    /// shared device. On NVIDIA's Vulkan driver, destroying a device while other devices
-    /// of the process work can hang the process (docs/multidevice-hang.md in the
-    /// repository): destroy dedicated devices while no other context works.
+    /// shared device. On NVIDIA's Vulkan driver, destroying or dropping a device while
+    /// other devices of the process work can hang the process (docs/multidevice-hang.md
+    /// in the repository): destroy and drop dedicated contexts while no other context
+    /// works.
     ///
     /// ```
     /// let a = gpuprim::Ctx::new()?;

@@ -5,6 +5,11 @@
 //! contexts that treat the GPU as busy (`CtxBuilder::assume_gpu_busy`) and, where they
 //! count, hold work until a rule other than its age submits it (`hold_max`): what is
 //! held, and how many submissions there are, is then the same on every adapter.
+//!
+//! The tests take turns (`one_at_a_time`): their contexts share one device, whose queue
+//! must be idle when `idle_gpu_gets_calls_at_once` looks, with no other test's work on
+//! it. (That test had a device of its own instead; on NVIDIA's driver, dropping it while
+//! the other tests' device worked hung 3 of 200 runs: docs/multidevice-hang.md.)
 
 mod common;
 
@@ -66,6 +71,7 @@ fn chain(ctx: &Ctx) -> (usize, u64) {
 
 #[test]
 fn held_calls_keep_their_order() {
+    let _turn = one_at_a_time();
     // 122 calls (40 x map, zip, copy; a reduce, a scan), held 64 at a time.
     let (most_held, submitted) = chain(&batching_ctx(64));
     assert_eq!(most_held, 63, "the 64th call submits the batch");
@@ -74,6 +80,7 @@ fn held_calls_keep_their_order() {
 
 #[test]
 fn unbatched_context_holds_nothing() {
+    let _turn = one_at_a_time();
     let ctx = Ctx::builder()
         .batch_limit(1)
         .assume_gpu_busy(true)
@@ -86,6 +93,7 @@ fn unbatched_context_holds_nothing() {
 
 #[test]
 fn batches_go_when_full() {
+    let _turn = one_at_a_time();
     let ctx = &batching_ctx(4);
     let host = random_vec::<u32>(1000, 3);
     let a = ctx.upload(&host).unwrap();
@@ -109,14 +117,11 @@ fn batches_go_when_full() {
 
 #[test]
 fn idle_gpu_gets_calls_at_once() {
+    let _turn = one_at_a_time();
     // Without the switch: once the GPU has finished everything, a call is submitted by
-    // itself (the queue cannot become busy on its own: the device is this context's
-    // alone, where a shared one would also run the other tests' calls).
-    let ctx = Ctx::builder()
-        .dedicated_device(true)
-        .batch_limit(64)
-        .build()
-        .unwrap();
+    // itself (the queue cannot become busy on its own: the tests take turns, so no other
+    // test's work is on the shared device).
+    let ctx = Ctx::builder().batch_limit(64).build().unwrap();
     let a = ctx.upload(&[1u32, 2, 3]).unwrap();
     for round in 0..3 {
         ctx.synchronize().unwrap();
@@ -130,6 +135,7 @@ fn idle_gpu_gets_calls_at_once() {
 
 #[test]
 fn own_submissions_run_after_held_calls() {
+    let _turn = one_at_a_time();
     let ctx = &batching_ctx(64);
     // Handles taken before the gpuprim call and used after it.
     let (device, queue) = (ctx.device(), ctx.queue());
@@ -165,6 +171,7 @@ fn own_submissions_run_after_held_calls() {
 
 #[test]
 fn flush_submits_held_calls() {
+    let _turn = one_at_a_time();
     let ctx = &batching_ctx(64);
     let a = ctx.upload(&[1.0f32, 2.0, 3.0]).unwrap();
     let b = ctx.map(&a, "x * 2.0").unwrap();
@@ -184,6 +191,7 @@ fn flush_submits_held_calls() {
 
 #[test]
 fn held_work_waits_at_most_100_us() {
+    let _turn = one_at_a_time();
     // The GPU is treated as busy; the age rule (100 us, the default) is the only thing
     // that submits held work before the batch limit.
     let ctx = &Ctx::builder()

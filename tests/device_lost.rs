@@ -17,13 +17,6 @@ use std::time::Duration;
 use common::*;
 use gpuprim::{Ctx, Error, GpuVec, Grid2D, Grid2DMut, Reduce, Rng, Scan, ScanOp, Swizzle};
 
-/// Held by every test for its whole run: one device is destroyed at a time, while no
-/// other test's device works.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 fn own_ctx() -> Ctx {
     Ctx::builder()
         .dedicated_device(true)

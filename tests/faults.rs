@@ -1,6 +1,9 @@
 //! Faults: the device refusing memory, a failing call inside a held batch, threads that
 //! panic while they hold a `Ctx` clone, and a short soak of mixed calls from several
 //! threads. Each test makes a context of its own.
+//!
+//! The tests take turns (`one_at_a_time`): one of them makes a device of its own, which
+//! must not be made or dropped while another test's device works.
 
 mod common;
 mod soak;
@@ -61,6 +64,7 @@ const CHUNK: usize = 1 << 26;
 /// the error is OutOfMemory and that the context and a held batch survive it.
 #[test]
 fn out_of_memory_child() {
+    let _turn = one_at_a_time();
     let measure = is_child("measure");
     if !measure && !is_child("oom") {
         return; // only as a child (see the next test)
@@ -149,6 +153,7 @@ fn sum(v: &[u32]) -> u32 {
 /// fills a GPU's whole memory.
 #[test]
 fn out_of_memory_when_the_device_refuses() {
+    let _turn = one_at_a_time();
     if std::env::var_os(CHILD).is_some() {
         return;
     }
@@ -167,6 +172,7 @@ fn out_of_memory_when_the_device_refuses() {
 
 #[test]
 fn one_failing_call_leaves_a_held_batch_unharmed() {
+    let _turn = one_at_a_time();
     let ctx = Ctx::builder()
         .batch_limit(64)
         .assume_gpu_busy(true)
@@ -234,6 +240,7 @@ fn workers(ctx: &Ctx, threads: u32, rounds: u32) -> Vec<std::thread::JoinHandle<
 
 #[test]
 fn threads_that_panic_while_holding_a_ctx_leave_it_working() {
+    let _turn = one_at_a_time();
     // A device of its own: the caller's callback below must run in this test's poll, not
     // in a poll of another test's context on a shared device.
     let ctx = Ctx::builder()
@@ -299,6 +306,7 @@ fn threads_that_panic_while_holding_a_ctx_leave_it_working() {
 /// The soak of `examples/soak.rs`, short: 4 threads for 3 s on small vectors.
 #[test]
 fn short_soak() {
+    let _turn = one_at_a_time();
     let ctx = own_ctx();
     let report = soak::run(&ctx, 4, Duration::from_secs(3), 20_000);
     assert_eq!(

@@ -3,6 +3,10 @@
 //! results read through the application's own staging buffer), every error of
 //! `GpuVec::from_buffer`, recording into the application's encoder between its own
 //! passes, and counts on the device driving later calls.
+//!
+//! The tests take turns (`one_at_a_time`): several make devices (and wgpu instances) of
+//! their own, as an application does, which must not be made or dropped while another
+//! test's device works on NVIDIA's driver (docs/multidevice-hang.md).
 
 mod common;
 
@@ -245,6 +249,7 @@ fn reads_stay_inside(ctx: &Ctx, len: usize) {
 
 #[test]
 fn borrowed_vectors_on_the_default_context() {
+    let _turn = one_at_a_time();
     for &len in LENGTHS {
         writes_stay_inside(ctx(), len);
         reads_stay_inside(ctx(), len);
@@ -253,6 +258,7 @@ fn borrowed_vectors_on_the_default_context() {
 
 #[test]
 fn borrowed_vectors_across_binding_windows() {
+    let _turn = one_at_a_time();
     // 4 KiB bindings: the longer vectors take several windows, each cut at the vector's
     // end.
     for &len in &[1025, 2999, 4096 + 3] {
@@ -263,6 +269,7 @@ fn borrowed_vectors_across_binding_windows() {
 
 #[test]
 fn f16_and_f64_borrowed_where_supported() {
+    let _turn = one_at_a_time();
     let ctx = ctx();
     let at = align_words(ctx);
     if ctx.has_features(wgpu::Features::SHADER_F16) {
@@ -307,6 +314,7 @@ fn f16_and_f64_borrowed_where_supported() {
 
 #[test]
 fn two_views_of_one_buffer() {
+    let _turn = one_at_a_time();
     // Particles in one buffer: positions at 0, velocities at the next aligned offset.
     let ctx = ctx();
     let n: usize = 1001;
@@ -350,6 +358,7 @@ fn two_views_of_one_buffer() {
 
 #[test]
 fn from_buffer_errors() {
+    let _turn = one_at_a_time();
     let ctx = ctx();
     let align = ctx.info().limits.min_storage_buffer_offset_alignment as u64;
     let make = |size: u64, usage: wgpu::BufferUsages| {
@@ -425,6 +434,7 @@ fn from_buffer_errors() {
 
 #[test]
 fn recording_into_the_applications_encoder() {
+    let _turn = one_at_a_time();
     let ctx = ctx();
     let n = 2000;
     let hx = random_vec::<u32>(n, 21);
@@ -499,6 +509,7 @@ fn recording_into_the_applications_encoder() {
 
 #[test]
 fn counts_on_the_device_drive_the_next_calls() {
+    let _turn = one_at_a_time();
     // compact_into writes one binding of output: up to 1024 f32 on the split context.
     for (ctx, lengths) in [
         (ctx(), &[0usize, 1, 7, 1000, 3001][..]),
@@ -617,6 +628,7 @@ fn default_ctx() -> &'static Ctx {
 
 #[test]
 fn a_context_on_a_default_limits_device() {
+    let _turn = one_at_a_time();
     let ctx = default_ctx();
     let l = &ctx.info().limits;
     assert_eq!(l.max_storage_buffers_per_shader_stage, 8);
@@ -713,6 +725,7 @@ fn a_context_on_a_default_limits_device() {
 
 #[test]
 fn borrowed_vectors_on_the_applications_device() {
+    let _turn = one_at_a_time();
     let ctx = default_ctx();
     for &len in &[3usize, 5, 1025] {
         writes_stay_inside(ctx, len);
@@ -722,6 +735,7 @@ fn borrowed_vectors_on_the_applications_device() {
 
 #[test]
 fn a_buffer_of_another_device() {
+    let _turn = one_at_a_time();
     // Two devices of one adapter: the context is on the first, the buffer on the second.
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());

@@ -13,6 +13,15 @@ pub fn ctx() -> &'static Ctx {
     CTX.get_or_init(|| Ctx::new().unwrap_or_else(|e| panic!("no GPU context for the tests: {e}")))
 }
 
+/// Held by each test of a binary whose tests take turns: on NVIDIA's Vulkan driver a
+/// device made, destroyed or dropped while another device of the process works can hang
+/// the process (docs/multidevice-hang.md), so binaries whose tests make devices of their
+/// own (or need the shared device to themselves) run one test at a time.
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A context with a 4 KiB binding limit and at most 3 workgroups per dimension, so
 /// small vectors take the split-binding path and dispatches fold into 2D and 3D.
 pub fn split_ctx() -> &'static Ctx {
