@@ -5,7 +5,7 @@
 //! exits can crash it (docs/PERFORMANCE.md, "Several contexts"; wgpu issue 8365). Plain
 //! wgpu shows it: threads that each make an instance and a device, use them and drop
 //! them hung 2 of 8 runs; with one instance for the process, 8 of 8 ended. So gpuprim
-//! never tears either down while a process runs:
+//! tears down neither the instance nor a shared device while the process runs:
 //!
 //! - **One instance per set of primary backends** (Vulkan, Metal, DX12), made and its
 //!   adapters enumerated on first use, and kept for the process. Instances, adapter lists
@@ -20,7 +20,8 @@
 //!   leaves the registry, and the next context gets a new one.
 //! - [`CtxBuilder::dedicated_device`](crate::CtxBuilder::dedicated_device) asks for a
 //!   device of the context's own, dropped with it (on the shared instance), for a program
-//!   that destroys its device on purpose.
+//!   that destroys its device on purpose. Destroying or dropping it while other devices
+//!   work can still hang NVIDIA's driver (docs/multidevice-hang.md).
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
