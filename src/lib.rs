@@ -51,7 +51,7 @@
 //! - [`ops`]: one module per primitive family, each with its `Ctx` methods (2D kernels
 //!   with thread-group ID swizzling in [`ops::grid2d`]);
 //!   the WGSL templates are in `wgsl/` under the same names.
-//! - `pipeline.rs` (generated WGSL, [`PipelineKey`], the cache) and `dispatch.rs`
+//! - `pipeline.rs` (generated WGSL, `PipelineKey`, the cache) and `dispatch.rs`
 //!   (binding windows for large vectors, workgroup grids) are the shared machinery.
 //!   With `GPUPRIM_DUMP_WGSL=DIR` in the environment, the WGSL of every kernel is written
 //!   to `DIR` as it is compiled (`{op}-{element}-{entry}-{n}.wgsl`, `{op}-{entry}-{n}.wgsl`
@@ -130,7 +130,6 @@ pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::{Reduce, TransformReduce};
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use ops::sort::{Sort, SortAlgorithm, SortKey, SortValue};
-pub use pipeline::PipelineKey;
 pub use profile::{Profile, ProfileRow, ProfiledCall};
 pub use vec::GpuVec;
 pub use wait::DEFAULT_WAIT_TIMEOUT;

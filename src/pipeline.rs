@@ -2,7 +2,7 @@
 //!
 //! A kernel's WGSL is a template from `wgsl/` with a few named placeholders (`{{T}}`,
 //! `{{WG}}`, `{{EXPR}}`, ...). Everything that changes the generated text is part of the
-//! [`PipelineKey`]; the first call with a key renders and compiles, later calls reuse.
+//! `PipelineKey`; the first call with a key renders and compiles, later calls reuse.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,17 +13,17 @@ use crate::error::{Error, Result};
 
 /// Everything that changes a kernel's WGSL text, and so identifies its pipeline.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PipelineKey {
+pub(crate) struct PipelineKey {
     /// Kernel name, e.g. "map" (the template's file stem, plus entry if several).
-    pub op: &'static str,
+    pub(crate) op: &'static str,
     /// WGSL element type, e.g. "f32".
-    pub element: &'static str,
+    pub(crate) element: &'static str,
     /// Invocations per workgroup.
-    pub workgroup_size: u32,
+    pub(crate) workgroup_size: u32,
     /// Variant of the kernel, e.g. "subgroup"; empty if the kernel has one form.
-    pub variant: String,
+    pub(crate) variant: String,
     /// User WGSL spliced into the template (expressions, operators), or empty.
-    pub code: String,
+    pub(crate) code: String,
 }
 
 /// A compiled kernel: its pipeline and the layout its bind groups follow.
