@@ -13,11 +13,10 @@
 //! by index, so exactly one element comes first. No atomics; the same bits every run.
 
 use crate::context::Ctx;
-use crate::dispatch::{
-    chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
-};
+use crate::dispatch::{pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid};
 use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
+use crate::ops::reduce::partial_windows;
 use crate::pipeline::{PipelineKey, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES, ReadBack};
@@ -250,26 +249,20 @@ impl Ctx {
 
         // One parameter block per binding window, then one for the finishing pass.
         let n = v.len() as u64;
-        let units = n.div_ceil(LANES as u64);
-        let windows: Vec<_> = chunks(units, units_per_window(self, &[view.unit_bytes()])).collect();
-        let tail = (n % LANES as u64) as u32;
-        let cap = partial_groups_cap(self, finish_wg);
-        let mut params = Vec::with_capacity(windows.len());
-        let mut base = 0u32;
-        for (i, w) in windows.iter().enumerate() {
-            let last = i + 1 == windows.len();
-            let full_units = w.units as u32 - u32::from(last && tail != 0);
-            let groups = full_units.div_ceil(wg).clamp(1, cap);
-            params.push(ArgParams {
-                full_units,
-                tail: if last { tail } else { 0 },
-                groups,
-                base,
-                first_index: (w.offset_units * LANES as u64) as u32,
+        let per_window = units_per_window(self, &[view.unit_bytes()]);
+        let windows = partial_windows(self, n, per_window, wg, finish_wg);
+        let base: u32 = windows.iter().map(|w| w.groups).sum();
+        let mut params: Vec<_> = windows
+            .iter()
+            .map(|w| ArgParams {
+                full_units: w.full_units,
+                tail: w.tail,
+                groups: w.groups,
+                base: w.base,
+                first_index: (w.chunk.offset_units * LANES as u64) as u32,
                 ..ArgParams::default()
-            });
-            base += groups;
-        }
+            })
+            .collect();
         // One workgroup in all: it writes the result, and there is no second pass.
         let direct = base == 1;
         if direct {
@@ -285,7 +278,7 @@ impl Ctx {
             4 * u64::from(base),
             wgpu::BufferUsages::STORAGE,
         )?);
-        for (w, p) in windows.iter().zip(&params) {
+        for (w, p) in windows.iter().map(|w| &w.chunk).zip(&params) {
             let grid = workgroup_grid(
                 u64::from(p.groups),
                 self.info().max_workgroups_per_dimension,
@@ -393,17 +386,6 @@ struct ArgParams {
     direct: u32,
     _pad0: u32,
     _pad1: u32,
-}
-
-/// Workgroups in the first pass: as for [`Ctx::reduce`] (its `partial_groups_cap`), 16
-/// partials per finishing invocation on a GPU (many short workgroups balance the load
-/// across compute units), 32 on a CPU adapter, where each workgroup runs on one core.
-fn partial_groups_cap(ctx: &Ctx, finish_wg: u32) -> u32 {
-    let wanted = match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => 32,
-        _ => 16 * finish_wg,
-    };
-    wanted.min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
 }
 
 /// `gp_worst`, `gp_beats`, `gp_fast`, `gp_mask`, `gp_first_nan` and (with subgroups)

@@ -9,7 +9,7 @@
 
 use crate::context::Ctx;
 use crate::context::check_len;
-use crate::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
+use crate::dispatch::{Chunk, chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
 use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
 use crate::ops::kernel::{Access, Args, KernelScalar, Pieces, Plan, View, read_only_args};
@@ -355,26 +355,20 @@ impl Ctx {
         } else {
             units_per_window(self, &unit_sizes)
         };
-        let windows: Vec<_> = chunks(units, per_window).collect();
-        let tail = (n % LANES as u64) as u32;
-        let cap = partial_groups_cap(self, finish_wg);
-        let mut params = Vec::with_capacity(windows.len());
-        let mut base = 0u32;
-        for (i, w) in windows.iter().enumerate() {
-            let last = i + 1 == windows.len();
-            let full_units = w.units as u32 - u32::from(last && tail != 0);
-            let groups = full_units.div_ceil(wg).clamp(1, cap);
-            params.push(ReduceParams {
-                full_units,
-                tail: if last { tail } else { 0 },
-                groups,
-                base,
-                first_unit: w.offset_units as u32,
+        let windows = partial_windows(self, n, per_window, wg, finish_wg);
+        let base: u32 = windows.iter().map(|w| w.groups).sum();
+        let mut params: Vec<_> = windows
+            .iter()
+            .map(|w| ReduceParams {
+                full_units: w.full_units,
+                tail: w.tail,
+                groups: w.groups,
+                base: w.base,
+                first_unit: w.chunk.offset_units as u32,
                 n_cap: n as u32,
                 ..ReduceParams::default()
-            });
-            base += groups;
-        }
+            })
+            .collect();
         // One workgroup in all: it writes the result, and there is no second pass.
         let direct = base == 1;
         if direct {
@@ -385,7 +379,7 @@ impl Ctx {
             spec.accumulator_bytes * u64::from(base.max(1)),
             wgpu::BufferUsages::STORAGE,
         )?);
-        for (w, p) in windows.iter().zip(&params) {
+        for (w, p) in windows.iter().map(|w| &w.chunk).zip(&params) {
             let grid = workgroup_grid(
                 u64::from(p.groups),
                 self.info().max_workgroups_per_dimension,
@@ -672,6 +666,51 @@ fn partial_groups_cap(ctx: &Ctx, finish_wg: u32) -> u32 {
         _ => 16 * finish_wg,
     };
     wanted.min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
+}
+
+/// One binding window of a two-level reduction's first pass (`reduce`, `argmax`).
+pub(crate) struct PartialWindow {
+    /// The window: its first vec4 unit in the vector and its units.
+    pub(crate) chunk: Chunk,
+    /// Its whole units (the last window leaves out a partial last unit).
+    pub(crate) full_units: u32,
+    /// Elements of the partial last unit (last window only; 0 elsewhere).
+    pub(crate) tail: u32,
+    /// Its workgroups, each writing one partial.
+    pub(crate) groups: u32,
+    /// The first partial its workgroups write.
+    pub(crate) base: u32,
+}
+
+/// The first pass's windows over `n` elements of `per_window` units each, with
+/// workgroups of `wg` invocations, as many as [`partial_groups_cap`] allows each.
+pub(crate) fn partial_windows(
+    ctx: &Ctx,
+    n: u64,
+    per_window: u64,
+    wg: u32,
+    finish_wg: u32,
+) -> Vec<PartialWindow> {
+    let units = n.div_ceil(LANES as u64);
+    let tail = (n % LANES as u64) as u32;
+    let cap = partial_groups_cap(ctx, finish_wg);
+    let windows: Vec<_> = chunks(units, per_window).collect();
+    let mut base = 0u32;
+    let mut out = Vec::with_capacity(windows.len());
+    for (i, w) in windows.iter().enumerate() {
+        let last = i + 1 == windows.len();
+        let full_units = w.units as u32 - u32::from(last && tail != 0);
+        let groups = full_units.div_ceil(wg).clamp(1, cap);
+        out.push(PartialWindow {
+            chunk: *w,
+            full_units,
+            tail: if last { tail } else { 0 },
+            groups,
+            base,
+        });
+        base += groups;
+    }
+    out
 }
 
 /// The WGSL of one reduction operator (also rendered by `ops::segmented`, whose
