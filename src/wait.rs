@@ -144,8 +144,9 @@ impl Ctx {
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn set_wait_timeout(&self, limit: Duration) {
-        let nanos = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
-        self.inner.wait_timeout.store(nanos, Ordering::Relaxed);
+        self.inner
+            .wait_timeout
+            .store(saturating_nanos(limit), Ordering::Relaxed);
     }
 
     /// Block until the work of every call made so far has finished on the GPU.
@@ -472,5 +473,10 @@ fn stop_waiters_at_exit() {
 
 /// A wait's limit as stored in the context (nanoseconds, saturating).
 pub(crate) fn limit_nanos(limit: Duration) -> AtomicU64 {
-    AtomicU64::new(u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX))
+    AtomicU64::new(saturating_nanos(limit))
+}
+
+/// `limit` in nanoseconds, `u64::MAX` past what a `u64` holds (about 584 years).
+fn saturating_nanos(limit: Duration) -> u64 {
+    u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX)
 }
