@@ -299,6 +299,15 @@ impl Future for MapWait {
             return Poll::Ready(());
         }
         if !self.watched {
+            if self.ctx.wait_timeout().is_zero() {
+                // A zero limit means "if done now", as for blocking waits: one look
+                // without blocking, on this thread, rather than on the waiter's schedule.
+                let _ = self.ctx.poll_now();
+                if !self.state.done() {
+                    self.state.timed_out.store(true, Ordering::Release);
+                }
+                return Poll::Ready(());
+            }
             self.watched = true;
             self.ctx.watch(&self.state, &self.submission);
         }
