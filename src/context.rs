@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex};
 
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::ops::scan::ScanAlgorithm;
 use crate::pipeline::PipelineCache;
 
 /// The optional wgpu features gpuprim uses when an adapter has them.
@@ -63,18 +62,80 @@ pub(crate) struct Inner {
     pub(crate) deferred: Mutex<Option<Error>>,
     /// A one-binding layout, for checking that a buffer belongs to this device.
     pub(crate) probe_layout: std::sync::OnceLock<wgpu::BindGroupLayout>,
-    /// How large copies go, once measured ([`GpuVec::copy_from`](crate::GpuVec::copy_from)):
-    /// `true` through the copy kernel, `false` through wgpu's buffer copy.
-    pub(crate) copy_by_kernel: std::sync::OnceLock<bool>,
     /// The profiler of a context built with [`CtxBuilder::profiling`].
     pub(crate) profiler: Option<Mutex<crate::profile::Profiler>>,
-    /// The orders [`Swizzle::Auto`](crate::Swizzle::Auto) chose, per kernel and dispatch.
-    pub(crate) swizzles: Mutex<
-        std::collections::HashMap<
-            crate::ops::grid2d::ChoiceKey,
-            Vec<crate::ops::grid2d::SwizzleChoice>,
-        >,
-    >,
+    /// What ops learn at run time and keep with the context, one value per type
+    /// ([`Ctx::op_state`]).
+    pub(crate) op_state: TypeSlots,
+    /// The options ops were given through the builder ([`CtxBuilder::option`]).
+    pub(crate) options: TypeSlots,
+}
+
+/// Values of any types, one per type: what ops keep with a context or its builder. The
+/// runtime stores them and never looks inside.
+#[derive(Clone, Default)]
+pub(crate) struct TypeSlots(
+    Arc<Mutex<std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>>>,
+);
+
+impl TypeSlots {
+    fn get<S: Send + Sync + 'static>(&self) -> Option<Arc<S>> {
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let any = Arc::clone(map.get(&std::any::TypeId::of::<S>())?);
+        any.downcast::<S>().ok()
+    }
+
+    fn get_or_default<S: Default + Send + Sync + 'static>(&self) -> Arc<S> {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let any = map
+            .entry(std::any::TypeId::of::<S>())
+            .or_insert_with(|| Arc::new(S::default()));
+        Arc::clone(any)
+            .downcast::<S>()
+            .unwrap_or_else(|_| unreachable!("slots are keyed by their type"))
+    }
+
+    /// A copy whose map is its own (a builder's options, given to a new context).
+    fn detached(&self) -> TypeSlots {
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        TypeSlots(Arc::new(Mutex::new(map)))
+    }
+
+    fn set<S: Send + Sync + 'static>(&mut self, value: S) {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.insert(std::any::TypeId::of::<S>(), Arc::new(value));
+    }
+}
+
+impl fmt::Debug for TypeSlots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        write!(f, "TypeSlots({} values)", map.len())
+    }
+}
+
+impl Ctx {
+    /// The state of type `S` an op keeps with this context (and its clones), made by
+    /// `S::default()` on first use: what the op learns at run time, such as a measured
+    /// choice. Each op's state is a type of its own module.
+    pub(crate) fn op_state<S: Default + Send + Sync + 'static>(&self) -> Arc<S> {
+        self.inner.op_state.get_or_default()
+    }
+
+    /// The option of type `S` the builder was given ([`CtxBuilder::option`]), if any.
+    pub(crate) fn option<S: Send + Sync + 'static>(&self) -> Option<Arc<S>> {
+        self.inner.options.get()
+    }
+}
+
+impl CtxBuilder {
+    /// Sets the option of type `S` for an op (each op's options are types of its own
+    /// module); the context built returns it from [`Ctx::option`].
+    pub(crate) fn option<S: Send + Sync + 'static>(mut self, value: S) -> Self {
+        self.options = self.options.detached();
+        self.options.set(value);
+        self
+    }
 }
 
 impl Drop for Inner {
@@ -120,11 +181,6 @@ pub struct Info {
     pub max_binding_bytes: u64,
     /// Largest workgroup count per dispatch dimension gpuprim uses.
     pub max_workgroups_per_dimension: u32,
-    /// The scan algorithm [`ScanAlgorithm::Auto`] picks for 32-bit elements: what
-    /// [`CtxBuilder::scan_algorithm`] asked for, else the single pass on a discrete GPU
-    /// with subgroups and reduce-then-scan elsewhere, the faster of the two on each
-    /// adapter measured (see docs/PERFORMANCE.md).
-    pub scan_algorithm: ScanAlgorithm,
 }
 
 impl fmt::Display for Info {
@@ -173,7 +229,7 @@ pub struct CtxBuilder {
     max_binding_bytes: Option<u64>,
     max_workgroups_per_dimension: Option<u32>,
     without_features: wgpu::Features,
-    scan_algorithm: ScanAlgorithm,
+    options: TypeSlots,
     batch_limit: usize,
     profiling: bool,
     assume_busy: bool,
@@ -196,7 +252,7 @@ impl Default for CtxBuilder {
             max_binding_bytes: None,
             max_workgroups_per_dimension: None,
             without_features: wgpu::Features::empty(),
-            scan_algorithm: ScanAlgorithm::Auto,
+            options: TypeSlots::default(),
             batch_limit: DEFAULT_BATCH_LIMIT,
             profiling: false,
             assume_busy: false,
@@ -247,13 +303,6 @@ impl CtxBuilder {
     /// the fallbacks, or the errors for f64 on an adapter without it).
     pub fn without_features(mut self, features: wgpu::Features) -> Self {
         self.without_features |= features;
-        self
-    }
-
-    /// The scan algorithm for [`ScanAlgorithm::Auto`] on 32-bit elements (16- and 64-bit
-    /// elements always use reduce-then-scan). The default, `Auto`, decides by adapter.
-    pub fn scan_algorithm(mut self, algorithm: ScanAlgorithm) -> Self {
-        self.scan_algorithm = algorithm;
         self
     }
 
@@ -316,7 +365,7 @@ impl CtxBuilder {
     /// fast the GPU is (a software adapter's queue may finish a call's work before the
     /// next call; a fast GPU finishes it in microseconds). Not for production use: work
     /// then waits for the next call, a read-back, [`Ctx::flush`] or the batch limit.
-    #[doc(hidden)]
+    #[cfg(feature = "internals")]
     pub fn assume_gpu_busy(mut self, busy: bool) -> Self {
         self.assume_busy = busy;
         self
@@ -326,7 +375,7 @@ impl CtxBuilder {
     /// 100 us; see [`CtxBuilder::batch_limit`]). With [`CtxBuilder::assume_gpu_busy`] and
     /// a long hold, what is held and when it goes no longer depends on the host's speed:
     /// tests can count held calls and submissions exactly.
-    #[doc(hidden)]
+    #[cfg(feature = "internals")]
     pub fn hold_max(mut self, hold: std::time::Duration) -> Self {
         self.hold_max = hold;
         self
@@ -538,20 +587,6 @@ impl CtxBuilder {
             features,
             max_binding_bytes,
             max_workgroups_per_dimension,
-            // The single pass on discrete GPUs with subgroups, where it is faster than
-            // reduce-then-scan (see docs/perf-journal.md); elsewhere
-            // reduce-then-scan, which is faster on a CPU adapter and without subgroups
-            // (the single pass's look-back then walks one tile at a time).
-            scan_algorithm: match self.scan_algorithm {
-                ScanAlgorithm::Auto
-                    if adapter_info.device_type == wgpu::DeviceType::DiscreteGpu
-                        && features.contains(wgpu::Features::SUBGROUP) =>
-                {
-                    ScanAlgorithm::SinglePass
-                }
-                ScanAlgorithm::Auto => ScanAlgorithm::ReduceThenScan,
-                chosen => chosen,
-            },
         };
         Ok(Ctx {
             sink: None,
@@ -571,9 +606,9 @@ impl CtxBuilder {
                 submissions: Default::default(),
                 deferred: Mutex::new(None),
                 probe_layout: Default::default(),
-                copy_by_kernel: Default::default(),
                 profiler,
-                swizzles: Mutex::default(),
+                op_state: TypeSlots::default(),
+                options: self.options.detached(),
             }),
         })
     }
@@ -806,7 +841,7 @@ impl Ctx {
     /// How many times this context (and its clones) has called `queue.submit`: each
     /// submission of held work counts once, however many calls it carries. Your own
     /// submissions through [`Ctx::queue`] do not count.
-    #[doc(hidden)]
+    #[cfg(feature = "internals")]
     pub fn submissions(&self) -> u64 {
         self.inner
             .submissions

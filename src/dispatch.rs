@@ -10,7 +10,7 @@
 //!   GPU is idle, else held and submitted together (see the `impl Ctx` block below).
 
 use crate::context::Ctx;
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
 use crate::pipeline::Kernel;
 use crate::record::Work;
 use crate::view::View;
@@ -191,9 +191,8 @@ pub(crate) fn workgroup_grid(groups: u64, max_per_dim: u32) -> Result<[u32; 3]> 
     let z = rest.div_ceil(y.max(1));
     if z > max {
         return Err(Error::TooLarge {
-            what: format!(
-                "a dispatch of {groups} workgroups ({max_per_dim} per dimension, 3 dimensions)"
-            ),
+            what: format!("a dispatch ({max_per_dim} workgroups per dimension, 3 dimensions)"),
+            kind: Limit::Workgroups,
             requested: groups,
             limit: max * max * max,
         });
@@ -249,7 +248,8 @@ pub(crate) fn run_indexed<P: bytemuck::Pod>(
 ) -> Result<()> {
     if units > u64::from(u32::MAX) {
         return Err(Error::TooLarge {
-            what: format!("`{op}` over {units} units (the kernel's unit index is a u32)"),
+            what: format!("`{op}` over 4-element units (the kernel's unit index is a u32)"),
+            kind: Limit::Elements,
             requested: units,
             limit: u64::from(u32::MAX),
         });

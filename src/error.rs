@@ -73,17 +73,17 @@ pub enum Error {
         adapter: String,
     },
 
-    /// A buffer would be larger than the device allows.
-    #[error(
-        "{what} needs {requested} bytes, more than this device's maximum buffer size of {limit} bytes; \
-         split the data into several vectors"
-    )]
+    /// A call needs more of something than this device or gpuprim allows: bytes of a
+    /// buffer or of one binding, elements, or workgroups. [`Limit`] says which.
+    #[error("{what} needs {requested} {}, more than {} of {limit}; {}", .kind.unit(), .kind.limit_name(), .kind.advice())]
     TooLarge {
-        /// What was being allocated.
+        /// What was too large, e.g. "upload of 600000000 f32".
         what: String,
-        /// Bytes needed.
+        /// Which limit it passed.
+        kind: Limit,
+        /// How much was needed, in the limit's unit.
         requested: u64,
-        /// The device limit in bytes.
+        /// The limit, in the same unit.
         limit: u64,
     },
 
@@ -207,5 +207,48 @@ mod tests {
         );
         assert!(!builtin.contains("the expression is WGSL"), "{builtin}");
         assert!(builtin.ends_with("error: no overload"), "{builtin}");
+    }
+}
+
+/// Which limit an [`Error::TooLarge`] passed; the numbers of the error are in its unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Limit {
+    /// Bytes of one buffer: the device's `max_buffer_size`.
+    BufferBytes,
+    /// Bytes of one storage binding, for data a call cannot split across bindings: the
+    /// context's [`Info::max_binding_bytes`](crate::Info::max_binding_bytes).
+    BindingBytes,
+    /// Elements of one call: what its 32-bit indices or counters can address.
+    Elements,
+    /// Workgroups of one dispatch, over all its dimensions.
+    Workgroups,
+}
+
+impl Limit {
+    fn unit(self) -> &'static str {
+        match self {
+            Limit::BufferBytes | Limit::BindingBytes => "bytes",
+            Limit::Elements => "elements",
+            Limit::Workgroups => "workgroups",
+        }
+    }
+
+    fn limit_name(self) -> &'static str {
+        match self {
+            Limit::BufferBytes => "this device's maximum buffer size",
+            Limit::BindingBytes => "this context's largest storage binding",
+            Limit::Elements => "what one call can index",
+            Limit::Workgroups => "what one dispatch can launch on this device",
+        }
+    }
+
+    fn advice(self) -> &'static str {
+        match self {
+            Limit::BufferBytes => "split the data into several vectors",
+            Limit::BindingBytes => "use fewer elements per call, or a context with larger bindings",
+            Limit::Elements => "split the work into several calls",
+            Limit::Workgroups => "split the work into several calls",
+        }
     }
 }

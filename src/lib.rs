@@ -119,7 +119,7 @@ mod wait;
 
 pub use context::{Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES};
 pub use element::{GpuElement, ScalarKind};
-pub use error::{Error, Result};
+pub use error::{Error, Limit, Result};
 pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
 pub use ops::grid2d::{
     AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, Grid2D, Grid2DMut, MAX_BLUR_RADIUS,
@@ -136,6 +136,23 @@ pub use wait::DEFAULT_WAIT_TIMEOUT;
 
 pub use half;
 pub use wgpu;
+
+/// Tuning and test hooks, with the `internals` feature: not part of the stable API and
+/// not covered by semver. The other hooks are methods under the same feature:
+/// `Sort::tile`, `Sort::ballot_peers`, `Sort::four_word_ballots`,
+/// `Sort::look_back_spins`, `CtxBuilder::assume_gpu_busy`, `CtxBuilder::hold_max`,
+/// `Ctx::submissions`, `Ctx::scan_by_key_tile_into`.
+#[cfg(feature = "internals")]
+pub mod internals {
+    /// The kernel-key audit of this process: how many distinct (configuration, entry
+    /// point) pairs were compiled, and how many compiles met a configuration equal to
+    /// one compiled before (on any context) and found the same WGSL. A configuration
+    /// that rendered different WGSL from an equal one fails its call with
+    /// [`Error::Internal`](crate::Error::Internal).
+    pub fn kernel_audit() -> (usize, usize) {
+        crate::pipeline::audit::counts()
+    }
+}
 
 /// The README's example, compiled and run as a doc test.
 #[doc = include_str!("../README.md")]

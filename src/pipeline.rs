@@ -1,15 +1,87 @@
 //! Generated WGSL and the pipeline cache.
 //!
-//! A kernel's WGSL is a template from `wgsl/` with a few named placeholders (`{{T}}`,
-//! `{{WG}}`, `{{EXPR}}`, ...). Everything that changes the generated text is part of the
-//! `PipelineKey`; the first call with a key renders and compiles, later calls reuse.
+//! A kernel is described by a typed configuration that implements [`KernelSource`]: the
+//! configuration is the cache key (`Hash + Eq`) and the one input of the WGSL it renders
+//! (`KernelSource::wgsl(&self)`), so two configurations that render different WGSL can
+//! never share a pipeline. The first call with a configuration renders and compiles;
+//! later calls reuse the pipeline.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
+use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::context::Ctx;
 use crate::error::{Error, Result};
+
+/// A kernel's typed description: every value that changes its WGSL, and nothing else.
+///
+/// The configuration is both the pipeline cache's key and the only input of
+/// [`KernelSource::wgsl`], so the key and the source cannot disagree: a value that
+/// changes the text is a field, and a field is part of the key.
+pub(crate) trait KernelSource:
+    Clone + fmt::Debug + Hash + Eq + Send + Sync + 'static
+{
+    /// The kernel's name in labels, WGSL dumps and compile errors (its template's stem).
+    fn name(&self) -> &'static str;
+
+    /// The WGSL element type in labels and dumps, or "" where there is none.
+    fn element(&self) -> &'static str {
+        ""
+    }
+
+    /// The kernel's WGSL.
+    fn wgsl(&self) -> String;
+
+    /// User WGSL spliced into the source (an expression, an operator, statements), or ""
+    /// for gpuprim's own kernels.
+    fn user_code(&self) -> &str {
+        ""
+    }
+
+    /// For kernels whose user code is statements: the same configuration with plain
+    /// user code in its place (e.g. an empty body). The compiled source must have the
+    /// same shape (functions, entry points, globals) as this one's, so user code that
+    /// closes its function and declares items of its own is refused, and naga's loop
+    /// bounding stays on only if the user's functions loop (see [`loops_are_ours`]).
+    fn plain(&self) -> Option<Self> {
+        None
+    }
+
+    /// Whether the template writes every word of workgroup memory before reading it,
+    /// so wgpu's zeroing of workgroup memory at the start of each workgroup can be left
+    /// out (for the sort's digit pass, 48 KiB a workgroup, the zeroing is measurable;
+    /// see docs/perf-journal.md). Only for gpuprim's own kernels.
+    fn initializes_workgroup_memory(&self) -> bool {
+        false
+    }
+}
+
+/// A cache key of any type, compared and hashed through `dyn`.
+trait DynKey: Send + Sync + fmt::Debug {
+    fn as_any(&self) -> &dyn Any;
+    fn eq_dyn(&self, other: &dyn DynKey) -> bool;
+}
+
+impl<K: Hash + Eq + fmt::Debug + Send + Sync + 'static> DynKey for K {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn eq_dyn(&self, other: &dyn DynKey) -> bool {
+        other.as_any().downcast_ref::<K>() == Some(self)
+    }
+}
+
+/// The hash of a key of type `K` with entry point `entry` (the type is part of it).
+fn key_hash<K: Hash + 'static>(key: &K, entry: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    TypeId::of::<K>().hash(&mut h);
+    key.hash(&mut h);
+    entry.hash(&mut h);
+    h.finish()
+}
 
 /// Everything that changes a kernel's WGSL text, and so identifies its pipeline.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -35,15 +107,25 @@ pub(crate) struct Kernel {
     pub(crate) writable: u64,
 }
 
+/// One cached pipeline: its key, entry point and kernel.
+struct CacheEntry {
+    key: Box<dyn DynKey>,
+    entry: &'static str,
+    kernel: Arc<Kernel>,
+}
+
+/// The compiled kernels of a context, by key and entry point.
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    map: Mutex<HashMap<(PipelineKey, &'static str), Arc<Kernel>>>,
+    /// By [`key_hash`]; a bucket holds the entries whose hashes are equal.
+    map: Mutex<HashMap<u64, Vec<CacheEntry>>>,
     compiled: AtomicUsize,
 }
 
 impl PipelineCache {
     pub(crate) fn len(&self) -> usize {
-        self.map.lock().unwrap_or_else(|p| p.into_inner()).len()
+        let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        map.values().map(Vec::len).sum()
     }
 
     pub(crate) fn compiled(&self) -> usize {
@@ -83,6 +165,69 @@ pub(crate) fn loops_are_ours(user_code: &str) -> bool {
 }
 
 impl Ctx {
+    /// The kernel that `config` describes, with entry point `entry` (templates with
+    /// several passes have several entry points; each is its own pipeline), compiled
+    /// from `config.wgsl()` on first use.
+    ///
+    /// The cache lock is held while compiling, so two threads asking for one new kernel
+    /// compile it once.
+    pub(crate) fn kernel_for<K: KernelSource>(
+        &self,
+        config: &K,
+        entry: &'static str,
+    ) -> Result<Arc<Kernel>> {
+        self.cached(config, entry, |config: &K| {
+            let wgsl = config.wgsl();
+            audit::record(config, entry, &wgsl)?;
+            let label = Label {
+                name: config.name(),
+                element: config.element(),
+                code: config.user_code(),
+            };
+            let trusted = match config.plain() {
+                Some(plain) => self.check_user_items(config, &plain, &wgsl)?,
+                None => loops_are_ours(config.user_code()),
+            };
+            let zero_init = !config.initializes_workgroup_memory();
+            self.compile(&label, entry, &wgsl, trusted, zero_init)
+        })
+    }
+
+    /// Whether the kernel `wgsl` (rendered from `config`) may be compiled without loop
+    /// bounding: its source must have the shape of `plain`'s (user code that closes its
+    /// function to declare items of its own is an [`Error::InvalidArgument`]), and its
+    /// user functions must not loop.
+    fn check_user_items<K: KernelSource>(&self, config: &K, plain: &K, wgsl: &str) -> Result<bool> {
+        let op = config.name();
+        let Ok(module) = naga::front::wgsl::parse_str(wgsl) else {
+            // Does not parse: compile anyway, for wgpu's annotated message.
+            return Ok(false);
+        };
+        let shape = |m: &naga::Module| {
+            (
+                m.functions.len(),
+                m.entry_points.len(),
+                m.global_variables.len(),
+            )
+        };
+        let plain = naga::front::wgsl::parse_str(&plain.wgsl()).map_err(|e| Error::Internal {
+            op,
+            message: format!("a kernel template does not parse: {e}"),
+        })?;
+        if shape(&module) != shape(&plain) {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!(
+                    "the user code {:?} is not only statements or an expression: it \
+                     closes the function it is placed in and declares items of its \
+                     own; pass the statements (or expression) alone",
+                    config.user_code()
+                ),
+            });
+        }
+        Ok(!user_functions_loop(&module))
+    }
+
     /// The kernel for `key`, compiled from `source()` with entry point `main` on first use.
     pub(crate) fn kernel(
         &self,
@@ -92,11 +237,7 @@ impl Ctx {
         self.kernel_entry(key, "main", source)
     }
 
-    /// The kernel for `key` with entry point `entry` (templates with several passes have
-    /// several entry points; each is its own pipeline).
-    ///
-    /// The cache lock is held while compiling, so two threads asking for one new kernel
-    /// compile it once.
+    /// The kernel for `key` with entry point `entry`.
     pub(crate) fn kernel_entry(
         &self,
         key: PipelineKey,
@@ -106,10 +247,8 @@ impl Ctx {
         self.template_kernel(key, entry, source, true)
     }
 
-    /// [`Ctx::kernel_entry`] for one of gpuprim's templates that writes every word of
-    /// workgroup memory it reads first: compiled without wgpu's zeroing of workgroup
-    /// memory at the start of each workgroup (for the sort's digit pass, 48 KiB a
-    /// workgroup, that zeroing made the sort measurably slower; see docs/perf-journal.md).
+    /// [`Ctx::kernel_entry`] for a template that writes every word of workgroup memory
+    /// it reads first (see [`KernelSource::initializes_workgroup_memory`]).
     pub(crate) fn kernel_entry_initialized(
         &self,
         key: PipelineKey,
@@ -120,8 +259,6 @@ impl Ctx {
         self.template_kernel(key, entry, source, false)
     }
 
-    /// A kernel from a template (`kernel_entry`, `kernel_entry_initialized`), with or
-    /// without the zeroing of workgroup memory.
     fn template_kernel(
         &self,
         key: PipelineKey,
@@ -130,20 +267,14 @@ impl Ctx {
         zero_init: bool,
     ) -> Result<Arc<Kernel>> {
         let trusted = loops_are_ours(&key.code);
-        self.cached(key, entry, |key| {
+        self.cached(&key, entry, |key: &PipelineKey| {
             let wgsl = source();
-            self.compile(key, entry, &wgsl, trusted, zero_init)
+            self.compile(&Label::of(key), entry, &wgsl, trusted, zero_init)
         })
     }
 
     /// The kernel for `(key, entry)`, whose WGSL is `source(code)` with the user's
-    /// statements or expression `key.code` in functions named `gp_user_...`.
-    ///
-    /// Before compiling, the WGSL is parsed (naga, as wgpu does) and compared with
-    /// `source(reference)`, user code that is known to be plain (e.g. an empty body):
-    /// user code that declares functions, entry points or globals of its own (by closing
-    /// the function it was put in) is an [`Error::InvalidArgument`] for `op`. naga's loop
-    /// bounding stays on only if the user functions have a loop (see [`loops_are_ours`]).
+    /// statements `key.code`, checked against `source(reference)`.
     pub(crate) fn kernel_checked(
         &self,
         key: PipelineKey,
@@ -152,10 +283,9 @@ impl Ctx {
         reference: &str,
         source: impl Fn(&str) -> String,
     ) -> Result<Arc<Kernel>> {
-        self.cached(key, entry, |key| {
+        self.cached(&key, entry, |key: &PipelineKey| {
             let wgsl = source(&key.code);
             let trusted = match naga::front::wgsl::parse_str(&wgsl) {
-                // Does not parse: compile anyway, for wgpu's annotated message.
                 Err(_) => false,
                 Ok(module) => {
                     let shape = |m: &naga::Module| {
@@ -185,27 +315,35 @@ impl Ctx {
                     !user_functions_loop(&module)
                 }
             };
-            self.compile(key, entry, &wgsl, trusted, true)
+            self.compile(&Label::of(key), entry, &wgsl, trusted, true)
         })
     }
 
     /// The cached kernel for `(key, entry)`, or `compile`'s, which is then cached.
-    fn cached(
+    fn cached<K: Hash + Eq + Clone + fmt::Debug + Send + Sync + 'static>(
         &self,
-        key: PipelineKey,
+        key: &K,
         entry: &'static str,
-        compile: impl FnOnce(&PipelineKey) -> Result<Kernel>,
+        compile: impl FnOnce(&K) -> Result<Kernel>,
     ) -> Result<Arc<Kernel>> {
         self.check_alive()?;
         let cache = &self.inner.cache;
+        let hash = key_hash(key, entry);
         let mut map = cache.map.lock().unwrap_or_else(|p| p.into_inner());
-        let key = (key, entry);
-        if let Some(k) = map.get(&key) {
-            return Ok(Arc::clone(k));
+        let bucket = map.entry(hash).or_default();
+        if let Some(found) = bucket
+            .iter()
+            .find(|e| e.entry == entry && e.key.eq_dyn(key))
+        {
+            return Ok(Arc::clone(&found.kernel));
         }
-        let kernel = Arc::new(compile(&key.0)?);
+        let kernel = Arc::new(compile(key)?);
         cache.compiled.fetch_add(1, Ordering::Relaxed);
-        map.insert(key, Arc::clone(&kernel));
+        bucket.push(CacheEntry {
+            key: Box::new(key.clone()),
+            entry,
+            kernel: Arc::clone(&kernel),
+        });
         Ok(kernel)
     }
 
@@ -215,7 +353,7 @@ impl Ctx {
     /// (where the adapter does it well: see `zero_initialize_workgroup_memory`).
     fn compile(
         &self,
-        key: &PipelineKey,
+        key: &Label<'_>,
         entry: &'static str,
         wgsl: &str,
         trusted: bool,
@@ -223,7 +361,7 @@ impl Ctx {
     ) -> Result<Kernel> {
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let label = format!("gpuprim {} {} {}", key.op, key.element, entry);
+        let label = format!("gpuprim {} {} {}", key.name, key.element, entry);
         dump_wgsl(key, entry, wgsl);
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&label),
@@ -256,8 +394,8 @@ impl Ctx {
         let layout = pipeline.get_bind_group_layout(0);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(self.or_lost(Error::Compile {
-                op: key.op,
-                code: key.code.clone(),
+                op: key.name,
+                code: key.code.to_string(),
                 message: compile_message(&e),
             }));
         }
@@ -269,12 +407,106 @@ impl Ctx {
     }
 }
 
+/// How a kernel is named in labels, dumps and compile errors.
+struct Label<'a> {
+    name: &'static str,
+    element: &'static str,
+    code: &'a str,
+}
+
+impl Label<'_> {
+    fn of(key: &PipelineKey) -> Label<'_> {
+        Label {
+            name: key.op,
+            element: key.element,
+            code: &key.code,
+        }
+    }
+}
+
+/// The check that equal kernel configurations render equal WGSL, across every context
+/// of the process: with the `internals` feature (the tests turn it on), each compiled
+/// configuration's source is remembered by key, and a configuration equal to one seen
+/// before whose source differs is an [`Error::Internal`]. [`KernelSource::wgsl`] takes
+/// only the configuration, so this holds unless a render reads something else (a
+/// global, the environment); the test suite's contexts differ in limits and features,
+/// so such a read would show.
+pub(crate) mod audit {
+    use super::*;
+
+    #[cfg(feature = "internals")]
+    struct Seen {
+        key: Box<dyn DynKey>,
+        entry: &'static str,
+        source: u64,
+    }
+
+    #[cfg(feature = "internals")]
+    static SEEN: Mutex<Option<HashMap<u64, Vec<Seen>>>> = Mutex::new(None);
+    #[cfg(feature = "internals")]
+    static COMPARED: AtomicUsize = AtomicUsize::new(0);
+
+    /// Records that `config` with `entry` rendered `wgsl`; an equal configuration seen
+    /// with another source is an error.
+    #[cfg(feature = "internals")]
+    pub(crate) fn record<K: KernelSource>(
+        config: &K,
+        entry: &'static str,
+        wgsl: &str,
+    ) -> Result<()> {
+        let mut h = DefaultHasher::new();
+        wgsl.hash(&mut h);
+        let source = h.finish();
+        let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+        let bucket = seen
+            .get_or_insert_with(HashMap::new)
+            .entry(key_hash(config, entry))
+            .or_default();
+        match bucket
+            .iter()
+            .find(|s| s.entry == entry && s.key.eq_dyn(config))
+        {
+            Some(s) => {
+                COMPARED.fetch_add(1, Ordering::Relaxed);
+                if s.source != source {
+                    return Err(Error::Internal {
+                        op: config.name(),
+                        message: format!(
+                            "two equal kernel configurations rendered different WGSL: {config:?}"
+                        ),
+                    });
+                }
+            }
+            None => bucket.push(Seen {
+                key: Box::new(config.clone()),
+                entry,
+                source,
+            }),
+        }
+        Ok(())
+    }
+
+    #[cfg(not(feature = "internals"))]
+    pub(crate) fn record<K: KernelSource>(_: &K, _: &'static str, _: &str) -> Result<()> {
+        Ok(())
+    }
+
+    /// Distinct (configuration, entry) pairs compiled so far in this process, and how
+    /// many compiles found an equal configuration seen before (and compared sources).
+    #[cfg(feature = "internals")]
+    pub fn counts() -> (usize, usize) {
+        let seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+        let distinct = seen.as_ref().map_or(0, |m| m.values().map(Vec::len).sum());
+        (distinct, COMPARED.load(Ordering::Relaxed))
+    }
+}
+
 /// With `GPUPRIM_DUMP_WGSL=DIR` in the environment, each kernel's WGSL is written to
 /// `DIR/{op}-{element}-{entry}-{n}.wgsl` as it is compiled: what a driver is given, to
 /// read or to feed to other tools. `n` counts the kernels compiled so far, so variants
 /// of one kernel keep their own files; kernels without an element type leave out
 /// `-{element}`. A file that cannot be written is skipped.
-fn dump_wgsl(key: &PipelineKey, entry: &str, wgsl: &str) {
+fn dump_wgsl(key: &Label<'_>, entry: &str, wgsl: &str) {
     static DUMPED: AtomicUsize = AtomicUsize::new(0);
     let Some(dir) = std::env::var_os("GPUPRIM_DUMP_WGSL") else {
         return;
@@ -285,7 +517,7 @@ fn dump_wgsl(key: &PipelineKey, entry: &str, wgsl: &str) {
     } else {
         format!("-{}", key.element)
     };
-    let name: String = format!("{}{element}-{entry}-{n}", key.op)
+    let name: String = format!("{}{element}-{entry}-{n}", key.name)
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use gpuprim::{Ctx, Error};
+use gpuprim::{Ctx, Error, Limit};
 
 fn assert_still_works(ctx: &Ctx) {
     let v = ctx.upload(&[1u32, 2, 3]).unwrap();
@@ -211,6 +211,7 @@ fn too_large() {
     let err = ctx.zeros::<f32>(n).unwrap_err();
     match &err {
         Error::TooLarge {
+            kind: Limit::BufferBytes,
             requested,
             limit: l,
             ..

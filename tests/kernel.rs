@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use gpuprim::{Ctx, Error, Reduce};
+use gpuprim::{Ctx, Error, Limit, Reduce};
 use proptest::prelude::*;
 
 /// Contexts every kernel runs on: the default one and the split one (4 KiB bindings, at
@@ -617,7 +617,7 @@ fn errors_by_variant_and_message() {
         .run()
         .unwrap_err();
     assert!(
-        matches!(&err, Error::TooLarge { requested: 8000, limit: 4096, what } if what.contains("\"b\"")),
+        matches!(&err, Error::TooLarge { kind: Limit::BindingBytes, requested: 8000, limit: 4096, what } if what.contains("\"b\"")),
         "{err:?}"
     );
     // A vector of another context.

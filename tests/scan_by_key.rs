@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use common::*;
 use gpuprim::wgpu;
-use gpuprim::{Ctx, Error, GpuVec, ScanAlgorithm, ScanOp, SortKey};
+use gpuprim::{Ctx, Error, GpuVec, Limit, ScanAlgorithm, ScanOp, SortKey};
 use proptest::prelude::*;
 
 /// Elements per tile on the software adapter, where the tests run (64 invocations x 2
@@ -560,7 +560,10 @@ fn errors() {
     let long = f.upload(&vec![1u32; 28 * tile]).unwrap();
     match f.scan_by_key(&long, &long) {
         Err(Error::TooLarge {
-            requested, limit, ..
+            kind: Limit::Workgroups,
+            requested,
+            limit,
+            ..
         }) => assert_eq!((requested, limit), (28, 27)),
         other => panic!("expected TooLarge, got {other:?}"),
     }

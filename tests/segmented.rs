@@ -20,7 +20,7 @@ mod common;
 use common::*;
 use gpuprim::half::f16;
 use gpuprim::wgpu;
-use gpuprim::{Ctx, Error, GpuVec, Grid2D, Reduce};
+use gpuprim::{Ctx, Error, GpuVec, Grid2D, Limit, Reduce};
 
 // ---- inputs ----
 
@@ -350,7 +350,10 @@ fn split_bindings_and_folded_dispatches() {
     let o = ctx.upload(&vec![0u32; 2000]).unwrap();
     match ctx.segmented_reduce(&v, &o, Reduce::Sum) {
         Err(Error::TooLarge {
-            requested, limit, ..
+            kind: Limit::BindingBytes,
+            requested,
+            limit,
+            ..
         }) => assert_eq!((requested, limit), (8000, 4096)),
         other => panic!("expected TooLarge, got {other:?}"),
     }

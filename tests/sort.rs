@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use common::*;
 use gpuprim::wgpu;
-use gpuprim::{Ctx, Error, GpuVec, Sort, SortAlgorithm, SortKey};
+use gpuprim::{Ctx, Error, GpuVec, Limit, Sort, SortAlgorithm, SortKey};
 use proptest::prelude::*;
 
 const ONESWEEP: SortAlgorithm = SortAlgorithm::OneSweep;
@@ -740,7 +740,10 @@ fn counts_past_one_binding_are_too_large() {
             .unwrap_err();
         match &err {
             Error::TooLarge {
-                requested, limit, ..
+                kind: Limit::BindingBytes,
+                requested,
+                limit,
+                ..
             } => assert_eq!((*requested, *limit), (5 * 1024, 4096), "{err}"),
             other => panic!("{other:?}"),
         }

@@ -59,7 +59,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     println!(
         "  (compaction keeps {kept} of {n}: {:.1}%; Auto uses {:?})",
         100.0 * kept as f64 / n as f64,
-        ctx.info().scan_algorithm
+        ctx.scan_algorithm()
     );
     b.row("compact f32 (x < 0.5), 50% kept", 4 * n + 4 * kept, || {
         ctx.compact_into(&a, "x < 0.5", &mut out, &mut count)

@@ -27,7 +27,7 @@ use std::fmt::Write as _;
 use crate::context::Ctx;
 use crate::dispatch::{chunks, elementwise_workgroup_size, units_per_window, workgroup_grid};
 use crate::element::GpuElement;
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
 use crate::ops::random::RANDOM_WGSL;
 use crate::pipeline::{PipelineKey, render};
 use crate::record::{Grid, Work};
@@ -279,6 +279,7 @@ impl<'a> Args<'a> {
                                 access.name(),
                                 a.name
                             ),
+                            kind: Limit::BindingBytes,
                             requested: bytes,
                             limit: ctx.info().max_binding_bytes,
                         });
@@ -299,7 +300,8 @@ impl<'a> Args<'a> {
         };
         if n as u64 > u64::from(u32::MAX) - 4 {
             return Err(Error::TooLarge {
-                what: format!("`{op}` over {n} elements (the element index is a u32)"),
+                what: format!("`{op}` (its element index is a u32)"),
+                kind: Limit::Elements,
                 requested: n as u64,
                 limit: u64::from(u32::MAX) - 4,
             });

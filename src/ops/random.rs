@@ -67,7 +67,7 @@ use crate::context::Ctx;
 use crate::context::check_len;
 use crate::dispatch::{elementwise_workgroup_size, run_indexed};
 use crate::element::GpuElement;
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
 use crate::pipeline::{PipelineKey, render};
 use crate::vec::{GpuVec, LANES};
 use crate::view::View;
@@ -622,7 +622,8 @@ fn key(op: &'static str, element: &'static str, wg: u32, variant: String) -> Pip
 fn check_random_len(op: &'static str, n: usize) -> Result<()> {
     if n > MAX_RANDOM_LEN {
         return Err(Error::TooLarge {
-            what: format!("`{op}` of {n} elements (random indices are u32)"),
+            what: format!("`{op}` (its random indices are u32)"),
+            kind: Limit::Elements,
             requested: n as u64,
             limit: MAX_RANDOM_LEN as u64,
         });

@@ -13,13 +13,13 @@
 //! Both fold every prefix in a fixed order: float scans give the same bits on every run
 //! (the two algorithms round differently from each other).
 
-use crate::context::{Ctx, check_len};
+use crate::context::{Ctx, CtxBuilder, check_len};
 use crate::dispatch::{
     Chunk, chunks, pow2_workgroup_size, storage_alignment, units_per_window, units_within,
     workgroup_grid,
 };
 use crate::element::GpuElement;
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
 use crate::pipeline::{Kernel, PipelineKey, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
@@ -79,9 +79,9 @@ impl<T> ScanOp<T> {
 
 /// How a scan finds the prefix of each tile.
 ///
-/// [`ScanAlgorithm::Auto`] takes the context's choice ([`Info::scan_algorithm`](crate::Info::scan_algorithm),
-/// which [`CtxBuilder::scan_algorithm`](crate::CtxBuilder::scan_algorithm) can set) for
-/// 32-bit elements, and reduce-then-scan for f16 and f64.
+/// [`ScanAlgorithm::Auto`] takes the context's choice ([`Ctx::scan_algorithm`], which
+/// [`CtxBuilder::scan_algorithm`] can set) for 32-bit elements, and reduce-then-scan for
+/// f16 and f64.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum ScanAlgorithm {
@@ -92,6 +92,48 @@ pub enum ScanAlgorithm {
     ReduceThenScan,
     /// One pass with decoupled look-back; reads the input once. 32-bit element types.
     SinglePass,
+}
+
+impl CtxBuilder {
+    /// The scan algorithm for [`ScanAlgorithm::Auto`] on 32-bit elements (16- and 64-bit
+    /// elements always use reduce-then-scan). The default, `Auto`, decides by adapter
+    /// ([`Ctx::scan_algorithm`]).
+    pub fn scan_algorithm(self, algorithm: ScanAlgorithm) -> Self {
+        self.option(algorithm)
+    }
+}
+
+impl Ctx {
+    /// The scan algorithm [`ScanAlgorithm::Auto`] picks for 32-bit elements: what
+    /// [`CtxBuilder::scan_algorithm`] asked for, else the single pass on a discrete GPU
+    /// with subgroups and reduce-then-scan elsewhere, the faster of the two on each
+    /// adapter measured (see docs/PERFORMANCE.md).
+    ///
+    /// ```
+    /// use gpuprim::ScanAlgorithm;
+    /// let ctx = gpuprim::Ctx::builder().scan_algorithm(ScanAlgorithm::SinglePass).build()?;
+    /// assert_eq!(ctx.scan_algorithm(), ScanAlgorithm::SinglePass);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn scan_algorithm(&self) -> ScanAlgorithm {
+        let info = self.info();
+        match self
+            .option::<ScanAlgorithm>()
+            .map_or(ScanAlgorithm::Auto, |a| *a)
+        {
+            // The single pass's look-back is fast where subgroups carry it and the GPU
+            // runs many tiles at once; a CPU adapter, or one without subgroups (where the
+            // look-back walks one tile at a time), is faster with reduce-then-scan.
+            ScanAlgorithm::Auto
+                if info.device_type == wgpu::DeviceType::DiscreteGpu
+                    && info.features.contains(wgpu::Features::SUBGROUP) =>
+            {
+                ScanAlgorithm::SinglePass
+            }
+            ScanAlgorithm::Auto => ScanAlgorithm::ReduceThenScan,
+            chosen => chosen,
+        }
+    }
 }
 
 /// A scan: operator, inclusive or exclusive, and algorithm. For [`Ctx::scan_with`].
@@ -567,7 +609,7 @@ impl Ctx {
         let fits = status_bytes <= self.info().max_binding_bytes;
         match requested {
             ScanAlgorithm::Auto => Ok(
-                if wide || !fits || self.info().scan_algorithm != ScanAlgorithm::SinglePass {
+                if wide || !fits || self.scan_algorithm() != ScanAlgorithm::SinglePass {
                     ScanAlgorithm::ReduceThenScan
                 } else {
                     ScanAlgorithm::SinglePass
@@ -583,6 +625,7 @@ impl Ctx {
             }),
             ScanAlgorithm::SinglePass if !fits => Err(Error::TooLarge {
                 what: format!("the single-pass scan's tile status for {tiles} tiles"),
+                kind: Limit::BindingBytes,
                 requested: status_bytes,
                 limit: self.info().max_binding_bytes,
             }),
@@ -798,7 +841,8 @@ struct Io<'a> {
 fn check_positions(op: &'static str, n: usize) -> Result<()> {
     if n as u64 > u64::from(u32::MAX) {
         return Err(Error::TooLarge {
-            what: format!("`{op}` of {n} elements (positions are u32)"),
+            what: format!("`{op}` (its positions are u32)"),
+            kind: Limit::Elements,
             requested: n as u64,
             limit: u64::from(u32::MAX),
         });

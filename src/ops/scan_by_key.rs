@@ -14,14 +14,14 @@
 //! so with short runs a look-back ends at the tile before. A workgroup that waits too
 //! long for a predecessor reduces that tile itself, so it runs on every adapter (with or
 //! without subgroups) without relying on workgroups being scheduled fairly; the
-//! context's [`Info::scan_algorithm`](crate::Info::scan_algorithm) does not apply.
+//! context's [`Ctx::scan_algorithm`](crate::Ctx::scan_algorithm) does not apply.
 
 use crate::context::{Ctx, check_len};
 use crate::dispatch::{
     Chunk, chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
 };
 use crate::element::GpuElement;
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
 use crate::ops::scan::ScanOp;
 use crate::ops::sort::SortKey;
 use crate::pipeline::{Kernel, PipelineKey, render};
@@ -280,7 +280,7 @@ impl Ctx {
     /// `units` vec4 units each (1 to 8), instead of the adapter's default. For tuning
     /// (`examples/bandwidth`'s `scan_by_key` section); a shape the adapter cannot run is
     /// an `InvalidArgument` naming it.
-    #[doc(hidden)]
+    #[cfg(feature = "internals")]
     pub fn scan_by_key_tile_into<K: SortKey, T: GpuElement>(
         &self,
         keys: &GpuVec<K>,
@@ -378,6 +378,7 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     if status_bytes > max_binding {
         return Err(Error::TooLarge {
             what: format!("scan by key's tile status for {tiles} tiles"),
+            kind: Limit::BindingBytes,
             requested: status_bytes,
             limit: max_binding,
         });

@@ -17,7 +17,7 @@ use crate::context::{Ctx, check_len};
 use crate::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
 use crate::error::{Error, Result};
 use crate::ops::sort::SortKey;
-use crate::pipeline::{PipelineKey, render};
+use crate::pipeline::{KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::GpuVec;
 use crate::view::{View, units_wgsl};
@@ -30,7 +30,7 @@ const SEARCH_WGSL: &str = include_str!("../../wgsl/search.wgsl");
 const MAX_PIVOTS: u32 = 4096;
 
 /// Which bound a call finds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Side {
     /// The first element >= q.
     Lower,
@@ -44,6 +44,54 @@ impl Side {
             Side::Lower => "lower_bound",
             Side::Upper => "upper_bound",
         }
+    }
+}
+
+/// `wgsl/search.wgsl`: its pivots and search passes for one side, key type and layout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct SearchKernel {
+    side: Side,
+    /// The key's WGSL type and how its bits map to an unsigned order ([`SortKey`]).
+    key: &'static str,
+    key_xor: u32,
+    neg_mask: u32,
+    /// Whether the queries and the output are bound as `vec4` units.
+    queries_vec4: bool,
+    out_vec4: bool,
+    /// Pivots a workgroup keeps in workgroup memory.
+    pivots: u32,
+    workgroup_size: u32,
+}
+
+impl KernelSource for SearchKernel {
+    fn name(&self) -> &'static str {
+        self.side.name()
+    }
+
+    fn element(&self) -> &'static str {
+        self.key
+    }
+
+    fn wgsl(&self) -> String {
+        let before = match self.side {
+            Side::Lower => "<",
+            Side::Upper => "<=",
+        };
+        render(
+            SEARCH_WGSL,
+            &[
+                (
+                    "QUERIES",
+                    units_wgsl("gp_queries", 3, "u32", false, self.queries_vec4),
+                ),
+                ("OUT", units_wgsl("gp_out", 4, "u32", true, self.out_vec4)),
+                ("KEY_XOR", self.key_xor.to_string()),
+                ("NEG_MASK", self.neg_mask.to_string()),
+                ("BEFORE", before.into()),
+                ("PIVOTS", self.pivots.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+            ],
+        )
     }
 }
 
@@ -197,40 +245,18 @@ impl Ctx {
         let wg = pow2_workgroup_size(self, 256);
         let max_pivots = max_pivots(self);
         let (table, qv, ov) = (View::of(sorted), View::of(queries), View::of(out));
-        let key = PipelineKey {
-            op: side.name(),
-            element: K::WGSL,
+        let config = SearchKernel {
+            side,
+            key: K::WGSL,
+            key_xor: K::KEY_XOR,
+            neg_mask: K::NEG_MASK,
+            queries_vec4: qv.vec4(),
+            out_vec4: ov.vec4(),
+            pivots: max_pivots,
             workgroup_size: wg,
-            variant: format!("{}/{}|pivots {max_pivots}", qv.layout(), ov.layout()),
-            code: String::new(),
         };
-        let source = || {
-            let (wg, pivots) = (wg.to_string(), max_pivots.to_string());
-            let (xor, neg) = (K::KEY_XOR.to_string(), K::NEG_MASK.to_string());
-            render(
-                SEARCH_WGSL,
-                &[
-                    (
-                        "QUERIES",
-                        units_wgsl("gp_queries", 3, "u32", false, qv.vec4()),
-                    ),
-                    ("OUT", units_wgsl("gp_out", 4, "u32", true, ov.vec4())),
-                    ("KEY_XOR", xor),
-                    ("NEG_MASK", neg),
-                    (
-                        "BEFORE",
-                        match side {
-                            Side::Lower => "<".into(),
-                            Side::Upper => "<=".into(),
-                        },
-                    ),
-                    ("PIVOTS", pivots),
-                    ("WG", wg),
-                ],
-            )
-        };
-        let pivots_kernel = self.kernel_entry(key.clone(), "pivots_main", source)?;
-        let search_kernel = self.kernel_entry(key, "search_main", source)?;
+        let pivots_kernel = self.kernel_for(&config, "pivots_main")?;
+        let search_kernel = self.kernel_for(&config, "search_main")?;
 
         let max_per_dim = self.info().max_workgroups_per_dimension;
         let n = sorted.len() as u64;

@@ -204,7 +204,7 @@ impl Sort {
 
     /// Probes of a predecessor's status before OneSweep's look-back counts that tile
     /// itself (0: never wait, always count). For tests of the fallback.
-    #[doc(hidden)]
+    #[cfg(feature = "internals")]
     pub fn look_back_spins(mut self, spins: u32) -> Sort {
         self.spin = Some(spins);
         self
@@ -212,7 +212,7 @@ impl Sort {
 
     /// OneSweep ranks with four-word ballot masks, as on adapters whose subgroups have
     /// more than 32 lanes, even where one word would do. For tests of that form.
-    #[doc(hidden)]
+    #[cfg(feature = "internals")]
     pub fn four_word_ballots(mut self) -> Sort {
         self.peers = engine::Peers::FourWordBallots;
         self
@@ -220,7 +220,7 @@ impl Sort {
 
     /// OneSweep finds each row's peers with eight ballots, as on adapters where its peer
     /// tables are not used, even where they would be. For tests of that form.
-    #[doc(hidden)]
+    #[cfg(feature = "internals")]
     pub fn ballot_peers(mut self) -> Sort {
         self.peers = engine::Peers::Ballots;
         self
@@ -230,7 +230,7 @@ impl Sort {
     /// `keys_per_invocation` keys each (1 to 64; OneSweep: fewer than 65536 in all),
     /// instead of the adapter's default. For tuning (`examples/bandwidth`'s `sort_tiles`
     /// section); a shape the adapter cannot run is an `InvalidArgument` naming it.
-    #[doc(hidden)]
+    #[cfg(feature = "internals")]
     pub fn tile(mut self, workgroup: u32, keys_per_invocation: u32) -> Sort {
         self.tile = Some((workgroup, keys_per_invocation));
         self

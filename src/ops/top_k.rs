@@ -38,7 +38,7 @@
 
 use crate::context::{Ctx, check_len};
 use crate::dispatch::pow2_workgroup_size;
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
 use crate::ops::sort::SortKey;
 use crate::vec::GpuVec;
 use crate::view::View;
@@ -273,9 +273,10 @@ fn select_into<T: SortKey>(
     let limit = u64::from(u32::MAX) - 1;
     if n as u64 > limit {
         return Err(Error::TooLarge {
-            what: format!("`{op}` over {n} elements, whose indices are u32 (fewer than 2^32 - 1)"),
-            requested: n as u64 * 4,
-            limit: limit * 4,
+            what: format!("`{op}` (its indices are u32)"),
+            kind: Limit::Elements,
+            requested: n as u64,
+            limit,
         });
     }
     if k == 0 {

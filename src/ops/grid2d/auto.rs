@@ -49,6 +49,13 @@ pub struct SwizzleChoice {
 /// words, then by body (looked up without building a key).
 pub(crate) type ChoiceKey = (&'static str, &'static str, (u32, u32), [u32; 8]);
 
+/// The orders [`Swizzle::Auto`] chose on a context, per kernel and dispatch (the
+/// context's op state).
+#[derive(Default)]
+pub(crate) struct Choices(
+    pub(crate) std::sync::Mutex<std::collections::HashMap<ChoiceKey, Vec<SwizzleChoice>>>,
+);
+
 /// [`Swizzle::Auto`]'s rule: the fastest of `ms` (linear order first) if it measured at
 /// least [`AUTO_MARGIN`] faster than linear order, else [`Swizzle::Off`].
 fn pick(ms: &[(Swizzle, f64)]) -> Swizzle {
@@ -86,8 +93,8 @@ impl Ctx {
         }
         let key: ChoiceKey = (op, element, groups, shape);
         let known = self
-            .inner
-            .swizzles
+            .op_state::<Choices>()
+            .0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
@@ -107,11 +114,8 @@ impl Ctx {
             chosen,
             ms,
         };
-        let mut map = self
-            .inner
-            .swizzles
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let choices = self.op_state::<Choices>();
+        let mut map = choices.0.lock().unwrap_or_else(|p| p.into_inner());
         let same = map.entry(key).or_default();
         // Another thread may have measured the same kernel meanwhile: keep one entry.
         same.retain(|c| c.code != code);
@@ -171,11 +175,8 @@ impl Ctx {
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn swizzle_choices(&self) -> Vec<SwizzleChoice> {
-        let map = self
-            .inner
-            .swizzles
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let choices = self.op_state::<Choices>();
+        let map = choices.0.lock().unwrap_or_else(|p| p.into_inner());
         let mut v: Vec<SwizzleChoice> = map.values().flatten().cloned().collect();
         v.sort_by(|a, b| {
             (a.op, a.element, a.groups, &a.code, a.shape)
@@ -210,7 +211,7 @@ mod tests {
 
     #[test]
     fn auto_runs_the_order_it_chose() {
-        use super::{AUTO_CANDIDATES, Swizzle};
+        use super::{AUTO_CANDIDATES, Choices, Swizzle};
         let ctx = crate::Ctx::new().expect("a GPU context (lavapipe will do)");
         // A kernel that records the orders it is run in and does no GPU work.
         let log = std::cell::RefCell::new(Vec::new());
@@ -230,7 +231,8 @@ mod tests {
         assert_eq!(take(), [chosen], "the choice, once, unmeasured");
         // Whatever was chosen is what runs: set it to each candidate.
         for c in AUTO_CANDIDATES {
-            let mut map = ctx.inner.swizzles.lock().unwrap();
+            let choices = ctx.op_state::<Choices>();
+            let mut map = choices.0.lock().unwrap();
             map.get_mut(&("map2d", "f32", (64, 64), [7; 8])).unwrap()[0].chosen = c;
             drop(map);
             ctx.ordered(kernel, dispatch, Swizzle::Auto, run).unwrap();

@@ -53,7 +53,6 @@ use std::sync::Arc;
 mod auto;
 mod swizzle;
 
-pub(crate) use auto::ChoiceKey;
 pub use auto::{AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, SwizzleChoice};
 use swizzle::remap_wgsl;
 pub use swizzle::{SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands};

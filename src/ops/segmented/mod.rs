@@ -38,7 +38,7 @@ use crate::dispatch::{
     chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
 };
 use crate::element::GpuElement;
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
 use crate::pipeline::{PipelineKey, render};
@@ -375,9 +375,10 @@ impl Ctx {
         let n = n as u64;
         if n >= u64::from(u32::MAX) - (1 << 20) {
             return Err(Error::TooLarge {
-                what: format!("`{name}` over {n} values (element indices are u32)"),
-                requested: n * size_of::<T>() as u64,
-                limit: (u64::from(u32::MAX) - (1 << 20)) * size_of::<T>() as u64,
+                what: format!("`{name}` (its element indices are u32)"),
+                kind: Limit::Elements,
+                requested: n,
+                limit: u64::from(u32::MAX) - (1 << 20) - 1,
             });
         }
         let cap = match self.info().device_type {
@@ -551,10 +552,8 @@ fn check_binding(ctx: &Ctx, name: &'static str, what: &str, bytes: u64) -> Resul
     let limit = ctx.info().max_binding_bytes;
     if bytes > limit {
         return Err(Error::TooLarge {
-            what: format!(
-                "{what} of `{name}`, which must fit one storage binding \
-                 (Info::max_binding_bytes),"
-            ),
+            what: format!("{what} of `{name}`, bound whole,"),
+            kind: Limit::BindingBytes,
             requested: bytes,
             limit,
         });
@@ -587,10 +586,8 @@ fn plan_ranges(ctx: &Ctx, n: u64, tile: u64, element_bytes: u64, cap: u64) -> Re
         range_units = per_window / q * q;
         if range_units == 0 {
             return Err(Error::TooLarge {
-                what: format!(
-                    "a tile of {tile} values of {element_bytes} bytes, which must fit one \
-                     storage binding (Info::max_binding_bytes),"
-                ),
+                what: format!("a tile of {tile} values of {element_bytes} bytes"),
+                kind: Limit::BindingBytes,
                 requested: tile * element_bytes,
                 limit: ctx.info().max_binding_bytes,
             });

@@ -5,10 +5,11 @@ use bytemuck::{Pod, Zeroable};
 use super::{Sort, SortAlgorithm, SortKey, check_bits};
 use crate::context::Ctx;
 use crate::dispatch::{Chunk, chunks, units_per_window, workgroup_grid};
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
+use crate::ops::copy::record_copy;
 use crate::pipeline::{Kernel, PipelineKey, render};
 use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES, record_copy};
+use crate::vec::{GpuVec, LANES};
 use crate::view::{View, units_wgsl};
 use std::sync::Arc;
 
@@ -214,12 +215,12 @@ impl Plan {
             if n > ONESWEEP_MAX_KEYS {
                 return Err(Error::TooLarge {
                     what: format!(
-                        "`{op}` of {n} keys with SortAlgorithm::OneSweep, whose tile counts \
-                         have 30 bits (at most 2^30 - 1 keys; Auto and ReduceThenScan sort \
-                         more), as 4-byte keys"
+                        "`{op}` with SortAlgorithm::OneSweep (its tile counts have 30 bits; \
+                         Auto and ReduceThenScan sort more)"
                     ),
-                    requested: n * 4,
-                    limit: ONESWEEP_MAX_KEYS * 4,
+                    kind: Limit::Elements,
+                    requested: n,
+                    limit: ONESWEEP_MAX_KEYS,
                 });
             }
             let status = status_bytes(&windows, shape.tile());
@@ -230,6 +231,7 @@ impl Plan {
                          (1 KiB per tile of {} keys, in one storage binding)",
                         shape.tile()
                     ),
+                    kind: Limit::BindingBytes,
                     requested: status,
                     limit: max_binding,
                 });
@@ -256,6 +258,7 @@ impl Plan {
                          per workgroup, in one storage binding)",
                         windows.len()
                     ),
+                    kind: Limit::BindingBytes,
                     requested: counts,
                     limit: max_binding,
                 });
@@ -702,7 +705,9 @@ struct Route<'a> {
 pub(crate) enum Peers {
     /// Tables in workgroup memory where `peer_tables` allows them, else ballots.
     Auto,
-    /// Eight ballots a row (one-word masks where subgroups have at most 32 lanes).
+    /// Eight ballots a row (one-word masks where subgroups have at most 32 lanes). `Auto`
+    /// takes this form inside the kernel; only the `internals` hook forces it.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     Ballots,
     /// Eight ballots a row in four-word masks, as for subgroups of more than 32 lanes.
     FourWordBallots,

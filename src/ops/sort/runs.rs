@@ -12,7 +12,7 @@ use bytemuck::{Pod, Zeroable};
 use super::{SortKey, SortValue};
 use crate::context::{Ctx, check_len};
 use crate::dispatch::workgroup_grid;
-use crate::error::{Error, Result};
+use crate::error::{Error, Limit, Result};
 use crate::ops::scan::ScanOp;
 use crate::pipeline::{PipelineKey, render};
 use crate::record::{Res, Work};
@@ -322,10 +322,8 @@ impl Ctx {
         let max_binding = self.info().max_binding_bytes;
         if bytes > max_binding {
             return Err(Error::TooLarge {
-                what: format!(
-                    "`{op}` of {n} elements, which must fit one storage binding \
-                     (Info::max_binding_bytes),"
-                ),
+                what: format!("`{op}` of {n} elements, bound whole,"),
+                kind: Limit::BindingBytes,
                 requested: bytes,
                 limit: max_binding,
             });

@@ -5,9 +5,10 @@ use super::{End, Shape};
 use crate::context::Ctx;
 use crate::dispatch::workgroup_grid;
 use crate::error::Result;
+use crate::ops::copy::record_copy;
 use crate::ops::sort::{Sort, SortKey};
 use crate::record::Work;
-use crate::vec::{GpuVec, record_copy};
+use crate::vec::GpuVec;
 use crate::view::View;
 
 /// `k` past the rank step: the select's candidates (and sentinels, which sort last) in
