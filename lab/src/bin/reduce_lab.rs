@@ -18,7 +18,7 @@
 //! per row, both medians over 11 rounds after 600 ms of warm-up: "round" is the first
 //! pass's start to the last pass's end over 20 (what the bandwidth table measures, gaps
 //! between calls included) and "pass" is the median of one pass's own start-to-end.
-//! The library row has only the round figure (timed with the bandwidth example's
+//! The library row has only the round figure (timed with the bandwidth table's
 //! marks, as in its table).
 //!
 //! A last section times the library's kernel shape (16384 workgroups, a finishing
@@ -40,17 +40,13 @@ use std::time::Instant;
 use gpuprim::wgpu;
 use gpuprim::{Ctx, GpuVec};
 
+use gpuprim_lab::timing::GpuTimer;
+
 #[path = "../../../examples/demos/common.rs"]
 #[allow(dead_code)] // shared by the examples; reduce_lab uses its error scopes
 mod common;
 
-#[path = "../../../examples/bandwidth/timing.rs"]
-#[allow(dead_code)] // the bandwidth table's helpers; reduce_lab uses only its GpuTimer
-#[allow(clippy::duplicate_mod)]
-mod timing;
-
 use common::{DemoResult, scoped};
-use timing::GpuTimer;
 
 const WG: u32 = 256;
 const REPS: usize = 20;
@@ -528,7 +524,7 @@ impl Lab {
     }
 
     /// Median ms per call of `round` (which queues `REPS` calls on `ctx`), timed as the
-    /// bandwidth example times a row: the GpuTimer's marks, each an empty pass in a
+    /// bandwidth table times a row: the GpuTimer's marks, each an empty pass in a
     /// submission of its own, before and after the round.
     fn time_marked(&self, ctx: &Ctx, mut round: impl FnMut() -> DemoResult<()>) -> DemoResult<f64> {
         let rounds = self.warm_up(ctx, &mut round)?;
@@ -743,7 +739,7 @@ fn run() -> DemoResult<()> {
     }
     // Where a library call's time goes besides its kernels: the same kernels as the
     // library's (16384 workgroups, a 1024-wide finish where allowed), timed with the
-    // bandwidth example's marks, submitted as the library would and otherwise.
+    // bandwidth table's marks, submitted as the library would and otherwise.
     println!("-- submission patterns, marks as in the bandwidth table (ms per call)");
     let shape = Shape {
         groups: cap(16 * big_wg),
