@@ -4,9 +4,7 @@
 //!
 //! gpuprim has no public raw-kernel API, so the demos' own kernels go through the wgpu
 //! device it exposes (`ctx.device()`, `ctx.queue()`, `GpuVec::buffer()`). Each example
-//! includes this file with `#[path = "demos/common.rs"] mod common;` and uses part of it;
-//! so do the experiment harnesses in `lab/` (`grid_lab`, `reduce_lab`, `matmul_lab`),
-//! through `#[path = "../../../examples/demos/common.rs"]`.
+//! includes this file with `#[path = "demos/common.rs"] mod common;` and uses part of it.
 
 use std::collections::HashMap;
 use std::fmt::Display;

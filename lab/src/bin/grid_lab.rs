@@ -95,13 +95,8 @@ use std::time::Instant;
 use gpuprim::{Ctx, GpuVec, Grid2D, Grid2DMut, Swizzle, wgpu};
 use rayon::prelude::*;
 
+use gpuprim_lab::harness::{self, Args, LabResult, scoped};
 use gpuprim_lab::timing::GpuTimer;
-
-#[path = "../../../examples/demos/common.rs"]
-#[allow(dead_code)] // shared by the examples; grid_lab uses its flags, error scopes, median
-mod common;
-
-use common::{Args, DemoResult as LabResult, scoped};
 
 const USAGE: &str = "grid_lab: transpose and swizzle experiments (issue #6)
 
@@ -1229,7 +1224,7 @@ struct Lab {
 
 impl Lab {
     fn new(ctx: Ctx, warm_ms: Option<u64>, persistent: Option<u32>) -> Lab {
-        let cpu = common::is_software(&ctx);
+        let cpu = harness::is_software(&ctx);
         let timer = GpuTimer::new(&ctx);
         Lab {
             cpu,
@@ -1502,7 +1497,7 @@ impl Lab {
         let ms = (0..rounds)
             .map(|_| self.round(&work, reps, case.knobs))
             .collect::<LabResult<Vec<f64>>>()?;
-        Ok(common::median(ms))
+        Ok(harness::median(ms))
     }
 }
 
@@ -1582,7 +1577,7 @@ impl Row {
 }
 
 fn main() -> std::process::ExitCode {
-    common::main_with("grid_lab", run)
+    harness::main_with("grid_lab", run)
 }
 
 fn run() -> LabResult<()> {
