@@ -4,9 +4,7 @@
 //!
 //! gpuprim has no public raw-kernel API, so the demos' own kernels go through the wgpu
 //! device it exposes (`ctx.device()`, `ctx.queue()`, `GpuVec::buffer()`). Each example
-//! includes this file with `#[path = "demos/common.rs"] mod common;` and uses part of it;
-//! so do the experiment harnesses in `lab/` (`grid_lab`, `reduce_lab`, `matmul_lab`),
-//! through `#[path = "../../../examples/demos/common.rs"]`.
+//! includes this file with `#[path = "demos/common.rs"] mod common;` and uses part of it.
 
 use std::collections::HashMap;
 use std::fmt::Display;
@@ -15,10 +13,6 @@ use std::time::Instant;
 
 use gpuprim::Ctx;
 use gpuprim::wgpu;
-
-#[path = "../bandwidth/timing.rs"]
-#[allow(dead_code)] // the bandwidth table's helpers; the demos use only its GpuTimer
-mod timing;
 
 /// Errors of the demos: gpuprim's, wgpu's (as text), bad flags, failed checks.
 pub type DemoResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -362,7 +356,7 @@ pub const LINEAR_ID_WGSL: &str = "(wid.x + wid.y * nwg.x) * WG + lid.x";
 /// waiting (several dispatches in one submission, so a short kernel is not timed by
 /// the host's submission rate).
 ///
-/// GPU timestamps (bandwidth's `GpuTimer`) bracket each round where the device has them;
+/// GPU timestamps ([`GpuTimer`]) bracket each round where the device has them;
 /// otherwise the host clock times submit + wait. One call first (warm-up, and the
 /// measure of how many calls make a round of about `round_ms`); a call longer than a
 /// second is reported from that single sample.
@@ -371,7 +365,7 @@ pub fn gpu_ms(
     round_ms: f64,
     mut f: impl FnMut(usize) -> DemoResult<()>,
 ) -> DemoResult<f64> {
-    let timer = timing::GpuTimer::new(ctx);
+    let timer = GpuTimer::new(ctx);
     let mut round = |reps: usize| -> DemoResult<f64> {
         let t0 = Instant::now();
         if let Some(t) = &timer {
@@ -397,6 +391,77 @@ pub fn gpu_ms(
         ms.push(round(reps)?);
     }
     Ok(median(ms))
+}
+
+/// Two GPU timestamps around a round of work, each written by an empty compute pass
+/// (at the bottom of the pipe, so they bracket the work submitted between them).
+struct GpuTimer {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    read: wgpu::Buffer,
+}
+
+impl GpuTimer {
+    /// `None` where the device has no `TIMESTAMP_QUERY`.
+    fn new(ctx: &Ctx) -> Option<GpuTimer> {
+        if !ctx.has_features(wgpu::Features::TIMESTAMP_QUERY) {
+            return None;
+        }
+        let d = ctx.device();
+        let buffer = |usage| {
+            d.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Some(GpuTimer {
+            queries: d.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("timer"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolved: buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
+            read: buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
+        })
+    }
+
+    /// Submits an empty pass that writes timestamp `index` (at its start for 0, its end
+    /// for 1); for 1 also resolves both into the read-back buffer.
+    fn mark(&self, ctx: &Ctx, index: u32) {
+        let mut enc = ctx.device().create_command_encoder(&Default::default());
+        enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("timer mark"),
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &self.queries,
+                beginning_of_pass_write_index: (index == 0).then_some(0),
+                end_of_pass_write_index: (index == 1).then_some(1),
+            }),
+        });
+        if index == 1 {
+            enc.resolve_query_set(&self.queries, 0..2, &self.resolved, 0);
+            enc.copy_buffer_to_buffer(&self.resolved, 0, &self.read, 0, 16);
+        }
+        ctx.queue().submit([enc.finish()]);
+    }
+
+    /// Ends the round and returns its GPU nanoseconds.
+    fn finish(&self, ctx: &Ctx) -> DemoResult<f64> {
+        self.mark(ctx, 1);
+        self.read.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        ctx.synchronize()?;
+        let ticks: [u64; 2] = {
+            let view = self
+                .read
+                .slice(..)
+                .get_mapped_range()
+                .expect("mapped after the wait");
+            bytemuck::pod_read_unaligned(&view[..16])
+        };
+        self.read.unmap();
+        Ok(ticks[1].wrapping_sub(ticks[0]) as f64 * f64::from(ctx.queue().get_timestamp_period()))
+    }
 }
 
 /// Median host milliseconds of `f` (which must finish its work, GPU work included): one

@@ -23,7 +23,7 @@
 //! transposes must match bit for bit, the blur within 1e-6 relative. A row whose check
 //! fails says FAIL (it is still timed) and the run exits with status 1.
 //!
-//! Timing: GPU timestamps (the bandwidth example's `GpuTimer`, its marks recorded into
+//! Timing: GPU timestamps (the bandwidth table's `GpuTimer`, its marks recorded into
 //! the round's command buffer) around a round of back-to-back calls recorded into one
 //! command buffer (one compute pass per call, so wgpu puts a barrier between calls as it
 //! does between gpuprim calls); warm-up of `--warm-ms` (500) per row, then 11 rounds of
@@ -95,19 +95,8 @@ use std::time::Instant;
 use gpuprim::{Ctx, GpuVec, Grid2D, Grid2DMut, Swizzle, wgpu};
 use rayon::prelude::*;
 
-#[path = "../../../examples/demos/common.rs"]
-#[allow(dead_code)] // shared by the examples; grid_lab uses its flags, error scopes, median
-mod common;
-
-// demos/common.rs includes timing.rs too, privately: grid_lab includes it again for
-// GpuTimer (compiled twice, two GpuTimer types; grid_lab uses only this one).
-#[path = "../../../examples/bandwidth/timing.rs"]
-#[allow(dead_code)] // the bandwidth table's helpers; grid_lab uses only its GpuTimer
-#[allow(clippy::duplicate_mod)]
-mod timing;
-
-use common::{Args, DemoResult as LabResult, scoped};
-use timing::GpuTimer;
+use gpuprim_lab::harness::{self, Args, LabResult, scoped};
+use gpuprim_lab::timing::GpuTimer;
 
 const USAGE: &str = "grid_lab: transpose and swizzle experiments (issue #6)
 
@@ -1228,14 +1217,14 @@ struct Lab {
     persistent: u32,
     pipelines: HashMap<(String, bool), wgpu::ComputePipeline>,
     images: HashMap<Geom, Images>,
-    /// The bandwidth example's timer (its query set and buffers; its marks are recorded
+    /// The bandwidth table's timer (its query set and buffers; its marks are recorded
     /// into each round's own command buffer, see [`Lab::round`]).
     timer: Option<GpuTimer>,
 }
 
 impl Lab {
     fn new(ctx: Ctx, warm_ms: Option<u64>, persistent: Option<u32>) -> Lab {
-        let cpu = common::is_software(&ctx);
+        let cpu = harness::is_software(&ctx);
         let timer = GpuTimer::new(&ctx);
         Lab {
             cpu,
@@ -1508,7 +1497,7 @@ impl Lab {
         let ms = (0..rounds)
             .map(|_| self.round(&work, reps, case.knobs))
             .collect::<LabResult<Vec<f64>>>()?;
-        Ok(common::median(ms))
+        Ok(harness::median(ms))
     }
 }
 
@@ -1588,7 +1577,7 @@ impl Row {
 }
 
 fn main() -> std::process::ExitCode {
-    common::main_with("grid_lab", run)
+    harness::main_with("grid_lab", run)
 }
 
 fn run() -> LabResult<()> {

@@ -1,5 +1,5 @@
 //! Where a blocking call's round trip goes: medians of the host round trips the
-//! bandwidth example's latency section prints; the same round trip through wgpu alone
+//! bandwidth table's latency section prints; the same round trip through wgpu alone
 //! (`raw_floor`: no gpuprim code in the path, one row per thing gpuprim adds); the GPU
 //! time of the blocking reduce; then a sampling profile (pprof, SIGPROF) of many
 //! blocking `ctx.reduce` calls, printed as the functions that appear most often in the
@@ -35,7 +35,7 @@ fn main() -> Result<()> {
     println!("adapter: {}", ctx.info().name);
     // A GPU that has idled clocks down and takes its time to answer: keep it busy for a
     // second first, as a program in the middle of its work would (peers.py measures
-    // PyTorch after its table, the bandwidth example after its rows).
+    // PyTorch after its table, the bandwidth table after its rows).
     let big = ctx.zeros::<f32>(1 << 24)?;
     let mut big_out = ctx.zeros::<f32>(1 << 24)?;
     let warm = Instant::now();

@@ -32,11 +32,7 @@ use std::fmt::Write as _;
 
 use gpuprim::{Ctx, SWIZZLE_WGSL};
 
-#[path = "../../../examples/demos/common.rs"]
-#[allow(dead_code)]
-mod common;
-
-use common::{Args, Checks, DemoResult, Kernel, gpu_ms, scoped};
+use gpuprim_lab::harness::{self, Args, Checks, Kernel, LabResult, gpu_ms, scoped};
 
 const USAGE: &str = "matmul_lab: swizzled workgroup orders on a matrix multiply (issue #6)
 
@@ -158,16 +154,16 @@ fn random(len: usize, seed: u64) -> Vec<f32> {
 }
 
 fn main() -> std::process::ExitCode {
-    common::main_with("matmul_lab", run)
+    harness::main_with("matmul_lab", run)
 }
 
-fn run() -> DemoResult<()> {
+fn run() -> LabResult<()> {
     let mut args = Args::parse(USAGE)?;
     let sides: Option<Vec<u32>> = args.list("sides")?;
     let round_ms: Option<f64> = args.value("round-ms")?;
     args.finish()?;
     let ctx = Ctx::new()?;
-    let cpu = common::is_software(&ctx);
+    let cpu = harness::is_software(&ctx);
     let sides = sides.unwrap_or(if cpu { vec![256] } else { vec![4096] });
     let round_ms = round_ms.unwrap_or(if cpu { 50.0 } else { 200.0 });
     println!("adapter: {}", ctx.info().name);

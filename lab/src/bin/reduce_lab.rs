@@ -18,7 +18,7 @@
 //! per row, both medians over 11 rounds after 600 ms of warm-up: "round" is the first
 //! pass's start to the last pass's end over 20 (what the bandwidth table measures, gaps
 //! between calls included) and "pass" is the median of one pass's own start-to-end.
-//! The library row has only the round figure (timed with the bandwidth example's
+//! The library row has only the round figure (timed with the bandwidth table's
 //! marks, as in its table).
 //!
 //! A last section times the library's kernel shape (16384 workgroups, a finishing
@@ -40,17 +40,8 @@ use std::time::Instant;
 use gpuprim::wgpu;
 use gpuprim::{Ctx, GpuVec};
 
-#[path = "../../../examples/demos/common.rs"]
-#[allow(dead_code)] // shared by the examples; reduce_lab uses its error scopes
-mod common;
-
-#[path = "../../../examples/bandwidth/timing.rs"]
-#[allow(dead_code)] // the bandwidth table's helpers; reduce_lab uses only its GpuTimer
-#[allow(clippy::duplicate_mod)]
-mod timing;
-
-use common::{DemoResult, scoped};
-use timing::GpuTimer;
+use gpuprim_lab::harness::{self, LabResult, scoped};
+use gpuprim_lab::timing::GpuTimer;
 
 const WG: u32 = 256;
 const REPS: usize = 20;
@@ -267,7 +258,7 @@ const MAX_GROUPS: u32 = 65536;
 
 impl Lab {
     fn new(ctx: Ctx) -> Lab {
-        let cpu = common::is_software(&ctx);
+        let cpu = harness::is_software(&ctx);
         let d = ctx.device().clone();
         let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
             binding,
@@ -339,7 +330,7 @@ impl Lab {
         }
     }
 
-    fn plain(&self, s: Shape, x: &GpuVec<f32>) -> DemoResult<Plain> {
+    fn plain(&self, s: Shape, x: &GpuVec<f32>) -> LabResult<Plain> {
         let n4 = (x.len() / 4) as u32;
         let src = wgsl(s, n4);
         let d = self.ctx.device().clone();
@@ -443,12 +434,7 @@ impl Lab {
     }
 
     /// Reads `bytes` of `src` back to the host.
-    fn read_back(
-        &self,
-        src: &wgpu::Buffer,
-        read: &wgpu::Buffer,
-        bytes: u64,
-    ) -> DemoResult<Vec<u8>> {
+    fn read_back(&self, src: &wgpu::Buffer, read: &wgpu::Buffer, bytes: u64) -> LabResult<Vec<u8>> {
         let mut enc = self
             .ctx
             .device()
@@ -467,7 +453,7 @@ impl Lab {
     }
 
     /// One call with the partials poisoned first; the host's f64 sum of what it wrote.
-    fn checked_sum(&self, k: &Plain) -> DemoResult<f64> {
+    fn checked_sum(&self, k: &Plain) -> LabResult<f64> {
         let nan = vec![f32::NAN; MAX_GROUPS as usize + 1];
         self.ctx
             .queue()
@@ -489,7 +475,7 @@ impl Lab {
 
     /// Runs `round` and waits, over and over for 600 ms (10 on a CPU adapter: the GPU's
     /// clocks come up); returns how many rounds to time (11, or 3).
-    fn warm_up(&self, ctx: &Ctx, mut round: impl FnMut() -> DemoResult<()>) -> DemoResult<usize> {
+    fn warm_up(&self, ctx: &Ctx, mut round: impl FnMut() -> LabResult<()>) -> LabResult<usize> {
         let (warm_ms, rounds) = if self.cpu { (10, 3) } else { (600, 11) };
         let warm = Instant::now();
         while warm.elapsed().as_millis() < warm_ms {
@@ -500,7 +486,7 @@ impl Lab {
     }
 
     /// (round ms per call, pass ms) medians.
-    fn time(&self, k: &Plain) -> DemoResult<(f64, Option<f64>)> {
+    fn time(&self, k: &Plain) -> LabResult<(f64, Option<f64>)> {
         let rounds = self.warm_up(&self.ctx, || {
             self.ctx.queue().submit([self.round(k, REPS, false)]);
             Ok(())
@@ -523,14 +509,14 @@ impl Lab {
                 round_ms.push(t0.elapsed().as_secs_f64() * 1e3 / REPS as f64);
             }
         }
-        let pass = (!pass_ms.is_empty()).then(|| common::median(pass_ms));
-        Ok((common::median(round_ms), pass))
+        let pass = (!pass_ms.is_empty()).then(|| harness::median(pass_ms));
+        Ok((harness::median(round_ms), pass))
     }
 
     /// Median ms per call of `round` (which queues `REPS` calls on `ctx`), timed as the
-    /// bandwidth example times a row: the GpuTimer's marks, each an empty pass in a
+    /// bandwidth table times a row: the GpuTimer's marks, each an empty pass in a
     /// submission of its own, before and after the round.
-    fn time_marked(&self, ctx: &Ctx, mut round: impl FnMut() -> DemoResult<()>) -> DemoResult<f64> {
+    fn time_marked(&self, ctx: &Ctx, mut round: impl FnMut() -> LabResult<()>) -> LabResult<f64> {
         let rounds = self.warm_up(ctx, &mut round)?;
         let timer = GpuTimer::new(ctx);
         let mut ms = Vec::new();
@@ -549,11 +535,11 @@ impl Lab {
             };
             ms.push(ns / 1e6 / REPS as f64);
         }
-        Ok(common::median(ms))
+        Ok(harness::median(ms))
     }
 
     /// `ctx.reduce_into` on `ctx` (a context of its own, for other batch limits).
-    fn library(&self, ctx: &Ctx, x: &GpuVec<f32>) -> DemoResult<f64> {
+    fn library(&self, ctx: &Ctx, x: &GpuVec<f32>) -> LabResult<f64> {
         let mut out = ctx.zeros::<f32>(1)?;
         self.time_marked(ctx, || {
             for _ in 0..REPS {
@@ -565,7 +551,7 @@ impl Lab {
 
     /// The plain kernel `k` in `REPS` command buffers of one call each, submitted in
     /// groups of the sizes in `pattern` (which add up to `REPS`), marks around.
-    fn submitted(&self, k: &Plain, pattern: &[usize]) -> DemoResult<f64> {
+    fn submitted(&self, k: &Plain, pattern: &[usize]) -> LabResult<f64> {
         self.time_marked(&self.ctx, || {
             for &count in pattern {
                 let cbs: Vec<_> = (0..count).map(|_| self.round(k, 1, false)).collect();
@@ -577,10 +563,10 @@ impl Lab {
 }
 
 fn main() -> std::process::ExitCode {
-    common::main_with("reduce_lab", run)
+    harness::main_with("reduce_lab", run)
 }
 
-fn run() -> DemoResult<()> {
+fn run() -> LabResult<()> {
     let ctx = Ctx::new()?;
     let lab = Lab::new(ctx);
     let log2: u32 = match std::env::args().nth(1) {
@@ -743,7 +729,7 @@ fn run() -> DemoResult<()> {
     }
     // Where a library call's time goes besides its kernels: the same kernels as the
     // library's (16384 workgroups, a 1024-wide finish where allowed), timed with the
-    // bandwidth example's marks, submitted as the library would and otherwise.
+    // bandwidth table's marks, submitted as the library would and otherwise.
     println!("-- submission patterns, marks as in the bandwidth table (ms per call)");
     let shape = Shape {
         groups: cap(16 * big_wg),

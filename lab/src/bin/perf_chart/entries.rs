@@ -7,11 +7,11 @@
 pub struct Entry {
     /// The label in the chart and the table.
     pub label: &'static str,
-    /// Bytes per element as the bandwidth example counts them for this row (each input
+    /// Bytes per element as the `bandwidth` table counts them for this row (each input
     /// read once, each output written once): a peer's time becomes a bandwidth through
     /// it, so every bar is the same work per element, whatever the peer's own count.
     pub bytes_per_element: f64,
-    /// The bandwidth example's row (`bandwidth --csv`, column `primitive`).
+    /// The `bandwidth` table's row (`bandwidth --csv`, column `primitive`).
     pub gpuprim: &'static str,
     /// `peers.py`'s PyTorch row.
     pub torch: Option<&'static str>,

@@ -1,4 +1,4 @@
-//! The three inputs: the bandwidth example's CSV, `peers.py`'s printout (PyTorch and
+//! The three inputs: the `bandwidth` table's CSV, `peers.py`'s printout (PyTorch and
 //! CuPy), and lampshade's `profile_primitives` printout. The printouts may hold anything
 //! else as well (a whole device run's stdout): lines that are not rows are skipped.
 
@@ -6,7 +6,7 @@
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub name: String,
-    /// The bandwidth example's section (`reduce`, `latency`, ...); empty for peers.
+    /// The `bandwidth` table's section (`reduce`, `latency`, ...); empty for peers.
     pub section: String,
     /// Elements per call, where the source says.
     pub n: Option<u64>,
@@ -98,7 +98,7 @@ pub fn csv_fields(line: &str) -> Vec<String> {
     fields
 }
 
-/// The bandwidth example's `--csv` file. Columns are found by their header names, so
+/// The `bandwidth` table's `--csv` file. Columns are found by their header names, so
 /// columns added later do no harm; lines starting with `#` are comments.
 pub fn parse_bandwidth_csv(text: &str) -> Result<Source, String> {
     let mut lines = text

@@ -276,8 +276,8 @@ impl Report {
             }
             let _ = writeln!(
                 out,
-                "\nHost clock, median over 300 calls in one process on a GPU (the bandwidth \
-                 example's `latency` section); PyTorch: `x.sum().item()`, median over 200 \
+                "\nHost clock, median over 300 calls in one process on a GPU (the `bandwidth` \
+                 table's `latency` section); PyTorch: `x.sum().item()`, median over 200 \
                  (peers.py)."
             );
         }

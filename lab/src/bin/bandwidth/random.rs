@@ -3,7 +3,7 @@
 
 use gpuprim::{Result, Rng};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
     let ctx = b.ctx;

@@ -1,4 +1,5 @@
-//! Timing and the table printer.
+//! The bandwidth table's timing and printer (the `bandwidth` binary's rows), and the GPU
+//! timer the other harnesses use too.
 //!
 //! GPU time comes from timestamp queries where the adapter has them: an empty compute
 //! pass writes a timestamp before a round of back-to-back calls and another after it
@@ -305,10 +306,9 @@ impl<'a> Bench<'a> {
     }
 }
 
-/// Two timestamps around a round of work, written by empty compute passes. Public for
-/// the demo examples, which reuse it through `examples/demos/common.rs`, and for the
-/// labs (`lab/src/bin/grid_lab.rs`, `reduce_lab.rs`), which include this file and record
-/// the marks into their own command buffers (hence the public fields).
+/// Two timestamps around a round of work, written by empty compute passes. Its fields are
+/// public for `grid_lab` and `reduce_lab`, which record the marks into their own command
+/// buffers.
 pub struct GpuTimer {
     pub queries: wgpu::QuerySet,
     pub resolved: wgpu::Buffer,

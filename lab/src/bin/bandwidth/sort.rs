@@ -7,7 +7,7 @@
 
 use gpuprim::{GpuVec, Result, ScanOp, Sort, SortAlgorithm};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 /// The sizes of the rows "at 2^26 and at n" (CUB's reference figures are at 2^26).
 fn sizes(n: usize) -> Vec<usize> {

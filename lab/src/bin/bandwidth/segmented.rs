@@ -6,7 +6,7 @@
 
 use gpuprim::{Grid2D, Reduce, Result};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
     let (ctx, n) = (b.ctx, b.n);

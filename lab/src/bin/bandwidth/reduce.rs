@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use gpuprim::{Ctx, Reduce, Result};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
     let (ctx, n) = (b.ctx, b.n);
@@ -33,7 +33,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     if ctx.has_features(gpuprim::wgpu::Features::SUBGROUP) {
         // The same sum with the shared-memory tree instead of subgroup operations.
         let tree = Ctx::builder()
-            .batch_limit(crate::timing::batch_limit())
+            .batch_limit(gpuprim_lab::timing::batch_limit())
             .without_features(gpuprim::wgpu::Features::SUBGROUP)
             .build()?;
         let ta = tree.upload(&a.to_vec()?)?;

@@ -1,22 +1,23 @@
 //! Bandwidth table: each primitive's GPU time and effective bandwidth at one size, next
 //! to a copy kernel, plus the host round trip of a blocking `reduce`.
 //!
-//! `cargo run --release --example bandwidth -- [log2 n] [section ...] [--csv PATH]
-//! [--json PATH]` (default 28 on a GPU, 22 on the software adapter; sections: reduce,
-//! arg_reduce, kernel, scan, scan_by_key, segmented, sort, search, atomic, random, grid2d,
-//! auto (`Swizzle::Auto` against linear order), top_k, latency, all by default; sort_tiles (OneSweep's tile shapes) only when named; the
-//! element-wise rows always run). Bytes count each input read once
-//! and each output written once. Times are medians over rounds of back-to-back calls
-//! ended by one wait. `BATCH_LIMIT=1` in the environment times every call in a
-//! submission of its own (`CtxBuilder::batch_limit`; the default lets calls made while
-//! the GPU is busy share one).
+//! `cargo run --release -p gpuprim-lab --bin bandwidth -- [log2 n] [section ...]
+//! [--csv PATH] [--json PATH]` (default 28 on a GPU, 22 on the software adapter;
+//! sections: reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
+//! atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), top_k, latency,
+//! all by default; sort_tiles (OneSweep's tile shapes) only when named; the element-wise
+//! rows always run). Bytes count each input read once and each output written once.
+//! Times are medians over rounds of back-to-back calls ended by one wait. `BATCH_LIMIT=1`
+//! in the environment times every call in a submission of its own
+//! (`CtxBuilder::batch_limit`; the default lets calls made while the GPU is busy share
+//! one).
 //!
 //! `--profile` builds the context with `CtxBuilder::profiling` and prints the GPU time
 //! of every call per primitive at the end.
 //!
 //! `--csv PATH` and `--json PATH` also write every row, latency rows included, to those
 //! files (per row: adapter, section, primitive, n, bytes, ms, GB/s, ratio to the copy
-//! kernel); `lab/`'s `perf_chart` draws the CSV next to the PyTorch, CUB and lampshade
+//! kernel); `perf_chart` draws the CSV next to the PyTorch, CUB and lampshade
 //! figures (docs/PERFORMANCE.md).
 
 mod arg_reduce;
@@ -30,13 +31,12 @@ mod scan_by_key;
 mod search;
 mod segmented;
 mod sort;
-mod timing;
 mod top_k;
 
 use std::path::PathBuf;
 
 use gpuprim::{Ctx, Result};
-use timing::Bench;
+use gpuprim_lab::timing::{self, Bench};
 
 /// A section's rows: timed, printed and recorded through the [`Bench`].
 type Rows = fn(&mut Bench) -> Result<()>;

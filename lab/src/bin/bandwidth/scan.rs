@@ -2,7 +2,7 @@
 
 use gpuprim::{Ctx, GpuVec, Result, Scan, ScanAlgorithm, ScanOp};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
     let (ctx, n) = (b.ctx, b.n);
@@ -41,7 +41,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     })?;
     if ctx.has_features(gpuprim::wgpu::Features::SUBGROUP) {
         let tree = Ctx::builder()
-            .batch_limit(crate::timing::batch_limit())
+            .batch_limit(gpuprim_lab::timing::batch_limit())
             .without_features(gpuprim::wgpu::Features::SUBGROUP)
             .build()?;
         let ta = tree.upload(&a.to_vec()?)?;

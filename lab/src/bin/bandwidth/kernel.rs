@@ -4,7 +4,7 @@
 
 use gpuprim::{Reduce, Result};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
     let (ctx, n) = (b.ctx, b.n);

@@ -7,7 +7,7 @@
 
 use gpuprim::{Grid2D, Grid2DMut, Result, Swizzle};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 /// A vertical 5-tap box blur as a `map2d` body.
 const BLUR5: &str =

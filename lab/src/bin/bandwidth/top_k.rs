@@ -9,7 +9,7 @@
 
 use gpuprim::{GpuVec, Result};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
     let (ctx, n) = (b.ctx, b.n);

@@ -6,7 +6,7 @@
 
 use gpuprim::{GpuVec, Result, SortKey};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 /// `len` values from a seeded xorshift stream.
 fn stream(len: usize, seed: u64) -> impl Iterator<Item = u32> {

@@ -4,7 +4,7 @@
 
 use gpuprim::{Ctx, GpuVec, Result};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
     let (ctx, n) = (b.ctx, b.n);
@@ -27,7 +27,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     if ctx.has_features(gpuprim::wgpu::Features::SUBGROUP) {
         // The same call with the workgroup-memory tree instead of subgroup operations.
         let tree = Ctx::builder()
-            .batch_limit(crate::timing::batch_limit())
+            .batch_limit(gpuprim_lab::timing::batch_limit())
             .without_features(gpuprim::wgpu::Features::SUBGROUP)
             .build()?;
         let ta = tree.upload(&host)?;

@@ -2,7 +2,7 @@
 
 use gpuprim::{Ctx, GpuVec, Result, Scan, ScanAlgorithm, ScanOp};
 
-use crate::timing::Bench;
+use gpuprim_lab::timing::Bench;
 
 /// Keys in runs of geometric length with mean `mean` (a power of two), made on the GPU:
 /// element i starts a run where a uniform u32 is below 2^32 / mean, and the keys are the
@@ -57,7 +57,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     })?;
     if ctx.has_features(gpuprim::wgpu::Features::SUBGROUP) {
         let tree = Ctx::builder()
-            .batch_limit(crate::timing::batch_limit())
+            .batch_limit(gpuprim_lab::timing::batch_limit())
             .without_features(gpuprim::wgpu::Features::SUBGROUP)
             .build()?;
         let tk = tree.upload(&keys16.to_vec()?)?;
