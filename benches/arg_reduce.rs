@@ -1,7 +1,7 @@
 //! Throughput of argmax and argmin: input bytes per second, swept over sizes.
 //!
 //! `cargo bench --bench arg_reduce`. Iterations use the device-resident forms and wait
-//! for the GPU; `examples/bandwidth` (section `arg_reduce`) has the GPU-only table.
+//! for the GPU; the `bandwidth` table (lab/) (section `arg_reduce`) has the GPU-only table.
 
 mod common;
 

@@ -2,7 +2,7 @@
 //!
 //! `cargo bench --bench atomic`. Each iteration submits the work (device-resident
 //! `_into` calls) and waits for the GPU, so the time includes one submit + wait; see
-//! `examples/bandwidth` for GPU-only figures at large sizes.
+//! the `bandwidth` table (lab/) for GPU-only figures at large sizes.
 
 mod common;
 

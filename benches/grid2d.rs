@@ -4,7 +4,7 @@
 //! the radius-32 `blur_vertical` and color_filter.
 //!
 //! `cargo bench --bench grid2d`. Each iteration submits the kernel and waits for the GPU,
-//! so the time includes one submit + wait; see `examples/bandwidth` for GPU-only figures.
+//! so the time includes one submit + wait; see the `bandwidth` table (lab/) for GPU-only figures.
 
 mod common;
 

@@ -3,7 +3,7 @@
 //! sizes; bytes read + written per second.
 //!
 //! `cargo bench --bench kernel`. Each iteration submits and waits for the GPU, so the
-//! time includes one submit + wait; `examples/bandwidth` (section `kernel`) gives GPU-only
+//! time includes one submit + wait; the `bandwidth` table (lab/) (section `kernel`) gives GPU-only
 //! figures at large sizes.
 
 mod common;

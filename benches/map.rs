@@ -1,7 +1,7 @@
 //! Throughput of map and zip: bytes read + written per second, swept over sizes.
 //!
 //! `cargo bench --bench map`. Each iteration submits the kernel and waits for the GPU,
-//! so the time includes one submit + wait; see `examples/bandwidth` for GPU-only
+//! so the time includes one submit + wait; see the `bandwidth` table (lab/) for GPU-only
 //! figures at large sizes.
 
 mod common;

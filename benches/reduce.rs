@@ -1,7 +1,7 @@
 //! Throughput of reductions and dot: input bytes per second, swept over sizes.
 //!
 //! `cargo bench --bench reduce`. Iterations use the device-resident forms and wait for
-//! the GPU; `examples/bandwidth` has the GPU-only table at 2^28.
+//! the GPU; the `bandwidth` table (lab/) has the GPU-only table at 2^28.
 
 mod common;
 

@@ -2,7 +2,7 @@
 //! u32, swept over n; bytes are the queries read and the answers written (8 n).
 //!
 //! `cargo bench --bench search`. Iterations use the `_into` forms and wait for the GPU;
-//! `examples/bandwidth` (section `search`) has the GPU-only table.
+//! the `bandwidth` table (lab/) (section `search`) has the GPU-only table.
 
 mod common;
 

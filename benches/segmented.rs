@@ -2,7 +2,7 @@
 //! swept over sizes.
 //!
 //! `cargo bench --bench segmented`. Iterations use the device-resident forms and wait for
-//! the GPU; `examples/bandwidth` (section `segmented`) has the GPU-only table at 2^28.
+//! the GPU; the `bandwidth` table (lab/) (section `segmented`) has the GPU-only table at 2^28.
 
 mod common;
 

@@ -2,7 +2,7 @@
 //!
 //! `cargo bench --bench sort`. Bytes count the keys (and values) read and written once:
 //! 8 n for keys, 16 n for pairs, 12 n for argsort. Each iteration sorts a fresh copy of
-//! random keys (the copy is inside the time; `examples/bandwidth` subtracts it) and waits
+//! random keys (the copy is inside the time; the `bandwidth` table (lab/) subtracts it) and waits
 //! for the GPU.
 
 mod common;

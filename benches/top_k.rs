@@ -2,7 +2,7 @@
 //! k = 4096 (the radix select) and k = n / 2 (the full sort).
 //!
 //! `cargo bench --bench top_k`. Iterations use the `_into` form and wait for the GPU;
-//! `examples/bandwidth`'s `top_k` section has the GPU-only table.
+//! the `bandwidth` table (lab/)'s `top_k` section has the GPU-only table.
 
 mod common;
 
