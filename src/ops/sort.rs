@@ -33,6 +33,9 @@ use crate::vec::GpuVec;
 use crate::view::View;
 
 mod engine;
+mod kernels;
+mod onesweep;
+mod rts;
 mod runs;
 
 mod sealed {
