@@ -87,6 +87,7 @@ struct HistParams {
 }
 
 impl Plan {
+    /// Records the histogram passes and every digit pass into `work`.
     pub(super) fn record_onesweep(
         &self,
         work: &mut Work,
@@ -397,6 +398,7 @@ pub(super) fn onesweep_shape(
     })
 }
 
+/// The histogram, its scan and the digit pass.
 struct OneSweepKernels {
     histogram: Arc<Kernel>,
     scan: Arc<Kernel>,

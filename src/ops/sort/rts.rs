@@ -48,6 +48,7 @@ struct RtsParams {
 }
 
 impl Plan {
+    /// Records every digit pass (upsweep, scan of the counts, downsweep) into `work`.
     pub(super) fn record_rts(
         &self,
         work: &mut Work,
@@ -214,6 +215,7 @@ pub(super) fn rts_shape(
     Ok(RtsShape { wg, kpt })
 }
 
+/// The counting and the scattering pass.
 struct RtsKernels {
     upsweep: Arc<Kernel>,
     downsweep: Arc<Kernel>,
