@@ -1,8 +1,8 @@
 //! What both sort algorithms share: a checked sort's plan (its digit passes, binding
 //! windows and the algorithm chosen), the scratch buffers the passes ping-pong through,
-//! each pass's route between them, and the WGSL the kernels have in common. OneSweep's
-//! shape and recording are in `onesweep.rs`, reduce-then-scan's in `rts.rs`, and the
-//! kernels' configurations in `kernels.rs`.
+//! and each pass's route between them. OneSweep's shape and recording are in
+//! `onesweep.rs`, reduce-then-scan's in `rts.rs`, and the kernels' configurations in
+//! `kernels.rs`.
 
 use super::onesweep::{ONESWEEP_MAX_KEYS, SPIN, SPIN_CPU, onesweep_shape, status_bytes};
 use super::rts::{rts_groups, rts_shape};
