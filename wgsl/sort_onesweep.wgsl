@@ -9,7 +9,7 @@
 // 1. Rank: the tile's keys are loaded, then each row is split by digit with ballots
 //    (the lanes whose digit matches, 8 ballots of one bit each; all rows before any is
 //    ranked; where subgroups have at most 32 lanes, 1 ballot and a table in workgroup
-//    memory for the low 7 bits: `PEER_TABLES` in src/ops/sort/engine.rs); the lowest
+//    memory for the low 7 bits: sort_onesweep_peer_tables.wgsl); the lowest
 //    lane of each digit adds the row's count to
 //    the subgroup's counter for that digit, and every lane's rank is the counter before
 //    the row plus its peers in lower lanes. Every word of the ballot is used, so any
@@ -406,7 +406,7 @@ fn onesweep(ids: Ids) {
     // Every row's peers are found before the first is ranked: the ballots of all rows
     // are independent and overlap, while ranking a row waits on the row before it (the
     // two interleaved were slower; see docs/perf-journal.md). By ballots,
-    // or with the subgroup's peer table (src/ops/sort/engine.rs, `PEER_TABLES`).
+    // or with the subgroup's peer table (sort_onesweep_peer_tables.wgsl).
 {{PEERS}}
     var pos: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {

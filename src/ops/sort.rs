@@ -33,6 +33,9 @@ use crate::vec::GpuVec;
 use crate::view::View;
 
 mod engine;
+mod kernels;
+mod onesweep;
+mod rts;
 mod runs;
 
 mod sealed {
@@ -228,8 +231,9 @@ impl Sort {
 
     /// The digit passes' tiles: `workgroup` invocations (a power of two) with
     /// `keys_per_invocation` keys each (1 to 64; OneSweep: fewer than 65536 in all),
-    /// instead of the adapter's default. For tuning (`examples/bandwidth`'s `sort_tiles`
-    /// section); a shape the adapter cannot run is an `InvalidArgument` naming it.
+    /// instead of the adapter's default. For tuning (the bandwidth harness's `sort_tiles`
+    /// section, `lab/src/bin/sort_lab.rs` with `GP_SORT_TILE`); a shape the adapter
+    /// cannot run is an `InvalidArgument` naming it.
     #[cfg(feature = "internals")]
     pub fn tile(mut self, workgroup: u32, keys_per_invocation: u32) -> Sort {
         self.tile = Some((workgroup, keys_per_invocation));

@@ -14,7 +14,7 @@ use crate::context::{Ctx, check_len};
 use crate::dispatch::workgroup_grid;
 use crate::error::{Error, Limit, Result};
 use crate::ops::scan::ScanOp;
-use crate::pipeline::{PipelineKey, render};
+use crate::pipeline::{KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::GpuVec;
 use crate::view::View;
@@ -47,11 +47,108 @@ enum Output<'a> {
         values: View<'a>,
         out: View<'a>,
         wgsl: &'static str,
-        combine: String,
+        combine: Combine,
         identity: String,
-        code: String,
     },
 }
+
+/// A reduction's operator in WGSL, in `a` and `b`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Combine {
+    /// One of [`ScanOp`]'s built-in operators.
+    Builtin(&'static str),
+    /// The user's expression ([`ScanOp::Custom`]).
+    Custom(String),
+}
+
+/// What `wgsl/sort_runs.wgsl` computes per run besides its key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum RunsOutput {
+    Unique,
+    Lengths,
+    /// The reduction of the values: their WGSL type, operator and identity (a literal).
+    Reduced {
+        value: &'static str,
+        combine: Combine,
+        identity: String,
+    },
+}
+
+/// `wgsl/sort_runs.wgsl`: the runs' three passes (`tile_reduce`, `spine`, `tile_write`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct SortRunsKernel {
+    workgroup_size: u32,
+    /// Elements per invocation.
+    v: u32,
+    output: RunsOutput,
+}
+
+impl KernelSource for SortRunsKernel {
+    fn name(&self) -> &'static str {
+        "sort_runs"
+    }
+
+    fn element(&self) -> &'static str {
+        match &self.output {
+            RunsOutput::Reduced { value, .. } => value,
+            _ => "u32",
+        }
+    }
+
+    fn user_code(&self) -> &str {
+        match &self.output {
+            RunsOutput::Reduced {
+                combine: Combine::Custom(op),
+                ..
+            } => op,
+            _ => "",
+        }
+    }
+
+    fn wgsl(&self) -> String {
+        let (value_bindings, value_at, write_value, combine, identity) = match &self.output {
+            RunsOutput::Unique => ("", "0u", "", "a".to_string(), "0u"),
+            RunsOutput::Lengths => (
+                "@group(0) @binding(7) var<storage, read_write> values_out: array<u32>;",
+                "1u",
+                WRITE_VALUE,
+                "a + b".to_string(),
+                "0u",
+            ),
+            RunsOutput::Reduced {
+                combine, identity, ..
+            } => (
+                REDUCED_BINDINGS.trim_end(),
+                "values_in[i]",
+                WRITE_VALUE,
+                match combine {
+                    Combine::Builtin(op) => op.to_string(),
+                    Combine::Custom(op) => format!("({op})"),
+                },
+                identity.as_str(),
+            ),
+        };
+        render(
+            RUNS_WGSL,
+            &[
+                ("WG", self.workgroup_size.to_string()),
+                ("V", self.v.to_string()),
+                ("T", self.element().to_string()),
+                ("VALUE_BINDINGS", value_bindings.to_string()),
+                ("IDENTITY", identity.to_string()),
+                ("COMBINE", combine),
+                ("VALUE_AT", value_at.to_string()),
+                ("WRITE_VALUE", write_value.to_string()),
+            ],
+        )
+    }
+}
+
+/// `{{VALUE_BINDINGS}}` of a reduction: the values and their reductions (the file less
+/// its final newline).
+const REDUCED_BINDINGS: &str = include_str!("../../../wgsl/sort_runs_value_bindings.wgsl");
+/// `{{WRITE_VALUE}}`: a run's value goes next to its key.
+const WRITE_VALUE: &str = "                values_out[run] = s.value;";
 
 impl Ctx {
     /// The first element of every run of equal elements of `v`, in order: on a sorted
@@ -264,26 +361,15 @@ impl Ctx {
         check_len(name, ("keys", keys.len()), ("values", values.len()))?;
         check_room(name, "keys_out", keys_out.len(), keys.len())?;
         check_room(name, "values_out", values_out.len(), keys.len())?;
-        let (combine, identity, code) = match op {
-            ScanOp::Sum => ("a + b".to_string(), T::ZERO, String::new()),
-            ScanOp::Product => ("a * b".to_string(), T::ONE, String::new()),
-            ScanOp::Min => ("min(a, b)".to_string(), T::HIGHEST, String::new()),
-            ScanOp::Max => ("max(a, b)".to_string(), T::LOWEST, String::new()),
+        let (combine, identity) = match op {
+            ScanOp::Sum => (Combine::Builtin("a + b"), T::ZERO),
+            ScanOp::Product => (Combine::Builtin("a * b"), T::ONE),
+            ScanOp::Min => (Combine::Builtin("min(a, b)"), T::HIGHEST),
+            ScanOp::Max => (Combine::Builtin("max(a, b)"), T::LOWEST),
             ScanOp::Custom { op, identity } => {
                 crate::expr::check_expression(name, "operator", op)?;
-                (
-                    format!("({op})"),
-                    *identity,
-                    format!("{op} | identity {}", identity.wgsl_literal()),
-                )
+                (Combine::Custom(op.clone()), *identity)
             }
-        };
-        let builtin = match op {
-            ScanOp::Sum => "sum",
-            ScanOp::Product => "product",
-            ScanOp::Min => "min",
-            ScanOp::Max => "max",
-            _ => "custom",
         };
         self.runs(
             name,
@@ -296,7 +382,6 @@ impl Ctx {
                 wgsl: T::WGSL,
                 combine,
                 identity: identity.wgsl_literal(),
-                code: format!("{builtin}{code}"),
             },
         )
     }
@@ -333,67 +418,27 @@ impl Ctx {
             _ => SHAPE_GPU,
         };
         let wg = crate::dispatch::pow2_workgroup_size(self, wg);
-        let (value_type, value_bindings, value_at, write_value, combine, identity, code) =
-            match &output {
-                Output::None => (
-                    "u32",
-                    "",
-                    "0u",
-                    "",
-                    "a".to_string(),
-                    "0u".to_string(),
-                    "unique".to_string(),
-                ),
-                Output::Lengths(_) => (
-                    "u32",
-                    "@group(0) @binding(7) var<storage, read_write> values_out: array<u32>;",
-                    "1u",
-                    "                values_out[run] = s.value;",
-                    "a + b".to_string(),
-                    "0u".to_string(),
-                    "lengths".to_string(),
-                ),
+        let config = SortRunsKernel {
+            workgroup_size: wg,
+            v,
+            output: match &output {
+                Output::None => RunsOutput::Unique,
+                Output::Lengths(_) => RunsOutput::Lengths,
                 Output::Reduced {
                     wgsl,
                     combine,
                     identity,
-                    code,
                     ..
-                } => (
-                    *wgsl,
-                    "@group(0) @binding(6) var<storage, read> values_in: array<T>;\n\
-                     @group(0) @binding(7) var<storage, read_write> values_out: array<T>;",
-                    "values_in[i]",
-                    "                values_out[run] = s.value;",
-                    combine.clone(),
-                    identity.clone(),
-                    code.clone(),
-                ),
-            };
-        // WGSL text is built only when a kernel is not cached yet.
-        let vars = || {
-            vec![
-                ("WG", wg.to_string()),
-                ("V", v.to_string()),
-                ("T", value_type.to_string()),
-                ("VALUE_BINDINGS", value_bindings.to_string()),
-                ("IDENTITY", identity.clone()),
-                ("COMBINE", combine.clone()),
-                ("VALUE_AT", value_at.to_string()),
-                ("WRITE_VALUE", write_value.to_string()),
-            ]
+                } => RunsOutput::Reduced {
+                    value: wgsl,
+                    combine: combine.clone(),
+                    identity: identity.clone(),
+                },
+            },
         };
-        let key = PipelineKey {
-            op: "sort_runs",
-            element: value_type,
-            workgroup_size: wg,
-            variant: format!("v{v}"),
-            code,
-        };
-        let source = || render(RUNS_WGSL, &vars());
-        let reduce = self.kernel_entry(key.clone(), "tile_reduce", source)?;
-        let spine = self.kernel_entry(key.clone(), "spine", source)?;
-        let write = self.kernel_entry(key, "tile_write", source)?;
+        let reduce = self.kernel_for(&config, "tile_reduce")?;
+        let spine = self.kernel_for(&config, "spine")?;
+        let write = self.kernel_for(&config, "tile_write")?;
         // An empty input still writes its count (0): the spine over no tiles.
         let tile = u64::from(wg * v);
         let tiles = n.div_ceil(tile);

@@ -8,10 +8,10 @@ use crate::context::Ctx;
 use crate::dispatch::{Chunk, chunks, storage_alignment, units_per_binding, workgroup_grid};
 use crate::error::Result;
 use crate::ops::sort::SortKey;
-use crate::pipeline::{Kernel, PipelineKey, render};
+use crate::pipeline::{Kernel, KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
-use crate::view::View;
+use crate::view::{View, units_wgsl};
 
 const TOP_K_WGSL: &str = include_str!("../../../wgsl/top_k.wgsl");
 const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");
@@ -82,6 +82,51 @@ fn digits(bits: u32, width: u32, on_lo: bool) -> Vec<Digit> {
     out
 }
 
+/// `wgsl/top_k.wgsl`: every pass of the radix select and of its candidates' sort.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct TopKKernel {
+    /// The keys' WGSL type.
+    key: &'static str,
+    /// Whether the keys are read as vec4 units.
+    src_vec4: bool,
+    workgroup_size: u32,
+    /// Bits of the widest digit.
+    digit_bits: u32,
+    /// Histograms per workgroup.
+    copies: u32,
+}
+
+impl KernelSource for TopKKernel {
+    fn name(&self) -> &'static str {
+        "top_k"
+    }
+
+    fn element(&self) -> &'static str {
+        self.key
+    }
+
+    fn wgsl(&self) -> String {
+        let bins = 1u32 << self.digit_bits;
+        render(
+            TOP_K_WGSL,
+            &[
+                ("WG", self.workgroup_size.to_string()),
+                ("BINS", bins.to_string()),
+                ("COPIES", self.copies.to_string()),
+                ("HIST_WORDS", (self.copies * bins).to_string()),
+                ("SLICE", SLICE.to_string()),
+                ("SRC", units_wgsl("src", 1, self.key, false, self.src_vec4)),
+                ("KEYS", KEYS_WGSL.to_string()),
+            ],
+        )
+    }
+
+    /// Every entry writes the workgroup memory it reads first (see the template).
+    fn initializes_workgroup_memory(&self) -> bool {
+        true
+    }
+}
+
 /// The kernel for `entry` of the template, for element type `T` and `src`'s layout.
 pub(super) fn kernel<T: SortKey>(
     ctx: &Ctx,
@@ -89,33 +134,14 @@ pub(super) fn kernel<T: SortKey>(
     entry: &'static str,
     src: &View<'_>,
 ) -> Result<Arc<Kernel>> {
-    let bins = 1u32 << shape.digit_bits;
-    let key = PipelineKey {
-        op: "top_k",
-        element: T::WGSL,
+    let config = TopKKernel {
+        key: T::WGSL,
+        src_vec4: src.vec4(),
         workgroup_size: shape.wg,
-        variant: format!(
-            "bins {bins}|copies {}|slice {SLICE}|{}",
-            shape.copies,
-            src.layout()
-        ),
-        code: String::new(),
+        digit_bits: shape.digit_bits,
+        copies: shape.copies,
     };
-    // Every entry writes the workgroup memory it reads first (see the template).
-    ctx.kernel_entry_initialized(key, entry, || {
-        render(
-            TOP_K_WGSL,
-            &[
-                ("WG", shape.wg.to_string()),
-                ("BINS", bins.to_string()),
-                ("COPIES", shape.copies.to_string()),
-                ("HIST_WORDS", (shape.copies * bins).to_string()),
-                ("SLICE", SLICE.to_string()),
-                ("SRC", src.units_wgsl("src", 1, false)),
-                ("KEYS", KEYS_WGSL.to_string()),
-            ],
-        )
-    })
+    ctx.kernel_for(&config, entry)
 }
 
 /// The binding windows of a vector of `n` 4-byte elements: its vec4 units, first element

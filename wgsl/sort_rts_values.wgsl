@@ -1,0 +1,6 @@
+let origin = base + tile_origin[p];
+                    var v = params.first + origin;
+                    if params.indices == 0u {
+                        v = values_in[origin];
+                    }
+                    values_out[to - params.out_lo] = v;
