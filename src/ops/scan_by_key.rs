@@ -22,9 +22,9 @@ use crate::dispatch::{
 };
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
-use crate::ops::scan::ScanOp;
+use crate::ops::scan::{OperatorWgsl, ScanOp};
 use crate::ops::sort::SortKey;
-use crate::pipeline::{Kernel, PipelineKey, render};
+use crate::pipeline::{Kernel, KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
 use crate::view::{View, units_wgsl};
@@ -463,41 +463,61 @@ fn kernel<T: GpuElement>(
     spin: u32,
     (wg, v): (u32, u32),
 ) -> Result<Arc<Kernel>> {
-    // 0 probes would never see an earlier window's tiles, which are only waited for.
-    let spin = spin.max(1);
-    let (name, combine, identity) = match scan_op {
-        ScanOp::Sum => ("sum", "a + b".to_string(), T::ZERO),
-        ScanOp::Product => ("product", "a * b".to_string(), T::ONE),
-        ScanOp::Min => ("min", "min(a, b)".to_string(), T::HIGHEST),
-        ScanOp::Max => ("max", "max(a, b)".to_string(), T::LOWEST),
-        ScanOp::Custom { op: text, identity } => {
-            crate::expr::check_expression(op, "operator", text)?;
-            ("custom", format!("({text})"), *identity)
-        }
-    };
-    let code = match scan_op {
-        ScanOp::Custom { op, identity } => format!("{op} | identity {}", identity.wgsl_literal()),
-        _ => String::new(),
-    };
     let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
         && ctx.info().subgroup_max_size <= wg
         && ctx.info().subgroup_min_size >= 1;
-    let key = PipelineKey {
-        op: "scan_by_key",
+    let config = ScanByKeyKernel {
         element: T::WGSL,
         workgroup_size: wg,
-        variant: format!(
-            "{name}{}+{wg}x{v}+spin{spin}{}|keys {}/values {}/out {}",
-            if exclusive { "-exclusive" } else { "" },
-            if subgroups { "+subgroup" } else { "" },
-            keys.layout(),
-            values.layout(),
-            out.layout()
-        ),
-        code,
+        units: v,
+        exclusive,
+        // 0 probes would never see an earlier window's tiles, which are only waited for.
+        spin: spin.max(1),
+        subgroups,
+        keys_vec4: keys.vec4(),
+        values_vec4: values.vec4(),
+        out_vec4: out.vec4(),
+        operator: scan_op.wgsl(op)?,
     };
-    let source = || {
-        let (workgroup, look_back) = if subgroups {
+    ctx.kernel_for(&config, "chained")
+}
+
+/// `wgsl/scan_by_key.wgsl`: its single pass for one value type, form, shape, layout and
+/// operator.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ScanByKeyKernel {
+    /// The values' WGSL type (32-bit).
+    element: &'static str,
+    workgroup_size: u32,
+    /// vec4 units per invocation and tile row (`V`).
+    units: u32,
+    exclusive: bool,
+    /// Probes of a predecessor's status before standing in for it (at least 1).
+    spin: u32,
+    /// The workgroup scans and looks back with subgroup operations.
+    subgroups: bool,
+    /// Whether the keys, values and output are bound as `vec4` units.
+    keys_vec4: bool,
+    values_vec4: bool,
+    out_vec4: bool,
+    operator: OperatorWgsl,
+}
+
+impl KernelSource for ScanByKeyKernel {
+    fn name(&self) -> &'static str {
+        "scan_by_key"
+    }
+
+    fn element(&self) -> &'static str {
+        self.element
+    }
+
+    fn user_code(&self) -> &str {
+        &self.operator.code
+    }
+
+    fn wgsl(&self) -> String {
+        let (workgroup, look_back) = if self.subgroups {
             (section("subgroup"), section("look_back_subgroup"))
         } else {
             (section("tree"), section("look_back"))
@@ -506,25 +526,28 @@ fn kernel<T: GpuElement>(
         let template = section("main")
             .replace("{{WORKGROUP}}", workgroup)
             .replace("{{LOOK_BACK}}", look_back);
+        let t = self.element;
         render(
             &template,
             &[
-                ("KEYS", units_wgsl("keys", 1, "u32", false, keys.vec4())),
-                ("VALUES", values.units_wgsl("values", 2, false)),
-                ("OUT", out.units_wgsl("out", 3, true)),
-                ("T", T::WGSL.to_string()),
-                ("WG", wg.to_string()),
-                ("V", v.to_string()),
-                ("EXCLUSIVE", exclusive.to_string()),
-                ("SPIN", spin.to_string()),
+                ("KEYS", units_wgsl("keys", 1, "u32", false, self.keys_vec4)),
+                (
+                    "VALUES",
+                    units_wgsl("values", 2, t, false, self.values_vec4),
+                ),
+                ("OUT", units_wgsl("out", 3, t, true, self.out_vec4)),
+                ("T", t.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+                ("V", self.units.to_string()),
+                ("EXCLUSIVE", self.exclusive.to_string()),
+                ("SPIN", self.spin.to_string()),
                 ("STASH", STASH.to_string()),
-                ("BY_ID", subgroups.to_string()),
-                ("IDENTITY", identity.wgsl_literal()),
-                ("COMBINE", combine.clone()),
+                ("BY_ID", self.subgroups.to_string()),
+                ("IDENTITY", self.operator.identity.clone()),
+                ("COMBINE", self.operator.combine.clone()),
             ],
         )
-    };
-    ctx.kernel_entry(key, "chained", source)
+    }
 }
 
 #[cfg(test)]
