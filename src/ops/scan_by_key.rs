@@ -229,17 +229,7 @@ impl Ctx {
         op: &ScanOp<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        scan_by_key_impl(
-            self,
-            "scan_by_key",
-            keys,
-            values,
-            op,
-            false,
-            out,
-            SPIN,
-            None,
-        )
+        scan_by_key_impl(self, "scan_by_key", keys, values, out, Pass::new(op, false))
     }
 
     /// [`Ctx::scan_by_key_exclusive_with`] into `out` (same length), without waiting.
@@ -266,11 +256,8 @@ impl Ctx {
             "scan_by_key_exclusive",
             keys,
             values,
-            op,
-            true,
             out,
-            SPIN,
-            None,
+            Pass::new(op, true),
         )
     }
 }
@@ -303,35 +290,45 @@ impl Ctx {
                 ),
             });
         }
-        let shape = Some((workgroup, units));
-        scan_by_key_impl(
-            self,
-            op,
-            keys,
-            values,
-            &ScanOp::Sum,
-            false,
-            out,
-            SPIN,
-            shape,
-        )
+        let pass = Pass {
+            shape: Some((workgroup, units)),
+            ..Pass::new(&ScanOp::Sum, false)
+        };
+        scan_by_key_impl(self, op, keys, values, out, pass)
+    }
+}
+
+/// How a scan by key runs: its operator and form, the probes a look-back makes of a
+/// predecessor before it reduces that tile itself (at least 1), and a (workgroup, units)
+/// tile shape instead of the adapter's.
+struct Pass<'a, T> {
+    scan_op: &'a ScanOp<T>,
+    exclusive: bool,
+    spin: u32,
+    shape: Option<(u32, u32)>,
+}
+
+impl<'a, T> Pass<'a, T> {
+    /// `scan_op`, inclusive or `exclusive`, with the usual probes and the adapter's shape.
+    fn new(scan_op: &'a ScanOp<T>, exclusive: bool) -> Self {
+        Pass {
+            scan_op,
+            exclusive,
+            spin: SPIN,
+            shape: None,
+        }
     }
 }
 
 /// Checks the arguments, compiles the kernel and records the single pass over every
-/// binding window; a look-back probes a predecessor `spin` times (at least 1) before it
-/// reduces that tile itself. `shape`: (workgroup, units) instead of the adapter's.
-#[allow(clippy::too_many_arguments)]
+/// binding window.
 fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
     keys: &GpuVec<K>,
     values: &GpuVec<T>,
-    scan_op: &ScanOp<T>,
-    exclusive: bool,
     out: &mut GpuVec<T>,
-    spin: u32,
-    shape: Option<(u32, u32)>,
+    pass: Pass<'_, T>,
 ) -> Result<()> {
     ctx.check_owned(op, &[&keys.ctx, &values.ctx, &out.ctx])?;
     for len_on_host in [
@@ -358,8 +355,8 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     let values_view = View::of(values);
     let out_view = View::of(out);
     let layouts = [&keys_view, &values_view, &out_view];
-    let (wg, v) = shape.unwrap_or_else(|| default_shape(ctx));
-    let kernel = kernel::<T>(ctx, op, scan_op, exclusive, layouts, spin, (wg, v))?;
+    let (wg, v) = pass.shape.unwrap_or_else(|| default_shape(ctx));
+    let kernel = kernel::<T>(ctx, op, &pass, layouts, (wg, v))?;
     if values.is_empty() {
         return Ok(());
     }
@@ -452,15 +449,13 @@ fn section(name: &str) -> &'static str {
     &rest[..rest.find("//#section ").unwrap_or(rest.len())]
 }
 
-/// The compiled single pass for the operator, the form, the layouts of the keys, values
-/// and output, and the probes before standing in for a predecessor.
+/// The compiled single pass of `pass` for the layouts of the keys, values and output,
+/// in tiles of `wg` x `v` units.
 fn kernel<T: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
-    scan_op: &ScanOp<T>,
-    exclusive: bool,
+    pass: &Pass<'_, T>,
     [keys, values, out]: [&View<'_>; 3],
-    spin: u32,
     (wg, v): (u32, u32),
 ) -> Result<Arc<Kernel>> {
     let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
@@ -470,14 +465,14 @@ fn kernel<T: GpuElement>(
         element: T::WGSL,
         workgroup_size: wg,
         units: v,
-        exclusive,
+        exclusive: pass.exclusive,
         // 0 probes would never see an earlier window's tiles, which are only waited for.
-        spin: spin.max(1),
+        spin: pass.spin.max(1),
         subgroups,
         keys_vec4: keys.vec4(),
         values_vec4: values.vec4(),
         out_vec4: out.vec4(),
-        operator: scan_op.wgsl(op)?,
+        operator: pass.scan_op.wgsl(op)?,
     };
     ctx.kernel_for(&config, "chained")
 }
@@ -599,18 +594,11 @@ mod tests {
                 let kv = ctx.upload(&keys).unwrap();
                 let vv = ctx.upload(&values).unwrap();
                 let mut out = ctx.upload(&vec![0xdead_beefu32; len]).unwrap();
-                scan_by_key_impl(
-                    &ctx,
-                    "test",
-                    &kv,
-                    &vv,
-                    &ScanOp::Sum,
-                    false,
-                    &mut out,
-                    1,
-                    None,
-                )
-                .unwrap();
+                let once = Pass {
+                    spin: 1,
+                    ..Pass::new(&ScanOp::Sum, false)
+                };
+                scan_by_key_impl(&ctx, "test", &kv, &vv, &mut out, once).unwrap();
                 let got = out.to_vec().unwrap();
                 let mut acc = 0u32;
                 for i in 0..len {
@@ -625,8 +613,12 @@ mod tests {
                 let mut a = ctx.zeros::<f32>(len).unwrap();
                 let mut b = ctx.zeros::<f32>(len).unwrap();
                 let sum = ScanOp::Sum;
-                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut a, 1, None).unwrap();
-                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut b, SPIN, None).unwrap();
+                let once = Pass {
+                    spin: 1,
+                    ..Pass::new(&sum, true)
+                };
+                scan_by_key_impl(&ctx, "test", &kv, &fv, &mut a, once).unwrap();
+                scan_by_key_impl(&ctx, "test", &kv, &fv, &mut b, Pass::new(&sum, true)).unwrap();
                 let (a, b) = (a.to_vec().unwrap(), b.to_vec().unwrap());
                 let differ = (0..len)
                     .filter(|&i| a[i].to_bits() != b[i].to_bits())
