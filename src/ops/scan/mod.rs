@@ -12,11 +12,11 @@
 //!
 //! Both fold every prefix in a fixed order: float scans give the same bits on every run
 //! (the two algorithms round differently from each other).
-
-//! The parts: this file, the public API; `compact` (compaction); `record` (binding
-//! windows and the algorithm choice); `single_pass` and `reduce_then_scan` (each
-//! algorithm's recording); `program` (the kernels of one scan on an adapter) and
-//! `kernel` (their configuration and WGSL).
+//!
+//! In the source: this file holds the public API; `compact` compaction; `record` the
+//! binding windows and the algorithm choice; `single_pass` and `reduce_then_scan` each
+//! algorithm's recording; `program` the kernels of one scan on an adapter, and `kernel`
+//! their configuration and WGSL.
 
 mod compact;
 mod kernel;
