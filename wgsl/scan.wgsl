@@ -69,7 +69,9 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
 
 // The operator: identity(), combine(a, b) (a before b).
-{{OP}}
+fn identity() -> A { return {{IDENTITY}}; }
+fn combine(a: A, b: A) -> A { return {{COMBINE}}; }
+
 
 // Input and output: load(u) is vec4 unit u as scanned values (identity past n);
 // store(u, s) writes the scanned values s of unit u.

@@ -22,9 +22,9 @@ use crate::dispatch::{
 };
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
-use crate::ops::scan::ScanOp;
+use crate::ops::scan::{OperatorWgsl, ScanOp};
 use crate::ops::sort::SortKey;
-use crate::pipeline::{Kernel, PipelineKey, render};
+use crate::pipeline::{Kernel, KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
 use crate::view::{View, units_wgsl};
@@ -229,17 +229,7 @@ impl Ctx {
         op: &ScanOp<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        scan_by_key_impl(
-            self,
-            "scan_by_key",
-            keys,
-            values,
-            op,
-            false,
-            out,
-            SPIN,
-            None,
-        )
+        scan_by_key_impl(self, "scan_by_key", keys, values, out, Pass::new(op, false))
     }
 
     /// [`Ctx::scan_by_key_exclusive_with`] into `out` (same length), without waiting.
@@ -266,11 +256,8 @@ impl Ctx {
             "scan_by_key_exclusive",
             keys,
             values,
-            op,
-            true,
             out,
-            SPIN,
-            None,
+            Pass::new(op, true),
         )
     }
 }
@@ -303,35 +290,45 @@ impl Ctx {
                 ),
             });
         }
-        let shape = Some((workgroup, units));
-        scan_by_key_impl(
-            self,
-            op,
-            keys,
-            values,
-            &ScanOp::Sum,
-            false,
-            out,
-            SPIN,
-            shape,
-        )
+        let pass = Pass {
+            shape: Some((workgroup, units)),
+            ..Pass::new(&ScanOp::Sum, false)
+        };
+        scan_by_key_impl(self, op, keys, values, out, pass)
+    }
+}
+
+/// How a scan by key runs: its operator and form, the probes a look-back makes of a
+/// predecessor before it reduces that tile itself (at least 1), and a (workgroup, units)
+/// tile shape instead of the adapter's.
+struct Pass<'a, T> {
+    scan_op: &'a ScanOp<T>,
+    exclusive: bool,
+    spin: u32,
+    shape: Option<(u32, u32)>,
+}
+
+impl<'a, T> Pass<'a, T> {
+    /// `scan_op`, inclusive or `exclusive`, with the usual probes and the adapter's shape.
+    fn new(scan_op: &'a ScanOp<T>, exclusive: bool) -> Self {
+        Pass {
+            scan_op,
+            exclusive,
+            spin: SPIN,
+            shape: None,
+        }
     }
 }
 
 /// Checks the arguments, compiles the kernel and records the single pass over every
-/// binding window; a look-back probes a predecessor `spin` times (at least 1) before it
-/// reduces that tile itself. `shape`: (workgroup, units) instead of the adapter's.
-#[allow(clippy::too_many_arguments)]
+/// binding window.
 fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
     keys: &GpuVec<K>,
     values: &GpuVec<T>,
-    scan_op: &ScanOp<T>,
-    exclusive: bool,
     out: &mut GpuVec<T>,
-    spin: u32,
-    shape: Option<(u32, u32)>,
+    pass: Pass<'_, T>,
 ) -> Result<()> {
     ctx.check_owned(op, &[&keys.ctx, &values.ctx, &out.ctx])?;
     for len_on_host in [
@@ -358,8 +355,8 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     let values_view = View::of(values);
     let out_view = View::of(out);
     let layouts = [&keys_view, &values_view, &out_view];
-    let (wg, v) = shape.unwrap_or_else(|| default_shape(ctx));
-    let kernel = kernel::<T>(ctx, op, scan_op, exclusive, layouts, spin, (wg, v))?;
+    let (wg, v) = pass.shape.unwrap_or_else(|| default_shape(ctx));
+    let kernel = kernel::<T>(ctx, op, &pass, layouts, (wg, v))?;
     if values.is_empty() {
         return Ok(());
     }
@@ -452,52 +449,70 @@ fn section(name: &str) -> &'static str {
     &rest[..rest.find("//#section ").unwrap_or(rest.len())]
 }
 
-/// The compiled single pass for the operator, the form, the layouts of the keys, values
-/// and output, and the probes before standing in for a predecessor.
+/// The compiled single pass of `pass` for the layouts of the keys, values and output,
+/// in tiles of `wg` x `v` units.
 fn kernel<T: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
-    scan_op: &ScanOp<T>,
-    exclusive: bool,
+    pass: &Pass<'_, T>,
     [keys, values, out]: [&View<'_>; 3],
-    spin: u32,
     (wg, v): (u32, u32),
 ) -> Result<Arc<Kernel>> {
-    // 0 probes would never see an earlier window's tiles, which are only waited for.
-    let spin = spin.max(1);
-    let (name, combine, identity) = match scan_op {
-        ScanOp::Sum => ("sum", "a + b".to_string(), T::ZERO),
-        ScanOp::Product => ("product", "a * b".to_string(), T::ONE),
-        ScanOp::Min => ("min", "min(a, b)".to_string(), T::HIGHEST),
-        ScanOp::Max => ("max", "max(a, b)".to_string(), T::LOWEST),
-        ScanOp::Custom { op: text, identity } => {
-            crate::expr::check_expression(op, "operator", text)?;
-            ("custom", format!("({text})"), *identity)
-        }
-    };
-    let code = match scan_op {
-        ScanOp::Custom { op, identity } => format!("{op} | identity {}", identity.wgsl_literal()),
-        _ => String::new(),
-    };
     let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
         && ctx.info().subgroup_max_size <= wg
         && ctx.info().subgroup_min_size >= 1;
-    let key = PipelineKey {
-        op: "scan_by_key",
+    let config = ScanByKeyKernel {
         element: T::WGSL,
         workgroup_size: wg,
-        variant: format!(
-            "{name}{}+{wg}x{v}+spin{spin}{}|keys {}/values {}/out {}",
-            if exclusive { "-exclusive" } else { "" },
-            if subgroups { "+subgroup" } else { "" },
-            keys.layout(),
-            values.layout(),
-            out.layout()
-        ),
-        code,
+        units: v,
+        exclusive: pass.exclusive,
+        // 0 probes would never see an earlier window's tiles, which are only waited for.
+        spin: pass.spin.max(1),
+        subgroups,
+        keys_vec4: keys.vec4(),
+        values_vec4: values.vec4(),
+        out_vec4: out.vec4(),
+        operator: pass.scan_op.wgsl(op)?,
     };
-    let source = || {
-        let (workgroup, look_back) = if subgroups {
+    ctx.kernel_for(&config, "chained")
+}
+
+/// `wgsl/scan_by_key.wgsl`: its single pass for one value type, form, shape, layout and
+/// operator.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ScanByKeyKernel {
+    /// The values' WGSL type (32-bit).
+    element: &'static str,
+    workgroup_size: u32,
+    /// vec4 units per invocation and tile row (`V`).
+    units: u32,
+    exclusive: bool,
+    /// Probes of a predecessor's status before standing in for it (at least 1).
+    spin: u32,
+    /// The workgroup scans and looks back with subgroup operations.
+    subgroups: bool,
+    /// Whether the keys, values and output are bound as `vec4` units.
+    keys_vec4: bool,
+    values_vec4: bool,
+    out_vec4: bool,
+    operator: OperatorWgsl,
+}
+
+impl KernelSource for ScanByKeyKernel {
+    fn name(&self) -> &'static str {
+        "scan_by_key"
+    }
+
+    fn element(&self) -> &'static str {
+        self.element
+    }
+
+    fn user_code(&self) -> &str {
+        &self.operator.code
+    }
+
+    fn wgsl(&self) -> String {
+        let (workgroup, look_back) = if self.subgroups {
             (section("subgroup"), section("look_back_subgroup"))
         } else {
             (section("tree"), section("look_back"))
@@ -506,25 +521,28 @@ fn kernel<T: GpuElement>(
         let template = section("main")
             .replace("{{WORKGROUP}}", workgroup)
             .replace("{{LOOK_BACK}}", look_back);
+        let t = self.element;
         render(
             &template,
             &[
-                ("KEYS", units_wgsl("keys", 1, "u32", false, keys.vec4())),
-                ("VALUES", values.units_wgsl("values", 2, false)),
-                ("OUT", out.units_wgsl("out", 3, true)),
-                ("T", T::WGSL.to_string()),
-                ("WG", wg.to_string()),
-                ("V", v.to_string()),
-                ("EXCLUSIVE", exclusive.to_string()),
-                ("SPIN", spin.to_string()),
+                ("KEYS", units_wgsl("keys", 1, "u32", false, self.keys_vec4)),
+                (
+                    "VALUES",
+                    units_wgsl("values", 2, t, false, self.values_vec4),
+                ),
+                ("OUT", units_wgsl("out", 3, t, true, self.out_vec4)),
+                ("T", t.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+                ("V", self.units.to_string()),
+                ("EXCLUSIVE", self.exclusive.to_string()),
+                ("SPIN", self.spin.to_string()),
                 ("STASH", STASH.to_string()),
-                ("BY_ID", subgroups.to_string()),
-                ("IDENTITY", identity.wgsl_literal()),
-                ("COMBINE", combine.clone()),
+                ("BY_ID", self.subgroups.to_string()),
+                ("IDENTITY", self.operator.identity.clone()),
+                ("COMBINE", self.operator.combine.clone()),
             ],
         )
-    };
-    ctx.kernel_entry(key, "chained", source)
+    }
 }
 
 #[cfg(test)]
@@ -576,18 +594,11 @@ mod tests {
                 let kv = ctx.upload(&keys).unwrap();
                 let vv = ctx.upload(&values).unwrap();
                 let mut out = ctx.upload(&vec![0xdead_beefu32; len]).unwrap();
-                scan_by_key_impl(
-                    &ctx,
-                    "test",
-                    &kv,
-                    &vv,
-                    &ScanOp::Sum,
-                    false,
-                    &mut out,
-                    1,
-                    None,
-                )
-                .unwrap();
+                let once = Pass {
+                    spin: 1,
+                    ..Pass::new(&ScanOp::Sum, false)
+                };
+                scan_by_key_impl(&ctx, "test", &kv, &vv, &mut out, once).unwrap();
                 let got = out.to_vec().unwrap();
                 let mut acc = 0u32;
                 for i in 0..len {
@@ -602,8 +613,12 @@ mod tests {
                 let mut a = ctx.zeros::<f32>(len).unwrap();
                 let mut b = ctx.zeros::<f32>(len).unwrap();
                 let sum = ScanOp::Sum;
-                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut a, 1, None).unwrap();
-                scan_by_key_impl(&ctx, "test", &kv, &fv, &sum, true, &mut b, SPIN, None).unwrap();
+                let once = Pass {
+                    spin: 1,
+                    ..Pass::new(&sum, true)
+                };
+                scan_by_key_impl(&ctx, "test", &kv, &fv, &mut a, once).unwrap();
+                scan_by_key_impl(&ctx, "test", &kv, &fv, &mut b, Pass::new(&sum, true)).unwrap();
                 let (a, b) = (a.to_vec().unwrap(), b.to_vec().unwrap());
                 let differ = (0..len)
                     .filter(|&i| a[i].to_bits() != b[i].to_bits())

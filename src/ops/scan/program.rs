@@ -1,0 +1,233 @@
+//! The program builder: the kernels of one scan or compaction on an adapter ([`Program`]),
+//! with the workgroup shapes chosen for it, compiled per algorithm and layout
+//! ([`Program::kernels`]).
+
+use std::sync::Arc;
+
+use super::kernel::{OperatorWgsl, ScanIo, ScanKernel, ScanOut};
+use super::{ScanAlgorithm, ScanOp};
+use crate::context::Ctx;
+use crate::dispatch::pow2_workgroup_size;
+use crate::element::GpuElement;
+use crate::error::Result;
+use crate::pipeline::Kernel;
+use crate::view::View;
+
+/// The kernels of one scan or compaction, as configurations; compiled by
+/// [`Program::kernels`] once the vectors' layouts are known.
+pub(super) struct Program {
+    /// The upsweep and downsweep (vectors bound as vec4 units until `kernels`).
+    tiles: ScanKernel,
+    /// The single pass, for 32-bit scanned types.
+    chained: Option<ScanKernel>,
+    /// The spine: the template again, as an exclusive scan of the partials (its `load`
+    /// and `store` read `partials` and write `offsets`) in tiles of its own shape.
+    spine: ScanKernel,
+    /// Elements per tile (/ 4) of reduce-then-scan and of the single pass.
+    tile_units: u32,
+    pub(super) chained_tile_units: u32,
+    a_bytes: u64,
+    /// Compaction: the scan's total (the kept count) is wanted after the run.
+    counts: bool,
+}
+
+/// What a scan or compaction computes, before the adapter's shapes are chosen.
+struct Form {
+    name: &'static str,
+    operator: OperatorWgsl,
+    builtin: Option<&'static str>,
+    commutative: bool,
+    exclusive: bool,
+    io: ScanIo,
+    out: ScanOut,
+    /// vec4 units per invocation of the single pass on a GPU.
+    gpu_units: u32,
+    counts: bool,
+}
+
+/// How a scan's kernels bind the input and the output.
+pub(super) struct Layouts {
+    src_vec4: bool,
+    out: ScanOut,
+}
+
+/// The compiled kernels of a [`Program`] for one algorithm.
+pub(super) struct Kernels {
+    pub(super) upsweep: Arc<Kernel>,
+    pub(super) spine: Arc<Kernel>,
+    pub(super) downsweep: Arc<Kernel>,
+    /// Compiled for [`ScanAlgorithm::SinglePass`] only.
+    pub(super) chained: Option<Arc<Kernel>>,
+    pub(super) tile_units: u32,
+    pub(super) a_bytes: u64,
+    pub(super) counts: bool,
+}
+
+impl Program {
+    pub(super) fn scan<T: GpuElement>(
+        ctx: &Ctx,
+        op: &ScanOp<T>,
+        exclusive: bool,
+    ) -> Result<Program> {
+        ctx.check_element::<T>()?;
+        Ok(Program::build::<T, T>(
+            ctx,
+            Form {
+                name: "scan",
+                operator: op.wgsl("scan")?,
+                builtin: op.subgroup_builtin(),
+                commutative: !matches!(op, ScanOp::Custom { .. }),
+                exclusive,
+                io: ScanIo::Scan,
+                out: ScanOut::Units { vec4: true },
+                gpu_units: 8,
+                counts: false,
+            },
+        ))
+    }
+
+    pub(super) fn compact<T: GpuElement>(
+        ctx: &Ctx,
+        op: &'static str,
+        predicate: &str,
+        indices: bool,
+    ) -> Result<Program> {
+        ctx.check_element::<T>()?;
+        crate::expr::check_expression(op, "predicate", predicate)?;
+        Ok(Program::build::<T, u32>(
+            ctx,
+            Form {
+                name: op,
+                operator: ScanOp::<u32>::Sum.wgsl(op)?,
+                builtin: ScanOp::<u32>::Sum.subgroup_builtin(),
+                commutative: true,
+                exclusive: true,
+                io: ScanIo::Compact {
+                    predicate: predicate.to_string(),
+                    indices,
+                },
+                out: ScanOut::Elements(if indices { "u32" } else { T::WGSL }),
+                gpu_units: 6,
+                counts: true,
+            },
+        ))
+    }
+
+    /// The configurations for input elements `T` scanned as `A` on `ctx`'s adapter.
+    fn build<T: GpuElement, A: GpuElement>(ctx: &Ctx, form: Form) -> Program {
+        let wg = pow2_workgroup_size(ctx, 256);
+        let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
+            && size_of::<A>() == 4
+            && ctx.info().subgroup_max_size <= wg
+            && ctx.info().subgroup_min_size >= 1;
+        // Workgroup size and vec4 units per invocation, the fastest measured on a GPU
+        // (see docs/perf-journal.md). Reduce-then-scan: 2 units (1 and 4 about the same).
+        // The single pass: 256 x 8 units for scans, tiles of 8192 elements (512 x 4 and
+        // 1024 x 4 as fast, larger and smaller tiles slower), 256 x 6 for compaction
+        // (whose store reads the input again, so fewer units a tile are faster). A CPU
+        // adapter runs few invocations at once: 256 x 4 (2 for 64-bit types) keeps tiles
+        // small there.
+        let (v, wg_chained, v_chained) = match ctx.info().device_type {
+            wgpu::DeviceType::Cpu => (if size_of::<A>() > 4 { 2 } else { 4 }, wg, 4),
+            _ => (2, wg, form.gpu_units),
+        };
+        // The spine scans the partials as one or more tiles of their own: a workgroup as
+        // wide as the device allows and 8 units per invocation on a GPU (32768 partials
+        // in one tile; its time is latency), the pass's shape with 1 unit on a CPU
+        // adapter (1024 partials a tile, so the tests reach its multi-tile loop).
+        let (spine_wg, spine_v) = match ctx.info().device_type {
+            wgpu::DeviceType::Cpu => (wg, 1),
+            _ => (pow2_workgroup_size(ctx, 1024).max(wg), 8),
+        };
+        let tiles = ScanKernel {
+            name: form.name,
+            element: T::WGSL,
+            enable: T::ENABLE,
+            scanned: A::WGSL,
+            workgroup_size: wg,
+            units: v,
+            exclusive: form.exclusive,
+            operator: form.operator,
+            builtin: form.builtin,
+            commutative: form.commutative,
+            subgroups,
+            io: form.io,
+            src_vec4: true,
+            out: form.out,
+            single_pass: false,
+        };
+        let chained = (size_of::<A>() == 4).then(|| ScanKernel {
+            workgroup_size: wg_chained,
+            units: v_chained,
+            single_pass: true,
+            ..tiles.clone()
+        });
+        // The spine reads and writes its own buffers: the same text for every layout.
+        let spine = ScanKernel {
+            workgroup_size: spine_wg,
+            units: spine_v,
+            exclusive: true,
+            io: ScanIo::Spine,
+            ..tiles.clone()
+        };
+        Program {
+            tiles,
+            chained,
+            spine,
+            tile_units: wg * v,
+            chained_tile_units: wg_chained * v_chained,
+            a_bytes: size_of::<A>() as u64,
+            counts: form.counts,
+        }
+    }
+
+    /// The layouts of the input and output vectors (gpuprim's padded vec4 units where a
+    /// vector is not given).
+    pub(super) fn layouts(&self, src: Option<&View<'_>>, out: Option<&View<'_>>) -> Layouts {
+        let out = match (self.tiles.out, out) {
+            (ScanOut::Elements(t), _) => ScanOut::Elements(t),
+            (ScanOut::Units { .. }, out) => ScanOut::Units {
+                vec4: out.is_none_or(View::vec4),
+            },
+        };
+        Layouts {
+            src_vec4: src.is_none_or(View::vec4),
+            out,
+        }
+    }
+
+    /// The kernels for `algorithm` with the vectors bound as `layouts` says.
+    pub(super) fn kernels(
+        &self,
+        ctx: &Ctx,
+        algorithm: ScanAlgorithm,
+        layouts: &Layouts,
+    ) -> Result<Kernels> {
+        let with_layouts = |config: &ScanKernel| ScanKernel {
+            src_vec4: layouts.src_vec4,
+            out: layouts.out,
+            ..config.clone()
+        };
+        let chained = match (&self.chained, algorithm) {
+            (Some(chained), ScanAlgorithm::SinglePass) => {
+                Some(ctx.kernel_for(&with_layouts(chained), "chained")?)
+            }
+            _ => None,
+        };
+        let spine = ctx.kernel_for(&self.spine, "spine")?;
+        let tiles = with_layouts(&self.tiles);
+        Ok(Kernels {
+            upsweep: ctx.kernel_for(&tiles, "upsweep")?,
+            spine,
+            downsweep: ctx.kernel_for(&tiles, "downsweep")?,
+            tile_units: if chained.is_some() {
+                self.chained_tile_units
+            } else {
+                self.tile_units
+            },
+            chained,
+            a_bytes: self.a_bytes,
+            counts: self.counts,
+        })
+    }
+}
