@@ -13,8 +13,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::context::Ctx;
 use crate::error::{Error, Result};
+use crate::runtime::context::Ctx;
 
 /// A kernel's typed description: every value that changes its WGSL, and nothing else.
 ///

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::pipeline::PipelineCache;
+use crate::runtime::cache::PipelineCache;
 
 /// The optional wgpu features gpuprim uses when an adapter has them.
 pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
@@ -31,7 +31,7 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
 pub struct Ctx {
     pub(crate) inner: Arc<Inner>,
     /// Inside [`Ctx::record`]: where calls leave their work for the caller's encoder.
-    pub(crate) sink: Option<Arc<Mutex<Vec<crate::record::Work>>>>,
+    pub(crate) sink: Option<Arc<Mutex<Vec<crate::runtime::record::Work>>>>,
 }
 
 pub(crate) struct Inner {
@@ -39,21 +39,21 @@ pub(crate) struct Inner {
     pub(crate) queue: wgpu::Queue,
     pub(crate) info: Info,
     pub(crate) cache: PipelineCache,
-    pub(crate) pool: crate::vec::BufferPool,
+    pub(crate) pool: crate::runtime::vec::BufferPool,
     /// Set by the device-lost callback.
     pub(crate) lost: Arc<Mutex<Option<String>>>,
     /// The limit of every wait for the GPU, in nanoseconds ([`CtxBuilder::wait_timeout`]).
     pub(crate) wait_timeout: std::sync::atomic::AtomicU64,
-    /// The thread that async waits share ([`crate::wait`]).
-    pub(crate) waiter: crate::wait::Waiter,
+    /// The thread that async waits share ([`crate::runtime::wait`]).
+    pub(crate) waiter: crate::runtime::wait::Waiter,
     /// Recorded work not yet submitted, in call order (see [`Ctx::flush`]).
-    pub(crate) pending: Mutex<crate::dispatch::Held>,
+    pub(crate) pending: Mutex<crate::runtime::dispatch::Held>,
     /// Calls whose work one submission may gather ([`CtxBuilder::batch_limit`]).
     pub(crate) batch_limit: usize,
     /// Treat the GPU as busy whatever a poll says ([`CtxBuilder::assume_gpu_busy`]).
     pub(crate) assume_busy: bool,
     /// Longest a call's work is held before the next call submits it
-    /// ([`CtxBuilder::hold_max`], default [`crate::dispatch::HOLD_MAX`]).
+    /// ([`CtxBuilder::hold_max`], default [`crate::runtime::dispatch::HOLD_MAX`]).
     pub(crate) hold_max: std::time::Duration,
     /// `queue.submit` calls made so far ([`Ctx::submissions`]).
     pub(crate) submissions: std::sync::atomic::AtomicU64,
@@ -63,7 +63,7 @@ pub(crate) struct Inner {
     /// A one-binding layout, for checking that a buffer belongs to this device.
     pub(crate) probe_layout: std::sync::OnceLock<wgpu::BindGroupLayout>,
     /// The profiler of a context built with [`CtxBuilder::profiling`].
-    pub(crate) profiler: Option<Mutex<crate::profile::Profiler>>,
+    pub(crate) profiler: Option<Mutex<crate::runtime::profile::Profiler>>,
     /// What ops learn at run time and keep with the context, one value per type
     /// ([`Ctx::op_state`]).
     pub(crate) op_state: TypeSlots,
@@ -256,10 +256,10 @@ impl Default for CtxBuilder {
             batch_limit: DEFAULT_BATCH_LIMIT,
             profiling: false,
             assume_busy: false,
-            hold_max: crate::dispatch::HOLD_MAX,
+            hold_max: crate::runtime::dispatch::HOLD_MAX,
             limits: None,
             memory_budget: None,
-            wait_timeout: crate::wait::DEFAULT_WAIT_TIMEOUT,
+            wait_timeout: crate::runtime::wait::DEFAULT_WAIT_TIMEOUT,
             dedicated_device: false,
         }
     }
@@ -439,7 +439,7 @@ impl CtxBuilder {
                 });
             }
         }
-        let adapters = crate::device::find_adapters(self.backends, self.memory_budget);
+        let adapters = crate::runtime::device::find_adapters(self.backends, self.memory_budget);
         let adapter = adapters
             .into_iter()
             .filter(|a| {
@@ -448,7 +448,7 @@ impl CtxBuilder {
                     .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
                     && (!self.software || a.get_info().device_type == wgpu::DeviceType::Cpu)
             })
-            .max_by_key(|a| crate::device::adapter_rank(&a.get_info(), self.power))
+            .max_by_key(|a| crate::runtime::device::adapter_rank(&a.get_info(), self.power))
             .ok_or_else(|| Error::NoAdapter {
                 searched: format!(
                     "backends {:?}{}",
@@ -465,7 +465,7 @@ impl CtxBuilder {
         self.check(&adapter.limits())?;
         let features = adapter.features() & WANTED_FEATURES & !self.without_features;
         let limits = self.limits.clone().unwrap_or_else(|| adapter.limits());
-        let handles = crate::device::device_for(
+        let handles = crate::runtime::device::device_for(
             &adapter,
             self.memory_budget,
             features,
@@ -499,7 +499,7 @@ impl CtxBuilder {
         let adapter_info = device.adapter_info();
         // Your device: gpuprim installs no callbacks on it (it captures its own errors in
         // scopes, and notices a loss by its calls failing).
-        let handles = crate::device::DeviceHandles {
+        let handles = crate::runtime::device::DeviceHandles {
             device,
             queue,
             lost: Arc::new(Mutex::new(None)),
@@ -539,12 +539,12 @@ impl CtxBuilder {
     /// The context on a device.
     fn assemble(
         self,
-        handles: crate::device::DeviceHandles,
+        handles: crate::runtime::device::DeviceHandles,
         adapter_info: wgpu::AdapterInfo,
         features: wgpu::Features,
         limits: wgpu::Limits,
     ) -> Result<Ctx> {
-        let crate::device::DeviceHandles {
+        let crate::runtime::device::DeviceHandles {
             device,
             queue,
             lost,
@@ -557,7 +557,7 @@ impl CtxBuilder {
                     adapter: adapter_info.name.clone(),
                 });
             }
-            Some(Mutex::new(crate::profile::Profiler::new(
+            Some(Mutex::new(crate::runtime::profile::Profiler::new(
                 &device, features,
             )?))
         } else {
@@ -597,7 +597,7 @@ impl CtxBuilder {
                 cache: PipelineCache::default(),
                 pool: Default::default(),
                 lost,
-                wait_timeout: crate::wait::limit_nanos(self.wait_timeout),
+                wait_timeout: crate::runtime::wait::limit_nanos(self.wait_timeout),
                 waiter: Default::default(),
                 pending: Mutex::default(),
                 batch_limit: self.batch_limit,
@@ -886,7 +886,7 @@ impl Ctx {
         let mut lost = self.inner.lost.lock().unwrap_or_else(|p| p.into_inner());
         lost.get_or_insert_with(|| reason.to_string());
         drop(lost);
-        crate::device::forget(&self.inner.device);
+        crate::runtime::device::forget(&self.inner.device);
     }
 
     /// The error to return for `e`, an error from wgpu: `DeviceLost` if the device is

@@ -5,12 +5,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
-use crate::record::Work;
-use crate::view::View;
-use crate::wait::{MapState, MapWait, Until};
+use crate::runtime::context::Ctx;
+use crate::runtime::record::Work;
+use crate::runtime::view::View;
+use crate::runtime::wait::{MapState, MapWait, Until};
 
 /// A vector of `T` in device memory: made by [`Ctx::upload`] or [`Ctx::zeros`], or a
 /// view of a buffer of your own ([`GpuVec::from_buffer`]).
@@ -234,7 +234,7 @@ impl<T: GpuElement> GpuVec<T> {
     }
 
     /// The vector's bytes as one binding.
-    pub(crate) fn whole_binding(&self) -> crate::record::Res {
+    pub(crate) fn whole_binding(&self) -> crate::runtime::record::Res {
         View::of(self).whole()
     }
 
