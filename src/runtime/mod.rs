@@ -4,7 +4,7 @@
 //! devices contexts share ([`device`]), the kernel cache ([`cache`]), the one recording
 //! path ([`record`]), binding windows, workgroup grids and the submission of held work
 //! ([`dispatch`]), vectors with their buffer pool, read-backs, allocation and error
-//! capture ([`vec`], [`view`]), every wait for the GPU ([`wait`]) and profiling
+//! capture ([`mod@vec`], [`view`]), every wait for the GPU ([`wait`]) and profiling
 //! ([`profile`]).
 //!
 //! It knows no primitive: nothing here imports from `ops/`, which is the one layer above
