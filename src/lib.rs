@@ -45,17 +45,26 @@
 //!
 //! # Crate layout
 //!
-//! - [`Ctx`] (`context.rs`): adapter choice, limits, features, the pipeline cache.
-//! - [`GpuVec`] (`vec.rs`): typed device buffers, upload and read-back.
-//! - [`GpuElement`] (`element.rs`): the element types and their WGSL twins.
+//! Two layers over a shared vocabulary:
+//!
 //! - [`ops`]: one module per primitive family, each with its `Ctx` methods (2D kernels
-//!   with thread-group ID swizzling in [`ops::grid2d`]);
-//!   the WGSL templates are in `wgsl/` under the same names.
-//! - `pipeline.rs` (generated WGSL, `PipelineKey`, the cache) and `dispatch.rs`
-//!   (binding windows for large vectors, workgroup grids) are the shared machinery.
-//!   With `GPUPRIM_DUMP_WGSL=DIR` in the environment, the WGSL of every kernel is written
-//!   to `DIR` as it is compiled (`{op}-{element}-{entry}-{n}.wgsl`, `{op}-{entry}-{n}.wgsl`
-//!   for kernels without an element type).
+//!   with thread-group ID swizzling in [`ops::grid2d`]); the WGSL templates are in
+//!   `wgsl/` under the same names. A family describes each kernel by a typed
+//!   configuration and keeps what it learns at run time in the context's typed slots.
+//! - `runtime/`: what every primitive shares and none is named in (nothing there imports
+//!   from `ops`): [`Ctx`] and [`CtxBuilder`] with adapter choice (`runtime/context/`,
+//!   `runtime/device.rs`), [`GpuVec`] with the buffer pool, read-backs, allocation and
+//!   error capture (`runtime/vec/`), the kernel cache keyed by a kernel's configuration
+//!   (`runtime/cache/`), the one recording path (`runtime/record.rs`), binding windows,
+//!   workgroup grids and submission (`runtime/dispatch.rs`), waits (`runtime/wait.rs`)
+//!   and profiling ([`Profile`], `runtime/profile.rs`).
+//! - The shared vocabulary: [`GpuElement`] (`element.rs`: the element types and their
+//!   WGSL twins), [`Error`] (`error.rs`) and the check that user WGSL is one expression
+//!   (`expr.rs`).
+//!
+//! With `GPUPRIM_DUMP_WGSL=DIR` in the environment, the WGSL of every kernel is written
+//! to `DIR` as it is compiled (`{op}-{element}-{entry}-{n}.wgsl`, `{op}-{entry}-{n}.wgsl`
+//! for kernels without an element type).
 //!
 //! # Failures
 //!
