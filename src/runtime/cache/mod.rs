@@ -19,7 +19,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
-use compile::{Label, loops_are_ours, user_functions_loop};
+pub(crate) use compile::loops_are_ours;
+use compile::{Label, user_functions_loop};
 
 /// A kernel's typed description: every value that changes its WGSL, and nothing else.
 ///

@@ -17,7 +17,7 @@ use crate::runtime::cache::PipelineCache;
 pub use builder::{CtxBuilder, DEFAULT_BATCH_LIMIT, WANTED_FEATURES};
 pub(crate) use checks::check_len;
 pub use interop::Interop;
-use slots::TypeSlots;
+pub(crate) use slots::TypeSlots;
 
 /// A GPU context: one device and queue, what it can do, and its compiled pipelines.
 ///
