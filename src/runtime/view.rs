@@ -15,11 +15,11 @@
 //! indices into it and stores skip the lanes past its end. The layout is part of a
 //! kernel's pipeline key.
 
-use crate::context::Ctx;
-use crate::dispatch::Chunk;
 use crate::element::GpuElement;
-use crate::record::Res;
-use crate::vec::{GpuVec, LANES};
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::Chunk;
+use crate::runtime::record::Res;
+use crate::runtime::vec::{GpuVec, LANES};
 
 /// A vector as kernels bind it, with its element type erased.
 #[derive(Clone, Copy)]

@@ -9,11 +9,11 @@
 //! - Finished command buffers go through [`Ctx::enqueue`]: submitted at once while the
 //!   GPU is idle, else held and submitted together (see the `impl Ctx` block below).
 
-use crate::context::Ctx;
 use crate::error::{Error, Limit, Result};
-use crate::pipeline::Kernel;
-use crate::record::Work;
-use crate::view::View;
+use crate::runtime::cache::Kernel;
+use crate::runtime::context::Ctx;
+use crate::runtime::record::Work;
+use crate::runtime::view::View;
 use std::sync::Arc;
 
 /// One binding window: `units` elements of `unit_bytes` starting at `offset_units`.

@@ -26,8 +26,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context as TaskContext, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use crate::context::Ctx;
 use crate::error::{Error, Result};
+use crate::runtime::context::Ctx;
 
 /// How long a blocking wait polls without blocking before it sleeps (GPU adapters).
 pub(crate) const SPIN: Duration = Duration::from_micros(500);

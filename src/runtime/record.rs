@@ -20,10 +20,10 @@
 
 use std::sync::Arc;
 
-use crate::context::Ctx;
 use crate::error::{Error, Result};
-use crate::pipeline::Kernel;
-use crate::vec::Scratch;
+use crate::runtime::cache::Kernel;
+use crate::runtime::context::Ctx;
+use crate::runtime::vec::Scratch;
 
 /// A parameter block's slot in a [`Work`]'s uniform buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

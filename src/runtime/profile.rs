@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::context::Ctx;
 use crate::error::{Error, Result};
+use crate::runtime::context::Ctx;
 
 /// The profiler of a context with profiling on.
 pub(crate) struct Profiler {
@@ -238,7 +238,7 @@ impl Ctx {
                 results = Some(r);
                 break;
             }
-            self.wait_for(op, crate::wait::Until::Idle)?;
+            self.wait_for(op, crate::runtime::wait::Until::Idle)?;
             std::thread::sleep(std::time::Duration::from_micros(100));
         }
         let results = results.ok_or_else(|| Error::Internal {
