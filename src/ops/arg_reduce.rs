@@ -80,7 +80,10 @@ impl KernelSource for ArgReduceKernel {
             &[
                 ("ENABLE", self.enable.to_string()),
                 ("T", self.element.to_string()),
-                ("INPUT", units_wgsl("gp_x", 3, self.element, false, self.vec4)),
+                (
+                    "INPUT",
+                    units_wgsl("gp_x", 3, self.element, false, self.vec4),
+                ),
                 ("COMPARE", compare_wgsl(self)),
                 ("WORKGROUP_BEST", step.to_string()),
                 ("WG", self.workgroup_size.to_string()),

@@ -394,4 +394,3 @@ impl<'a> Plan<'a> {
             .map(|(buffer, offset)| crate::record::Res::range(buffer, *offset, 4))
     }
 }
-

@@ -194,5 +194,4 @@ impl Signature {
         };
         p
     }
-
 }

@@ -55,7 +55,9 @@ impl KernelSource for ReduceKernel {
     fn name(&self) -> &'static str {
         match self.inputs {
             Inputs::Vectors { y_vec4: None, .. } => "reduce",
-            Inputs::Vectors { y_vec4: Some(_), .. } => "dot",
+            Inputs::Vectors {
+                y_vec4: Some(_), ..
+            } => "dot",
             Inputs::Expression { .. } => "transform_reduce",
         }
     }
@@ -191,4 +193,3 @@ fn expression_inputs(p: &Pieces, vectors: u32, expr: &str) -> String {
         w = lane("w", " + 3u"),
     )
 }
-

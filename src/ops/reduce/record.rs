@@ -192,7 +192,6 @@ impl<'v, T: GpuElement> Input<'v, T> {
     }
 }
 
-
 /// The parameter block of `wgsl/reduce.wgsl` (`struct Params` there).
 #[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
@@ -214,7 +213,6 @@ struct ReduceParams {
     /// Elements at most (for a device count).
     n_cap: u32,
 }
-
 
 /// Threads of the finishing pass, which combines the partials: as many as the device
 /// allows, up to 1024. The pass is one workgroup and its time is latency, so fewer

@@ -78,7 +78,9 @@ impl Spec {
                 });
             }
             Reduce::SumWide if float && T::WGSL != "f64" => {
-                ctx.require(wgpu::Features::SHADER_F64, || format!("Reduce::SumWide of {t}"))?;
+                ctx.require(wgpu::Features::SHADER_F64, || {
+                    format!("Reduce::SumWide of {t}")
+                })?;
                 Spec {
                     operator: Operator::Wide,
                     accumulator: "f64",

@@ -333,10 +333,7 @@ impl Ctx {
         let subgroups = self.has_features(wgpu::Features::SUBGROUP)
             && self.info().subgroup_max_size <= wg
             && self.info().subgroup_min_size >= 1
-            && matches!(
-                spec.accumulator,
-                "f32" | "i32" | "u32" | "vec2<f32>"
-            );
+            && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>");
         let config = SegmentedKernel {
             element: T::WGSL,
             enable: T::ENABLE,
