@@ -148,8 +148,6 @@ fn bounds_wgsl(count: Option<u32>) -> String {
     }
 }
 
-/// The inputs of reduce and dot: `x` at binding 2, `y` at 3.
-
 /// The inputs of reduce and dot: `x` at binding 2, `y` at 3, of element type `t` with
 /// their layouts.
 fn vector_inputs(t: &str, x_vec4: bool, y_vec4: Option<bool>) -> String {
