@@ -14,20 +14,20 @@
 
 use crate::context::Ctx;
 use crate::dispatch::{pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid};
-use crate::element::{GpuElement, ScalarKind};
+use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::reduce::partial_windows;
-use crate::pipeline::{PipelineKey, render};
+use crate::pipeline::{KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES, ReadBack};
-use crate::view::View;
+use crate::view::{View, units_wgsl};
 
 const ARG_REDUCE_WGSL: &str = include_str!("../../wgsl/arg_reduce.wgsl");
 const TREE_WGSL: &str = include_str!("../../wgsl/arg_reduce_tree.wgsl");
 const SUBGROUP_WGSL: &str = include_str!("../../wgsl/arg_reduce_subgroup.wgsl");
 
 /// Which end of the order a call looks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Direction {
     Max,
     Min,
@@ -39,6 +39,57 @@ impl Direction {
             Direction::Max => "argmax",
             Direction::Min => "argmin",
         }
+    }
+}
+
+/// `wgsl/arg_reduce.wgsl`: its partials and finishing passes for one direction,
+/// element type and layout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ArgReduceKernel {
+    direction: Direction,
+    /// The element type (`T`) and its `enable` directive, or "".
+    element: &'static str,
+    enable: &'static str,
+    /// The value every element beats or ties (a WGSL literal of `T`).
+    worst: String,
+    /// The input's layout ([`View::vec4`]).
+    vec4: bool,
+    /// The workgroup step uses subgroup min/max.
+    subgroup: bool,
+    workgroup_size: u32,
+    finish_workgroup_size: u32,
+}
+
+impl KernelSource for ArgReduceKernel {
+    fn name(&self) -> &'static str {
+        self.direction.name()
+    }
+
+    fn element(&self) -> &'static str {
+        self.element
+    }
+
+    fn wgsl(&self) -> String {
+        let step = if self.subgroup {
+            SUBGROUP_WGSL
+        } else {
+            TREE_WGSL
+        };
+        render(
+            ARG_REDUCE_WGSL,
+            &[
+                ("ENABLE", self.enable.to_string()),
+                ("T", self.element.to_string()),
+                (
+                    "INPUT",
+                    units_wgsl("gp_x", 3, self.element, false, self.vec4),
+                ),
+                ("COMPARE", compare_wgsl(self)),
+                ("WORKGROUP_BEST", step.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+                ("FINISH_WG", self.finish_workgroup_size.to_string()),
+            ],
+        )
     }
 }
 
@@ -217,35 +268,22 @@ impl Ctx {
         // Subgroup min/max are defined for the 32-bit types.
         let subgroup = self.has_features(wgpu::Features::SUBGROUP) && size_of::<T>() == 4;
         let view = View::of(v);
-        let key = PipelineKey {
-            op: dir.name(),
+        let config = ArgReduceKernel {
+            direction: dir,
             element: T::WGSL,
+            enable: T::ENABLE,
+            worst: match dir {
+                Direction::Max => T::LOWEST,
+                Direction::Min => T::HIGHEST,
+            }
+            .wgsl_literal(),
+            vec4: view.vec4(),
+            subgroup,
             workgroup_size: wg,
-            variant: format!(
-                "{}|finish {finish_wg}{}",
-                view.layout(),
-                if subgroup { "+subgroup" } else { "" }
-            ),
-            code: String::new(),
+            finish_workgroup_size: finish_wg,
         };
-        let source = || {
-            let step = if subgroup { SUBGROUP_WGSL } else { TREE_WGSL };
-            let (wg, finish_wg) = (wg.to_string(), finish_wg.to_string());
-            render(
-                ARG_REDUCE_WGSL,
-                &[
-                    ("ENABLE", T::ENABLE),
-                    ("T", T::WGSL),
-                    ("INPUT", &view.units_wgsl("gp_x", 3, false)),
-                    ("COMPARE", &compare_wgsl::<T>(dir, subgroup)),
-                    ("WORKGROUP_BEST", step),
-                    ("WG", &wg),
-                    ("FINISH_WG", &finish_wg),
-                ],
-            )
-        };
-        let partials_kernel = self.kernel_entry(key.clone(), "partials_main", source)?;
-        let finish_kernel = self.kernel_entry(key, "finish_main", source)?;
+        let partials_kernel = self.kernel_for(&config, "partials_main")?;
+        let finish_kernel = self.kernel_for(&config, "finish_main")?;
 
         // One parameter block per binding window, then one for the finishing pass.
         let n = v.len() as u64;
@@ -389,7 +427,7 @@ struct ArgParams {
 }
 
 /// `gp_worst`, `gp_beats`, `gp_fast`, `gp_mask`, `gp_first_nan` and (with subgroups)
-/// `gp_key` for `T` and `dir` (see `wgsl/arg_reduce.wgsl`).
+/// `gp_key` for the kernel's element type and direction (see `wgsl/arg_reduce.wgsl`).
 ///
 /// NaN is tested on the bits (through `f32` for `f16` and `f64`, whose conversions keep
 /// NaN), never by `x != x`: WGSL lets compilers assume floats are not NaN. `gp_beats`
@@ -401,17 +439,15 @@ struct ArgParams {
 /// units again for its first NaN, whose value and index are its answer (a NaN beats every
 /// number). The NaN-aware comparison costs about twice the operations per element,
 /// which would come close to the memory time of a large GPU.
-fn compare_wgsl<T: GpuElement>(dir: Direction, subgroup: bool) -> String {
-    let (better, worst) = match dir {
-        Direction::Max => (">", T::LOWEST),
-        Direction::Min => ("<", T::HIGHEST),
+fn compare_wgsl(config: &ArgReduceKernel) -> String {
+    let (dir, subgroup, t) = (config.direction, config.subgroup, config.element);
+    let better = match dir {
+        Direction::Max => ">",
+        Direction::Min => "<",
     };
-    let mut s = format!(
-        "fn gp_worst() -> T {{ return {}; }}\n",
-        worst.wgsl_literal()
-    );
-    if T::KIND == ScalarKind::Float {
-        let bits = if T::WGSL == "f32" {
+    let mut s = format!("fn gp_worst() -> T {{ return {}; }}\n", config.worst);
+    if matches!(t, "f16" | "f32" | "f64") {
+        let bits = if t == "f32" {
             "bitcast<u32>(x)"
         } else {
             "bitcast<u32>(f32(x))"
@@ -423,7 +459,7 @@ fn compare_wgsl<T: GpuElement>(dir: Direction, subgroup: bool) -> String {
     } else {
         s += &format!("fn gp_beats(a: T, b: T) -> bool {{ return a {better} b; }}\n");
     }
-    if T::WGSL == "f32" {
+    if t == "f32" {
         s += &format!(
             "fn gp_fast(a: GpBest, b: GpBest) -> GpBest {{\n\
              \x20   if b.v {better} a.v {{\n\
@@ -461,7 +497,7 @@ fn compare_wgsl<T: GpuElement>(dir: Direction, subgroup: bool) -> String {
         // A u32 whose unsigned order is gp_beats's: the sortable bits (sign flipped for
         // i32; for f32 -0.0 made +0.0, then sign flipped for positives and every bit for
         // negatives), inverted for argmin; NaN above all.
-        let ordered = match T::WGSL {
+        let ordered = match t {
             "u32" => "x",
             "i32" => "bitcast<u32>(x) ^ 0x80000000u",
             _ => "gp_f32_order(x)",
@@ -470,7 +506,7 @@ fn compare_wgsl<T: GpuElement>(dir: Direction, subgroup: bool) -> String {
             Direction::Max => ordered.to_string(),
             Direction::Min => format!("~({ordered})"),
         };
-        if T::WGSL == "f32" {
+        if t == "f32" {
             s += "fn gp_f32_order(x: f32) -> u32 {\n\
                   \x20   let raw = bitcast<u32>(x);\n\
                   \x20   let b = select(raw, 0u, (raw & 0x7fffffffu) == 0u);\n\

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::pipeline::{Kernel, PipelineKey};
+use crate::pipeline::{Kernel, KernelSource};
 use crate::record::{Res, Work};
 use crate::vec::GpuVec;
 
@@ -104,13 +104,24 @@ pub(crate) fn record_args(
     Ok(())
 }
 
+/// `wgsl/count.wgsl`, which has one form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct CountKernel;
+
+impl KernelSource for CountKernel {
+    fn name(&self) -> &'static str {
+        "count"
+    }
+
+    fn element(&self) -> &'static str {
+        u32::WGSL
+    }
+
+    fn wgsl(&self) -> String {
+        COUNT_WGSL.to_string()
+    }
+}
+
 fn count_kernel(ctx: &Ctx) -> Result<Arc<Kernel>> {
-    let key = PipelineKey {
-        op: "count",
-        element: u32::WGSL,
-        workgroup_size: 64,
-        variant: String::new(),
-        code: String::new(),
-    };
-    ctx.kernel(key, || COUNT_WGSL.to_string())
+    ctx.kernel_for(&CountKernel, "main")
 }

@@ -15,7 +15,7 @@ use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
-use crate::pipeline::{PipelineKey, render};
+use crate::pipeline::{KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::GpuVec;
 use crate::view::View;
@@ -53,6 +53,51 @@ struct ColumnsParams {
     col_blocks: u32,
     groups: u32,
     opaque_zero: u32,
+}
+
+/// `wgsl/segmented_columns.wgsl`: its columns pass for one operator, element type and
+/// shape.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ColumnsKernel {
+    /// The element type (`T`) and its `enable` directive, or "".
+    element: &'static str,
+    enable: &'static str,
+    spec: Spec,
+    workgroup_size: u32,
+    /// Invocations across the columns of a workgroup.
+    cols: u32,
+    /// Elements an invocation reads at once: 4 (a vec4) or 1.
+    lanes: u32,
+}
+
+impl KernelSource for ColumnsKernel {
+    fn name(&self) -> &'static str {
+        "segmented_columns"
+    }
+
+    fn element(&self) -> &'static str {
+        self.element
+    }
+
+    fn wgsl(&self) -> String {
+        render(
+            COLUMNS_WGSL,
+            &[
+                ("ENABLE", self.enable.to_string()),
+                ("T", self.element.to_string()),
+                ("A", self.spec.accumulator.to_string()),
+                ("OP", self.spec.functions()),
+                ("WG", self.workgroup_size.to_string()),
+                ("COLS", self.cols.to_string()),
+                ("LANES", self.lanes.to_string()),
+                ("LOAD", load_wgsl(self.lanes, self.element)),
+            ],
+        )
+    }
+
+    fn user_code(&self) -> &str {
+        &self.spec.code
+    }
 }
 
 impl Ctx {
@@ -153,33 +198,20 @@ impl Ctx {
         let rows_per_block = u64::from(height).div_ceil(row_blocks);
         let row_blocks = u64::from(height).div_ceil(rows_per_block);
 
-        let key = PipelineKey {
-            op: "segmented_columns",
+        let config = ColumnsKernel {
             element: T::WGSL,
+            enable: T::ENABLE,
+            spec,
             workgroup_size: wg,
-            variant: format!("{}|cols{cols}|lanes{lanes}", spec.variant()),
-            code: spec.code.clone(),
+            cols,
+            lanes,
         };
-        let source = || {
-            render(
-                COLUMNS_WGSL,
-                &[
-                    ("ENABLE", T::ENABLE.to_string()),
-                    ("T", T::WGSL.to_string()),
-                    ("A", spec.accumulator.clone()),
-                    ("OP", spec.functions.clone()),
-                    ("WG", wg.to_string()),
-                    ("COLS", cols.to_string()),
-                    ("LANES", lanes.to_string()),
-                    ("LOAD", load_wgsl(lanes, T::WGSL)),
-                ],
-            )
-        };
-        let columns = self.kernel_entry(key.clone(), "columns_main", source)?;
+        let columns = self.kernel_for(&config, "columns_main")?;
+        let spec = &config.spec;
         let max_per_dim = self.info().max_workgroups_per_dimension;
         let grid_cap = u64::from(max_per_dim).saturating_pow(3);
         let mut work = Work::new(self, name);
-        let partial_bytes = spec.accumulator_bytes * (row_blocks * u64::from(width)).max(1);
+        let partial_bytes = spec.accumulator_bytes() * (row_blocks * u64::from(width)).max(1);
         let partials = if row_blocks > 1 {
             let usage = wgpu::BufferUsages::STORAGE;
             work.keep(self.scratch("column partials", partial_bytes, usage)?)
@@ -187,7 +219,7 @@ impl Ctx {
             // Not read: one row block writes the result itself.
             work.keep(self.scratch(
                 "column partials",
-                spec.accumulator_bytes,
+                spec.accumulator_bytes(),
                 wgpu::BufferUsages::STORAGE,
             )?)
         };
@@ -223,7 +255,7 @@ impl Ctx {
             .bind(2, input)
             .bind(4, out_binding.clone());
         if row_blocks > 1 {
-            let finish = self.kernel_entry(key, "finish_main", source)?;
+            let finish = self.kernel_for(&config, "finish_main")?;
             let groups = col_blocks.min(grid_cap);
             let block = work.params(&ColumnsParams {
                 groups: groups as u32,

@@ -30,6 +30,9 @@
 //! grids, on GPUs; 4 on CPU adapters).
 
 mod columns;
+mod kernel;
+
+use kernel::{SegmentLayout, SegmentedKernel};
 
 use bytemuck::{Pod, Zeroable};
 
@@ -41,21 +44,9 @@ use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
-use crate::pipeline::{PipelineKey, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
 use crate::view::View;
-
-const SEGMENTED_WGSL: &str = include_str!("../../../wgsl/segmented.wgsl");
-
-/// `{{WORKGROUP_SCAN}}` without subgroups: invocation `lane` owns the tile's `lane`-th
-/// values, and the scan is Hillis-Steele in workgroup memory (two barriers a step).
-const SCAN_TREE: &str = include_str!("../../../wgsl/segmented_scan_tree.wgsl");
-
-/// `{{WORKGROUP_SCAN}}` with subgroups: invocations are ordered subgroup by subgroup, each
-/// subgroup scans its lanes with shuffles, and the subgroups' totals meet once in
-/// workgroup memory (two barriers a tile).
-const SCAN_SUBGROUP: &str = include_str!("../../../wgsl/segmented_scan_subgroup.wgsl");
 
 /// Invocations per workgroup and values per invocation. On a GPU, tiles of 4096 values
 /// (four vec4 loads in flight per invocation) amortize the tile's scan; on a CPU
@@ -95,77 +86,10 @@ enum Bounds<'a> {
 }
 
 impl Bounds<'_> {
-    fn name(&self) -> &'static str {
+    fn layout(&self) -> SegmentLayout {
         match self {
-            Bounds::Offsets(_) => "offsets",
-            Bounds::Rows { .. } => "rows",
-        }
-    }
-
-    /// `gp_begin`, `gp_end`, `gp_upper`, `gp_lower` and `gp_find` of `wgsl/segmented.wgsl`.
-    fn wgsl(&self) -> &'static str {
-        match self {
-            Bounds::Offsets(_) => {
-                "@group(0) @binding(5) var<storage, read> gp_offsets: array<u32>;\n\
-                 fn gp_begin(s: u32) -> u32 { return gp_offsets[min(s, gp_reduce.segments)]; }\n\
-                 fn gp_end(s: u32) -> u32 { return gp_offsets[min(s + 1u, gp_reduce.segments)]; }\n\
-                 fn gp_upper(x: u32, lo_in: u32, hi_in: u32) -> u32 {\n\
-                 \x20   var lo = lo_in;\n\
-                 \x20   var hi = hi_in;\n\
-                 \x20   while lo < hi {\n\
-                 \x20       let mid = lo + (hi - lo) / 2u;\n\
-                 \x20       if gp_begin(mid) <= x { lo = mid + 1u; } else { hi = mid; }\n\
-                 \x20   }\n\
-                 \x20   return lo;\n\
-                 }\n\
-                 fn gp_lower(x: u32, lo_in: u32, hi_in: u32) -> u32 {\n\
-                 \x20   var lo = lo_in;\n\
-                 \x20   var hi = hi_in;\n\
-                 \x20   while lo < hi {\n\
-                 \x20       let mid = lo + (hi - lo) / 2u;\n\
-                 \x20       if gp_begin(mid) < x { lo = mid + 1u; } else { hi = mid; }\n\
-                 \x20   }\n\
-                 \x20   return lo;\n\
-                 }\n\
-                 // The segment of element i (as gp_segment_of) searched outward from a guess:\n\
-                 // a few loads where the guess is near, twice a binary search at worst.\n\
-                 fn gp_find(i: u32, lo: u32, hi: u32, guess: u32) -> u32 {\n\
-                 \x20   var a = lo;\n\
-                 \x20   var b = max(hi, lo + 1u);\n\
-                 \x20   let g = clamp(guess, a, b - 1u);\n\
-                 \x20   var step = 1u;\n\
-                 \x20   if gp_begin(g) <= i {\n\
-                 \x20       a = g;\n\
-                 \x20       while a + step < b {\n\
-                 \x20           if gp_begin(a + step) > i { b = a + step; break; }\n\
-                 \x20           a += step;\n\
-                 \x20           step = min(step * 2u, 1u << 30u);\n\
-                 \x20       }\n\
-                 \x20   } else {\n\
-                 \x20       b = g;\n\
-                 \x20       while b - a > step {\n\
-                 \x20           if gp_begin(b - step) <= i { a = b - step; break; }\n\
-                 \x20           b -= step;\n\
-                 \x20           step = min(step * 2u, 1u << 30u);\n\
-                 \x20       }\n\
-                 \x20   }\n\
-                 \x20   return gp_segment_of(i, a, b);\n\
-                 }\n"
-            }
-            Bounds::Rows { .. } => {
-                "fn gp_begin(s: u32) -> u32 { return s * gp_reduce.pitch; }\n\
-                 fn gp_end(s: u32) -> u32 { return s * gp_reduce.pitch + gp_reduce.width; }\n\
-                 fn gp_upper(x: u32, lo: u32, hi: u32) -> u32 {\n\
-                 \x20   return clamp(x / gp_reduce.pitch + 1u, lo, max(lo, hi));\n\
-                 }\n\
-                 fn gp_lower(x: u32, lo: u32, hi: u32) -> u32 {\n\
-                 \x20   let q = x / gp_reduce.pitch + select(0u, 1u, x % gp_reduce.pitch != 0u);\n\
-                 \x20   return clamp(q, lo, max(lo, hi));\n\
-                 }\n\
-                 fn gp_find(i: u32, lo: u32, hi: u32, guess: u32) -> u32 {\n\
-                 \x20   return gp_segment_of(i, lo, hi);\n\
-                 }\n"
-            }
+            Bounds::Offsets(_) => SegmentLayout::Offsets,
+            Bounds::Rows { .. } => SegmentLayout::Rows,
         }
     }
 }
@@ -405,55 +329,26 @@ impl Ctx {
         let plan = plan?;
 
         let view = View::of(values);
-        let layout = view.layout();
         // Shuffles move 32-bit scalars and their vectors.
         let subgroups = self.has_features(wgpu::Features::SUBGROUP)
             && self.info().subgroup_max_size <= wg
             && self.info().subgroup_min_size >= 1
-            && matches!(
-                spec.accumulator.as_str(),
-                "f32" | "i32" | "u32" | "vec2<f32>"
-            );
-        let (scan, scan_name) = if subgroups {
-            (SCAN_SUBGROUP, "subgroup-scan")
-        } else {
-            (SCAN_TREE, "tree-scan")
-        };
-        let key = PipelineKey {
-            op: "segmented",
+            && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>");
+        let config = SegmentedKernel {
             element: T::WGSL,
+            enable: T::ENABLE,
+            spec: spec.clone(),
+            segments: bounds.layout(),
+            values_vec4: view.vec4(),
+            subgroup_scan: subgroups,
             workgroup_size: wg,
-            variant: format!(
-                "{}|{}|v{v}|{layout}|{scan_name}",
-                spec.variant(),
-                bounds.name()
-            ),
-            code: spec.code.clone(),
+            values_per_invocation: v,
         };
-        let source = || {
-            render(
-                SEGMENTED_WGSL,
-                &[
-                    ("ENABLE", T::ENABLE.to_string()),
-                    ("T", T::WGSL.to_string()),
-                    ("A", spec.accumulator.clone()),
-                    ("OP", spec.functions.clone()),
-                    ("VALUES", view.units_wgsl("gp_x", 2, false)),
-                    ("SEGMENTS", bounds.wgsl().to_string()),
-                    ("WORKGROUP_SCAN", scan.to_string()),
-                    ("WG", wg.to_string()),
-                    ("V", v.to_string()),
-                    ("LOAD_UNITS", units_wgsl(v, LOAD_UNIT)),
-                    ("FOLD_UNITS", units_wgsl(v, FOLD_UNIT)),
-                    ("WALK_UNITS", units_wgsl(v, WALK_UNIT)),
-                ],
-            )
-        };
-        let tiles = self.kernel_entry(key.clone(), "tiles_main", source)?;
-        let fixup = self.kernel_entry(key, "fixup_main", source)?;
+        let tiles = self.kernel_for(&config, "tiles_main")?;
+        let fixup = self.kernel_for(&config, "fixup_main")?;
 
         // Bindings of 16-bit accumulators are whole words.
-        let partial_bytes = (spec.accumulator_bytes * plan.ranges.max(1)).next_multiple_of(4);
+        let partial_bytes = (spec.accumulator_bytes() * plan.ranges.max(1)).next_multiple_of(4);
         let usage = wgpu::BufferUsages::STORAGE;
         let first = work.keep(self.scratch("segment partials", partial_bytes, usage)?);
         let last = work.keep(self.scratch("segment partials", partial_bytes, usage)?);
@@ -517,20 +412,6 @@ impl Ctx {
         }
         Ok(())
     }
-}
-
-/// Per vec4 unit `K` of an invocation's values, written out with constant indices (so
-/// the units stay in registers whatever the driver unrolls): its load, its fold in the
-/// fast path, its walk.
-const LOAD_UNIT: &str = "    if c + 4u * K < end { xs[K] = gp_x_load(u + K); }\n";
-const FOLD_UNIT: &str = "                w.acc = gp_combine(w.acc, gp_fold4(xs[K]));\n";
-const WALK_UNIT: &str = "                gp_walk_unit(xs[K], c + 4u * K, c, e, hi, &w);\n";
-
-/// `unit` for each of the `v / 4` units, `K` replaced by the unit's index.
-fn units_wgsl(v: u32, unit: &str) -> String {
-    (0..v / LANES as u32)
-        .map(|k| unit.replace('K', &format!("{k}u")))
-        .collect()
 }
 
 /// `offsets.len() - 1`, or `Err(InvalidArgument)` for an empty `offsets`.
