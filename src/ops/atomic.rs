@@ -12,15 +12,20 @@ use crate::dispatch::Chunk;
 use crate::dispatch::{chunks, pow2_workgroup_size, units_per_binding, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::pipeline::{PipelineKey, render};
+use crate::pipeline::{KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
-use crate::view::View;
+use crate::view::{View, units_wgsl};
 use std::sync::Arc;
 
 const ATOMIC_WGSL: &str = include_str!("../../wgsl/atomic.wgsl");
 const HISTOGRAM_WGSL: &str = include_str!("../../wgsl/histogram.wgsl");
 const PARAMS_WGSL: &str = include_str!("../../wgsl/atomic_params.wgsl");
+/// `gp_n()` of a histogram over a prefix view: the window stops at the device count,
+/// bound at 3.
+const COUNT_WGSL: &str = include_str!("../../wgsl/atomic_count.wgsl");
+/// `gp_n()` of a histogram over a whole vector.
+const WHOLE_N_WGSL: &str = "fn gp_n() -> u32 { return params.n; }\n";
 
 /// The largest bin count [`Ctx::histogram`] and [`Ctx::histogram_range`] accept: 2^24.
 pub const MAX_BINS: u32 = 1 << 24;
@@ -131,6 +136,102 @@ struct Range {
     hi: f32,
 }
 
+/// `wgsl/atomic.wgsl`: an atomic sum for one strategy, element type and layout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct AtomicKernel {
+    strategy: AtomicStrategy,
+    /// The element type, its accumulator's type and the section that adds one value
+    /// ([`AtomicElement`]).
+    element: &'static str,
+    atom: &'static str,
+    add_section: &'static str,
+    /// Whether the input is bound as `vec4` units.
+    src_vec4: bool,
+    workgroup_size: u32,
+}
+
+impl KernelSource for AtomicKernel {
+    fn name(&self) -> &'static str {
+        "atomic_sum"
+    }
+
+    fn element(&self) -> &'static str {
+        self.element
+    }
+
+    fn wgsl(&self) -> String {
+        render(
+            &assemble(ATOMIC_WGSL, &[self.add_section, self.strategy.section()]),
+            &[
+                (
+                    "SRC",
+                    units_wgsl("src", 0, self.element, false, self.src_vec4),
+                ),
+                ("PARAMS", PARAMS_WGSL.to_string()),
+                ("T", self.element.to_string()),
+                ("ATOM", self.atom.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+            ],
+        )
+    }
+}
+
+/// `wgsl/histogram.wgsl`: a histogram of `u32` keys or of values over a range, for one
+/// key type, layout and way of counting.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct HistogramKernel {
+    /// Values binned over `[lo, hi]` (`histogram_range`), else `u32` keys.
+    range: bool,
+    key: &'static str,
+    /// Whether the keys are bound as `vec4` units.
+    src_vec4: bool,
+    /// Whether the keys are a prefix view, whose device count is bound at 3.
+    counted: bool,
+    /// Bins each workgroup counts in workgroup memory, or `None` to count with global
+    /// atomics.
+    shared_bins: Option<u64>,
+    workgroup_size: u32,
+}
+
+impl KernelSource for HistogramKernel {
+    fn name(&self) -> &'static str {
+        if self.range {
+            "histogram_range"
+        } else {
+            "histogram"
+        }
+    }
+
+    fn element(&self) -> &'static str {
+        self.key
+    }
+
+    fn wgsl(&self) -> String {
+        let key_section = if self.range { "key_range" } else { "key_u32" };
+        let store = if self.shared_bins.is_some() {
+            "shared"
+        } else {
+            "global"
+        };
+        let bounds = if self.counted {
+            COUNT_WGSL
+        } else {
+            WHOLE_N_WGSL
+        };
+        render(
+            &assemble(HISTOGRAM_WGSL, &[key_section, store]),
+            &[
+                ("SRC", units_wgsl("src", 0, self.key, false, self.src_vec4)),
+                ("BOUNDS", bounds.to_string()),
+                ("PARAMS", PARAMS_WGSL.to_string()),
+                ("K", self.key.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+                ("SB", self.shared_bins.unwrap_or(0).to_string()),
+            ],
+        )
+    }
+}
+
 impl Ctx {
     /// The sum of all elements of `v`, added with GPU atomics ([`AtomicStrategy::Hybrid`]).
     ///
@@ -235,26 +336,16 @@ impl Ctx {
             return Ok(());
         }
         let wg = workgroup_size(self);
-        let key = PipelineKey {
-            op,
-            element: T::WGSL,
-            workgroup_size: wg,
-            variant: format!("{}|{}", strategy.section(), View::of(v).layout()),
-            code: String::new(),
-        };
         let src = View::of(v);
-        let kernel = self.kernel(key, || {
-            render(
-                &assemble(ATOMIC_WGSL, &[T::ADD_SECTION, strategy.section()]),
-                &[
-                    ("SRC", src.units_wgsl("src", 0, false)),
-                    ("PARAMS", PARAMS_WGSL.to_string()),
-                    ("T", T::WGSL.to_string()),
-                    ("ATOM", T::ATOM.to_string()),
-                    ("WG", wg.to_string()),
-                ],
-            )
-        })?;
+        let config = AtomicKernel {
+            strategy,
+            element: T::WGSL,
+            atom: T::ATOM,
+            add_section: T::ADD_SECTION,
+            src_vec4: src.vec4(),
+            workgroup_size: wg,
+        };
+        let kernel = self.kernel_for(&config, "main")?;
         let unit = (LANES * size_of::<T>()) as u64;
         let mut passes = Vec::new();
         for c in chunks(v.lanes4(), units_per_binding(self, unit)) {
@@ -413,54 +504,16 @@ impl Ctx {
                 .max(u64::from(wg))
                 .min(shared_cap)
         });
-        let (variant, store) = match shared_bins {
-            Some(sb) => (format!("shared{sb}|{}", View::of(src).layout()), "shared"),
-            None => (format!("global|{}", View::of(src).layout()), "global"),
-        };
-        let variant = match &src.count {
-            Some(_) => format!("{variant}+count"),
-            None => variant,
-        };
-        let key_section = if range.is_some() {
-            "key_range"
-        } else {
-            "key_u32"
-        };
-        let key = PipelineKey {
-            op: if range.is_some() {
-                "histogram_range"
-            } else {
-                "histogram"
-            },
-            element: K::WGSL,
-            workgroup_size: wg,
-            variant,
-            code: String::new(),
-        };
         let keys = View::of(src);
-        // A prefix view's device count is bound at 3: the window stops at it.
-        let bounds = match &src.count {
-            None => "fn gp_n() -> u32 { return params.n; }\n".to_string(),
-            Some(_) => "@group(0) @binding(3) var<storage, read> gp_count: array<u32>;\n\
-                        fn gp_n() -> u32 {\n\
-                        \x20   let c = gp_count[0];\n\
-                        \x20   return select(0u, min(c - params.first, params.n), c > params.first);\n\
-                        }\n"
-                .to_string(),
+        let config = HistogramKernel {
+            range: range.is_some(),
+            key: K::WGSL,
+            src_vec4: keys.vec4(),
+            counted: src.count.is_some(),
+            shared_bins,
+            workgroup_size: wg,
         };
-        let kernel = self.kernel(key, || {
-            render(
-                &assemble(HISTOGRAM_WGSL, &[key_section, store]),
-                &[
-                    ("SRC", keys.units_wgsl("src", 0, false)),
-                    ("BOUNDS", bounds.clone()),
-                    ("PARAMS", PARAMS_WGSL.to_string()),
-                    ("K", K::WGSL.to_string()),
-                    ("WG", wg.to_string()),
-                    ("SB", shared_bins.unwrap_or(0).to_string()),
-                ],
-            )
-        })?;
+        let kernel = self.kernel_for(&config, "main")?;
         let (lo, hi, scale) = match range {
             Some(Range { lo, hi }) => (
                 lo,
