@@ -1,6 +1,6 @@
 //! Thread-group ID swizzling: the workgroup orders of the 2D kernels ([`Swizzle`]),
 //! their Rust mappings ([`swizzle`], [`swizzle_bands`]) and WGSL twins ([`SWIZZLE_WGSL`]),
-//! and the `remap` function each 2D kernel is rendered with (`remap_wgsl`).
+//! and the `remap` function each 2D kernel is rendered with ([`Remap`]).
 
 use crate::error::{Error, Result};
 // Named in the docs of `Swizzle` only.
@@ -229,22 +229,55 @@ fn swizzle_params(groups: (u32, u32), n: u32) -> [u32; 8] {
     ]
 }
 
-/// The pipeline-key variant and the WGSL `remap` function of a dispatch of `groups`
-/// workgroups with tile width `n` (0: off, the identity).
-pub(super) fn remap_wgsl(groups: (u32, u32), order: Swizzle) -> (String, String) {
-    let n = match order {
-        // Auto is resolved to one of its candidates before a kernel is built.
-        Swizzle::Off | Swizzle::Auto => {
-            let identity =
-                "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {\n    return g;\n}\n";
-            return (String::new(), identity.to_string());
+/// The workgroup order a 2D kernel is compiled with, with the values its `remap`
+/// function holds as constants: part of the kernel's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Remap {
+    /// Launch order: the identity.
+    Identity,
+    /// [`swizzle`] over a dispatch of `groups` workgroups with tiles `n` wide (clamped to
+    /// the dispatch width).
+    Tiles { groups: (u32, u32), n: u32 },
+    /// [`swizzle_bands`] over a dispatch of `groups` workgroups with bands of `rows` rows.
+    Bands { groups: (u32, u32), rows: u32 },
+}
+
+impl Remap {
+    /// The remapping of a dispatch of `groups` workgroups in `order`.
+    pub(super) fn new(groups: (u32, u32), order: Swizzle) -> Remap {
+        match order {
+            // Auto is resolved to one of its candidates before a kernel is built.
+            Swizzle::Off | Swizzle::Auto => Remap::Identity,
+            Swizzle::Tiles { n } => Remap::Tiles {
+                groups,
+                n: swizzle_params(groups, n)[0],
+            },
+            Swizzle::Bands { workgroups } => Remap::Bands {
+                groups,
+                rows: band_rows(groups, workgroups),
+            },
         }
-        Swizzle::Bands { workgroups } => return bands_wgsl(groups, workgroups),
-        Swizzle::Tiles { n } => n,
-    };
+    }
+
+    /// The WGSL `remap` function.
+    pub(super) fn wgsl(&self) -> String {
+        match *self {
+            Remap::Identity => {
+                "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {\n    return g;\n}\n"
+                    .to_string()
+            }
+            Remap::Tiles { groups, n } => tiles_wgsl(groups, n),
+            Remap::Bands { groups, rows } => bands_wgsl(groups, rows),
+        }
+    }
+}
+
+/// [`swizzle`] for one grid and tile width `n` (0: off, the identity), as WGSL with the
+/// grid and its `SwizzleParams` as constants.
+fn tiles_wgsl(groups: (u32, u32), n: u32) -> String {
     let s = swizzle_params(groups, n);
     let float = |w: u32| format!("bitcast<f32>({w}u)");
-    let remap = format!(
+    format!(
         "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {{\n    \
          let s = SwizzleParams({}u, {}u, {}u, {}u, {}, {}, {}, {}u);\n    \
          return swizzle_tiles(g, vec2<u32>({}u, {}u), s);\n}}\n",
@@ -258,23 +291,18 @@ pub(super) fn remap_wgsl(groups: (u32, u32), order: Swizzle) -> (String, String)
         s[7],
         groups.0,
         groups.1
-    );
-    (
-        format!("swizzle {}x{} n={}", groups.0, groups.1, s[0]),
-        remap,
     )
 }
 
-/// [`swizzle_bands`] for one grid, as WGSL with the grid and the band as constants (the
-/// compiler turns the divisions into multiplies), and its pipeline variant.
-fn bands_wgsl((w, h): (u32, u32), workgroups: u32) -> (String, String) {
-    let rows = band_rows((w, h), workgroups);
+/// [`swizzle_bands`] for one grid and bands of `rows` rows, as WGSL with the grid and the
+/// band as constants (the compiler turns the divisions into multiplies).
+fn bands_wgsl((w, h): (u32, u32), rows: u32) -> String {
     let band_h = if h % rows == 0 {
         format!("{rows}u")
     } else {
         format!("select({}u, {rows}u, band < {}u)", h % rows, h / rows)
     };
-    let remap = format!(
+    format!(
         "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {{\n    \
          let flat = g.y * {w}u + g.x;\n    \
          let band = flat / {per_band}u;\n    \
@@ -282,8 +310,7 @@ fn bands_wgsl((w, h): (u32, u32), workgroups: u32) -> (String, String) {
          let band_h = {band_h};\n    \
          return vec2<u32>(local / band_h, band * {rows}u + local % band_h);\n}}\n",
         per_band = rows * w,
-    );
-    (format!("bands {w}x{h} rows={rows}"), remap)
+    )
 }
 
 /// The f32 nearest `1 / d` (0 for 0): IEEE division of exact operands for d <= 2^24, the
@@ -295,7 +322,7 @@ fn swizzle_rcp(d: u32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::{
-        SWIZZLE_F32_GROUPS, SWIZZLE_WGSL, bands_wgsl, swizzle, swizzle_bands, swizzle_params,
+        Remap, SWIZZLE_F32_GROUPS, SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands, swizzle_params,
         swizzle_rcp,
     };
     use rayon::prelude::*;
@@ -513,7 +540,7 @@ mod tests {
         out.to_vec().unwrap()
     }
 
-    /// The band order's WGSL (`bands_wgsl`, the grid as constants) on the GPU: every
+    /// The band order's WGSL (`Remap::Bands`, the grid as constants) on the GPU: every
     /// group of each grid, one invocation each, packed `x | y << 16`, against
     /// [`swizzle_bands`].
     #[test]
@@ -521,7 +548,7 @@ mod tests {
         let ctx = crate::Ctx::new().expect("a GPU context (lavapipe will do)");
         for (w, h) in PROBE_GRIDS.into_iter().chain([(256, 255)]) {
             for workgroups in [1, 2, 7, 64, 1024] {
-                let (_, remap) = bands_wgsl((w, h), workgroups);
+                let remap = Remap::new((w, h), Swizzle::Bands { workgroups }).wgsl();
                 let wgsl = format!(
                     "{remap}
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
