@@ -2,7 +2,7 @@
 //! side, user body and workgroup order), their parameter blocks, and the recording of
 //! one dispatch (`run2d`).
 
-use super::swizzle::Remap;
+use super::remap::Remap;
 use super::{MAP2D_ROWS, SWIZZLE_WGSL, Shape, SwizzleShape};
 use crate::context::Ctx;
 use crate::element::GpuElement;

@@ -47,10 +47,11 @@ use crate::vec::GpuVec;
 
 // This file: the views, the public kernels and their dispatch. `kernels.rs`: the kernels'
 // configuration, parameter blocks and recording. `swizzle.rs`: the workgroup orders
-// (`Swizzle`, their Rust twins, the WGSL that remaps). `auto.rs`: `Swizzle::Auto`'s
-// measured choice.
+// (`Swizzle`) and their Rust and WGSL twins. `remap.rs`: the `remap` function a kernel is
+// compiled with. `auto.rs`: `Swizzle::Auto`'s measured choice.
 mod auto;
 mod kernels;
+mod remap;
 mod swizzle;
 
 pub use auto::{AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, SwizzleChoice, SwizzleShape};

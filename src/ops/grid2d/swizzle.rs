@@ -1,6 +1,5 @@
 //! Thread-group ID swizzling: the workgroup orders of the 2D kernels ([`Swizzle`]),
-//! their Rust mappings ([`swizzle`], [`swizzle_bands`]) and WGSL twins ([`SWIZZLE_WGSL`]),
-//! and the `remap` function each 2D kernel is rendered with ([`Remap`]).
+//! their Rust mappings ([`swizzle`], [`swizzle_bands`]) and WGSL twins ([`SWIZZLE_WGSL`]).
 
 use crate::error::{Error, Result};
 // Named in the docs of `Swizzle` only.
@@ -21,11 +20,6 @@ use {
 /// written into their WGSL (a `SwizzleParams` struct, the names `swizzle_div` and
 /// `swizzle_tiles`); a kernel of your own may ignore them.
 pub const SWIZZLE_WGSL: &str = include_str!("../../../wgsl/swizzle.wgsl");
-
-/// Workgroups per dispatch up to which `swizzle_tiles` divides with f32 reciprocals (its
-/// numerators stay below 2^24, where `swizzle_div` is exact); larger dispatches divide
-/// as `swizzle_group` does.
-const SWIZZLE_F32_GROUPS: u64 = 1 << 24;
 
 /// Whether and how a 2D kernel remaps its workgroup IDs (see the [module docs](super)).
 ///
@@ -200,131 +194,14 @@ pub fn swizzle_bands(group: (u32, u32), groups: (u32, u32), workgroups: u32) -> 
 }
 
 /// Rows of workgroups per band for [`Swizzle::Bands`].
-fn band_rows((w, h): (u32, u32), workgroups: u32) -> u32 {
+pub(super) fn band_rows((w, h): (u32, u32), workgroups: u32) -> u32 {
     (workgroups / w.max(1)).clamp(1, h.max(1))
-}
-
-/// The `SwizzleParams` of wgsl/swizzle.wgsl for a dispatch of `groups` workgroups and the
-/// tile width `n` (0: off, all zeros): `swizzle_tiles` with these computes
-/// [`swizzle`]`(group, groups, n)` without a division.
-fn swizzle_params(groups: (u32, u32), n: u32) -> [u32; 8] {
-    let (w, h) = groups;
-    if n == 0 || w == 0 || h == 0 {
-        return [0; 8];
-    }
-    let n = n.clamp(1, w);
-    // n * h <= w * h < 2^32 within the dispatch limits; wrapping only past them.
-    let per_tile = n.wrapping_mul(h);
-    let (full_tiles, last_w) = (w / n, w % n);
-    let exact = u64::from(w) * u64::from(h) > SWIZZLE_F32_GROUPS;
-    [
-        n,
-        per_tile,
-        full_tiles,
-        last_w,
-        swizzle_rcp(per_tile).to_bits(),
-        swizzle_rcp(n).to_bits(),
-        swizzle_rcp(last_w).to_bits(),
-        u32::from(exact),
-    ]
-}
-
-/// The workgroup order a 2D kernel is compiled with, with the values its `remap`
-/// function holds as constants: part of the kernel's configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Remap {
-    /// Launch order: the identity.
-    Identity,
-    /// [`swizzle`] over a dispatch of `groups` workgroups with tiles `n` wide (clamped to
-    /// the dispatch width).
-    Tiles { groups: (u32, u32), n: u32 },
-    /// [`swizzle_bands`] over a dispatch of `groups` workgroups with bands of `rows` rows.
-    Bands { groups: (u32, u32), rows: u32 },
-}
-
-impl Remap {
-    /// The remapping of a dispatch of `groups` workgroups in `order`.
-    pub(super) fn new(groups: (u32, u32), order: Swizzle) -> Remap {
-        match order {
-            // Auto is resolved to one of its candidates before a kernel is built.
-            Swizzle::Off | Swizzle::Auto => Remap::Identity,
-            Swizzle::Tiles { n } => Remap::Tiles {
-                groups,
-                n: swizzle_params(groups, n)[0],
-            },
-            Swizzle::Bands { workgroups } => Remap::Bands {
-                groups,
-                rows: band_rows(groups, workgroups),
-            },
-        }
-    }
-
-    /// The WGSL `remap` function.
-    pub(super) fn wgsl(&self) -> String {
-        match *self {
-            Remap::Identity => {
-                "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {\n    return g;\n}\n"
-                    .to_string()
-            }
-            Remap::Tiles { groups, n } => tiles_wgsl(groups, n),
-            Remap::Bands { groups, rows } => bands_wgsl(groups, rows),
-        }
-    }
-}
-
-/// [`swizzle`] for one grid and tile width `n` (0: off, the identity), as WGSL with the
-/// grid and its `SwizzleParams` as constants.
-fn tiles_wgsl(groups: (u32, u32), n: u32) -> String {
-    let s = swizzle_params(groups, n);
-    let float = |w: u32| format!("bitcast<f32>({w}u)");
-    format!(
-        "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {{\n    \
-         let s = SwizzleParams({}u, {}u, {}u, {}u, {}, {}, {}, {}u);\n    \
-         return swizzle_tiles(g, vec2<u32>({}u, {}u), s);\n}}\n",
-        s[0],
-        s[1],
-        s[2],
-        s[3],
-        float(s[4]),
-        float(s[5]),
-        float(s[6]),
-        s[7],
-        groups.0,
-        groups.1
-    )
-}
-
-/// [`swizzle_bands`] for one grid and bands of `rows` rows, as WGSL with the grid and the
-/// band as constants (the compiler turns the divisions into multiplies).
-fn bands_wgsl((w, h): (u32, u32), rows: u32) -> String {
-    let band_h = if h % rows == 0 {
-        format!("{rows}u")
-    } else {
-        format!("select({}u, {rows}u, band < {}u)", h % rows, h / rows)
-    };
-    format!(
-        "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {{\n    \
-         let flat = g.y * {w}u + g.x;\n    \
-         let band = flat / {per_band}u;\n    \
-         let local = flat % {per_band}u;\n    \
-         let band_h = {band_h};\n    \
-         return vec2<u32>(local / band_h, band * {rows}u + local % band_h);\n}}\n",
-        per_band = rows * w,
-    )
-}
-
-/// The f32 nearest `1 / d` (0 for 0): IEEE division of exact operands for d <= 2^24, the
-/// range `swizzle_div` uses.
-fn swizzle_rcp(d: u32) -> f32 {
-    if d == 0 { 0.0 } else { 1.0 / d as f32 }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        Remap, SWIZZLE_F32_GROUPS, SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands, swizzle_params,
-        swizzle_rcp,
-    };
+    use super::super::remap::{Remap, SWIZZLE_F32_GROUPS, swizzle_params, swizzle_rcp};
+    use super::{SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands};
     use rayon::prelude::*;
 
     #[test]
