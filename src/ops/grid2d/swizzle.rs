@@ -24,20 +24,20 @@ pub const SWIZZLE_WGSL: &str = include_str!("../../../wgsl/swizzle.wgsl");
 /// Whether and how a 2D kernel remaps its workgroup IDs (see the [module docs](super)).
 ///
 /// Tiles help kernels whose neighbouring workgroups re-read the same lines (a wide
-/// vertical blur), and only at some sizes; they are neutral on transpose and cost a few
-/// percent on kernels that stream or reuse little, through the visiting order itself,
-/// not the remapping's arithmetic, which the pipeline's constants fold away (figures in
-/// the repository's docs/PERFORMANCE.md). So the default is [`Swizzle::Off`]: opt in
-/// with `Swizzle::Tiles { n: 16 }` where a kernel gathers widely, or with
-/// [`Swizzle::Bands`], which keeps rows whole and costs streaming kernels far less, and
+/// vertical blur, a column gather) and cost kernels that stream or reuse little, through
+/// the visiting order itself (the remapping's arithmetic is folded into the pipeline's
+/// constants); bands keep rows whole and cost streaming kernels less. Which order is
+/// fastest depends on the kernel, the grid and the GPU (measurements: the repository's
+/// docs/PERFORMANCE.md). So the default is [`Swizzle::Off`]: opt in with
+/// `Swizzle::Tiles { n: 16 }` or [`Swizzle::Bands`] where a kernel gathers widely, and
 /// measure; or let [`Swizzle::Auto`] measure on the first call and keep linear order
 /// unless another is clearly faster. A swizzled kernel is compiled per grid size and `n`
 /// (see the [module docs](super)).
 ///
-/// Tiles pay off most where linear order's workgroups in flight read more than the L2
-/// holds, as in a kernel of your own multiplying large matrices without shared-memory
-/// tiles ([`SWIZZLE_WGSL`]'s `swizzle_group`); where the data fits the L2 they cost time
-/// (`lab/src/bin/matmul_lab.rs`).
+/// In a kernel of your own, [`SWIZZLE_WGSL`]'s `swizzle_group` gives the tile order: it
+/// pays off where linear order's workgroups in flight read more than the L2 holds (a
+/// matrix product without shared-memory tiles, for one) and costs time where the data
+/// fits the L2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Swizzle {
@@ -54,8 +54,8 @@ pub enum Swizzle {
     /// workgroups in flight cover a short strip as wide as the grid. Vertical neighbours
     /// run together, as with tiles, while rows are still swept whole, so a wide blur
     /// gains nearly what tiles give it and streaming kernels lose far less. Choose
-    /// `workgroups` near one wave of resident workgroups (1024 on a large GPU); figures
-    /// in docs/PERFORMANCE.md.
+    /// `workgroups` near the number of workgroups the GPU keeps resident at once (1024
+    /// for a large GPU).
     Bands {
         /// Workgroups per band, at least 1 (rounded down to whole rows, at least one).
         workgroups: u32,
@@ -80,17 +80,14 @@ pub enum Swizzle {
     /// [`Swizzle::Off`], and nothing is chosen. Choices, and the swizzled pipelines
     /// compiled to measure them, stay for the `Ctx`'s life: one set per kernel and grid
     /// size, so a program that blurs images of ever new sizes should not ask for `Auto`.
-    ///
-    /// Measured on one large GPU, it picked tiles for a wide blur and a column gather and
-    /// kept linear order for the transpose, the colour filter and short blurs
-    /// (docs/PERFORMANCE.md).
+    /// What it chose for gpuprim's kernels on the GPUs we measured: docs/PERFORMANCE.md.
     Auto,
 }
 
 impl Default for Swizzle {
     /// [`Swizzle::Off`]: only kernels that gather widely gain from tiles, and kernels
-    /// that stream lose a few percent (docs/PERFORMANCE.md). Not [`Swizzle::Auto`],
-    /// whose first call per kernel and grid waits for the GPU while it measures.
+    /// that stream lose a little (docs/PERFORMANCE.md). Not [`Swizzle::Auto`], whose
+    /// first call per kernel and grid waits for the GPU while it measures.
     fn default() -> Self {
         Swizzle::Off
     }
