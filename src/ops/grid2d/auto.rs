@@ -33,11 +33,8 @@ pub struct SwizzleChoice {
     pub code: String,
     /// The dispatch, in workgroups (width, height).
     pub groups: (u32, u32),
-    /// The words that size the work, as the kernel's uniform holds them (for telling
-    /// choices apart; the layout may change between versions): source width, height and
-    /// pitch, destination width, height and pitch, the kernel's own word (the blur's
-    /// radius) and 0; the colour filter's width and height, then zeros.
-    pub shape: [u32; 8],
+    /// The sizes the choice was made for (see [`SwizzleShape`]).
+    pub shape: SwizzleShape,
     /// The order later calls use.
     pub chosen: Swizzle,
     /// Each candidate of [`AUTO_CANDIDATES`] with its measured milliseconds per call (the
@@ -45,9 +42,38 @@ pub struct SwizzleChoice {
     pub ms: Vec<(Swizzle, f64)>,
 }
 
-/// Where [`Swizzle::Auto`]'s choices are kept: by op, element type, dispatch and shape
-/// words, then by body (looked up without building a key).
-pub(crate) type ChoiceKey = (&'static str, &'static str, (u32, u32), [u32; 8]);
+/// The sizes a [`Swizzle::Auto`] choice is kept for ([`SwizzleChoice::shape`]), besides
+/// its dispatch: the values of a kernel's call that size its work, so that calls which
+/// differ in them are measured apart. Fields a kernel does not have are 0.
+///
+/// - [`Ctx::map2d`], [`Ctx::transpose`], [`Ctx::blur_vertical`]: both grids' width,
+///   height and row pitch, in elements; the blur's `radius`.
+/// - [`Ctx::color_filter`]: the image's width and height in pixels as `src_width` and
+///   `src_height`; the other fields are 0.
+///
+/// Fields may be added in later versions (`#[non_exhaustive]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub struct SwizzleShape {
+    /// The source grid's width.
+    pub src_width: u32,
+    /// The source grid's height.
+    pub src_height: u32,
+    /// The source grid's row pitch.
+    pub src_pitch: u32,
+    /// The destination grid's width.
+    pub dst_width: u32,
+    /// The destination grid's height.
+    pub dst_height: u32,
+    /// The destination grid's row pitch.
+    pub dst_pitch: u32,
+    /// [`Ctx::blur_vertical`]'s radius.
+    pub radius: u32,
+}
+
+/// Where [`Swizzle::Auto`]'s choices are kept: by op, element type, dispatch and shape,
+/// then by body (looked up without building a key).
+pub(crate) type ChoiceKey = (&'static str, &'static str, (u32, u32), SwizzleShape);
 
 /// The orders [`Swizzle::Auto`] chose on a context, per kernel and dispatch (the
 /// context's op state).
@@ -76,12 +102,12 @@ fn pick(ms: &[(Swizzle, f64)]) -> Swizzle {
 impl Ctx {
     /// Runs a 2D kernel once in `order` (`run(order)` builds and records it), resolving
     /// [`Swizzle::Auto`] first: the choice made earlier for this kernel (`op`, element
-    /// type, user code) and dispatch (`groups`, `shape`: the words that size the work), or
+    /// type, user code) and dispatch (`groups`, `shape`: the sizes of the work), or
     /// one measured now (see [`Swizzle::Auto`]).
     pub(super) fn ordered(
         &self,
         (op, element, code): (&'static str, &'static str, &str),
-        (groups, shape): ((u32, u32), [u32; 8]),
+        (groups, shape): ((u32, u32), SwizzleShape),
         order: Swizzle,
         run: impl Fn(Swizzle) -> Result<()>,
     ) -> Result<()> {
@@ -220,7 +246,11 @@ mod tests {
             Ok(())
         };
         let take = || std::mem::take(&mut *log.borrow_mut());
-        let (kernel, dispatch) = (("map2d", "f32", "body"), ((64, 64), [7u32; 8]));
+        let shape = super::SwizzleShape {
+            src_width: 7,
+            ..Default::default()
+        };
+        let (kernel, dispatch) = (("map2d", "f32", "body"), ((64, 64), shape));
         ctx.ordered(kernel, dispatch, Swizzle::Auto, run).unwrap();
         let measured = take();
         for c in AUTO_CANDIDATES {
@@ -233,7 +263,7 @@ mod tests {
         for c in AUTO_CANDIDATES {
             let choices = ctx.op_state::<Choices>();
             let mut map = choices.0.lock().unwrap();
-            map.get_mut(&("map2d", "f32", (64, 64), [7; 8])).unwrap()[0].chosen = c;
+            map.get_mut(&("map2d", "f32", (64, 64), shape)).unwrap()[0].chosen = c;
             drop(map);
             ctx.ordered(kernel, dispatch, Swizzle::Auto, run).unwrap();
             assert_eq!(take(), [c]);
@@ -242,7 +272,7 @@ mod tests {
         let tiles = Swizzle::Tiles { n: 3 };
         ctx.ordered(kernel, dispatch, tiles, run).unwrap();
         assert_eq!(take(), [tiles]);
-        ctx.ordered(kernel, ((31, 1), [7; 8]), Swizzle::Auto, run)
+        ctx.ordered(kernel, ((31, 1), shape), Swizzle::Auto, run)
             .unwrap();
         assert_eq!(take(), [Swizzle::Off]);
         assert_eq!(ctx.swizzle_choices().len(), 1);

@@ -41,28 +41,22 @@ use crate::context::Ctx;
 use crate::context::check_len;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
+#[cfg(doc)]
 use crate::ops::random::RANDOM_WGSL;
-use crate::pipeline::{Kernel, PipelineKey, render};
-use crate::record::Work;
 use crate::vec::GpuVec;
-use std::sync::Arc;
 
-// This file: the views, the public kernels and their dispatch. `swizzle.rs`: the workgroup
-// orders (`Swizzle`, their Rust twins, the WGSL that remaps). `auto.rs`: `Swizzle::Auto`'s
-// measured choice.
+// This file: the views, the public kernels and their dispatch. `kernels.rs`: the kernels'
+// configuration, parameter blocks and recording. `swizzle.rs`: the workgroup orders
+// (`Swizzle`) and their Rust and WGSL twins. `remap.rs`: the `remap` function a kernel is
+// compiled with. `auto.rs`: `Swizzle::Auto`'s measured choice.
 mod auto;
+mod kernels;
+mod remap;
 mod swizzle;
 
-pub use auto::{AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, SwizzleChoice};
-use swizzle::remap_wgsl;
+pub use auto::{AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, SwizzleChoice, SwizzleShape};
+use kernels::{ColorParams, Grid2dOp, GridParams, run2d};
 pub use swizzle::{SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands};
-
-const MAP2D_WGSL: &str = include_str!("../../../wgsl/grid2d.wgsl");
-const TRANSPOSE_WGSL: &str = include_str!("../../../wgsl/grid2d_transpose.wgsl");
-const COLOR_WGSL: &str = include_str!("../../../wgsl/grid2d_color.wgsl");
-const BLUR_WGSL: &str = include_str!("../../../wgsl/grid2d_blur.wgsl");
-/// Bindings and `Params` of map2d, transpose and blur_vertical (see `run2d`).
-const PARAMS_WGSL: &str = include_str!("../../../wgsl/grid2d_params.wgsl");
 
 /// Largest radius [`Ctx::blur_vertical`] accepts (a 2049-tap column per element).
 pub const MAX_BLUR_RADIUS: u32 = 1024;
@@ -272,23 +266,16 @@ impl Ctx {
         let params = GridParams::new(src.shape, dst.shape, 0);
         self.ordered(
             (op, T::WGSL, body),
-            (groups, params.words()),
+            (groups, params.shape()),
             order,
             |order| {
-                let kernel = self.kernel2d(
-                    op,
-                    (T::WGSL, side * side, body),
-                    (groups, order),
-                    MAP2D_WGSL,
-                    &[
-                        ("LIB", RANDOM_WGSL),
-                        ("ENABLE", T::ENABLE),
-                        ("T", T::WGSL),
-                        ("WG", &side.to_string()),
-                        ("ROWS", &MAP2D_ROWS.to_string()),
-                        ("EXPR", body),
-                    ],
-                )?;
+                let map2d = Grid2dOp::Map2d {
+                    element: T::WGSL,
+                    enable: T::ENABLE,
+                    side,
+                    body: body.to_string(),
+                };
+                let kernel = self.kernel2d(map2d, groups, order)?;
                 run2d(self, op, &kernel, groups, (src.vec, &*dst.vec), &params)
             },
         )
@@ -346,16 +333,14 @@ impl Ctx {
         let params = GridParams::new(s, d, 0);
         self.ordered(
             (op, T::WGSL, ""),
-            (groups, params.words()),
+            (groups, params.shape()),
             order,
             |order| {
-                let kernel = self.kernel2d(
-                    op,
-                    (T::WGSL, TILE * 8, ""),
-                    (groups, order),
-                    TRANSPOSE_WGSL,
-                    &[("ENABLE", T::ENABLE), ("T", T::WGSL)],
-                )?;
+                let transpose = Grid2dOp::Transpose {
+                    element: T::WGSL,
+                    enable: T::ENABLE,
+                };
+                let kernel = self.kernel2d(transpose, groups, order)?;
                 run2d(self, op, &kernel, groups, (src.vec, &*dst.vec), &params)
             },
         )
@@ -427,15 +412,13 @@ impl Ctx {
             matrix,
         };
         // The matrix does not change how fast an order runs: Auto measures per shape.
-        let shape = [width, height, 0, 0, 0, 0, 0, 0];
+        let shape = SwizzleShape {
+            src_width: width,
+            src_height: height,
+            ..SwizzleShape::default()
+        };
         self.ordered((op, "f32", ""), (groups, shape), order, |order| {
-            let kernel = self.kernel2d(
-                op,
-                ("f32", side * side, ""),
-                (groups, order),
-                COLOR_WGSL,
-                &[("WG", &side.to_string())],
-            )?;
+            let kernel = self.kernel2d(Grid2dOp::ColorFilter { side }, groups, order)?;
             run2d(self, op, &kernel, groups, (rgba, &*out), &params)
         })
     }
@@ -494,51 +477,9 @@ impl Ctx {
         self.check_binding(op, "src", src.vec)?;
         self.check_binding(op, "dst", dst.vec)?;
         let params = GridParams::new(s, d, radius);
-        self.ordered((op, "f32", ""), (groups, params.words()), order, |order| {
-            let kernel = self.kernel2d(
-                op,
-                ("f32", side * side, ""),
-                (groups, order),
-                BLUR_WGSL,
-                &[("WG", &side.to_string())],
-            )?;
+        self.ordered((op, "f32", ""), (groups, params.shape()), order, |order| {
+            let kernel = self.kernel2d(Grid2dOp::BlurVertical { side }, groups, order)?;
             run2d(self, op, &kernel, groups, (src.vec, &*dst.vec), &params)
-        })
-    }
-
-    /// The pipeline of a 2D kernel: `template` rendered with the shared prelude
-    /// (`{{PARAMS}}`, where the template has it, then `{{SWIZZLE}}` and `{{REMAP}}`) and
-    /// then `vars`; keyed by `op`, `(element type, invocations per workgroup, user code)`
-    /// and, when swizzled (tile width `n` > 0), the dispatch's `groups` and `n`.
-    ///
-    /// A swizzled kernel gets its grid and `SwizzleParams` as WGSL constants, so the
-    /// compiler folds the remapping into a few integer operations: one pipeline per grid
-    /// size and tile width. Constants gained slightly over the same values in a
-    /// uniform, and the streaming kernels' loss did not change (see docs/perf-journal.md).
-    fn kernel2d(
-        &self,
-        op: &'static str,
-        (element, workgroup_size, code): (&'static str, u32, &str),
-        (groups, order): ((u32, u32), Swizzle),
-        template: &str,
-        vars: &[(&str, &str)],
-    ) -> Result<Arc<Kernel>> {
-        let (variant, remap) = remap_wgsl(groups, order);
-        let key = PipelineKey {
-            op,
-            element,
-            workgroup_size,
-            variant,
-            code: code.to_string(),
-        };
-        self.kernel(key, || {
-            let mut all = vec![
-                ("PARAMS", PARAMS_WGSL),
-                ("SWIZZLE", SWIZZLE_WGSL),
-                ("REMAP", remap.as_str()),
-            ];
-            all.extend_from_slice(vars);
-            render(template, &all)
         })
     }
 
@@ -604,70 +545,4 @@ impl Ctx {
         }
         Ok(())
     }
-}
-
-/// The parameter block of the kernels of `wgsl/grid2d_params.wgsl` (`struct Params`
-/// there): both shapes and one word for the kernel (blur's radius).
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-struct GridParams {
-    src_w: u32,
-    src_h: u32,
-    src_pitch: u32,
-    dst_w: u32,
-    dst_h: u32,
-    dst_pitch: u32,
-    /// blur_vertical's radius, else 0.
-    extra: u32,
-    _pad: u32,
-}
-
-impl GridParams {
-    fn new(src: Shape, dst: Shape, extra: u32) -> Self {
-        GridParams {
-            src_w: src.width,
-            src_h: src.height,
-            src_pitch: src.pitch,
-            dst_w: dst.width,
-            dst_h: dst.height,
-            dst_pitch: dst.pitch,
-            extra,
-            _pad: 0,
-        }
-    }
-
-    /// The words [`Swizzle::Auto`]'s choices are keyed by.
-    fn words(&self) -> [u32; 8] {
-        bytemuck::cast(*self)
-    }
-}
-
-/// The parameter block of `wgsl/grid2d_color.wgsl`.
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-struct ColorParams {
-    width: u32,
-    height: u32,
-    _pad: [u32; 2],
-    /// `matrix[row][col]`.
-    matrix: [[f32; 4]; 4],
-}
-
-/// Records and submits one 2D dispatch: binding 0 `src`, 1 `dst` (whole vectors), 2 the
-/// parameter block (kept by content, so repeated calls upload nothing).
-fn run2d<T: GpuElement, P: bytemuck::Pod>(
-    ctx: &Ctx,
-    op: &'static str,
-    kernel: &Arc<Kernel>,
-    groups: (u32, u32),
-    (src, dst): (&GpuVec<T>, &GpuVec<T>),
-    params: &P,
-) -> Result<()> {
-    let mut work = Work::new(ctx, op);
-    let block = work.params(params);
-    work.dispatch(kernel, [groups.0, groups.1, 1])
-        .bind(0, src.whole_binding())
-        .bind(1, dst.whole_binding())
-        .bind(2, block);
-    work.submit()
 }

@@ -1,6 +1,5 @@
 //! Thread-group ID swizzling: the workgroup orders of the 2D kernels ([`Swizzle`]),
-//! their Rust mappings ([`swizzle`], [`swizzle_bands`]) and WGSL twins ([`SWIZZLE_WGSL`]),
-//! and the `remap` function each 2D kernel is rendered with (`remap_wgsl`).
+//! their Rust mappings ([`swizzle`], [`swizzle_bands`]) and WGSL twins ([`SWIZZLE_WGSL`]).
 
 use crate::error::{Error, Result};
 // Named in the docs of `Swizzle` only.
@@ -22,28 +21,23 @@ use {
 /// `swizzle_tiles`); a kernel of your own may ignore them.
 pub const SWIZZLE_WGSL: &str = include_str!("../../../wgsl/swizzle.wgsl");
 
-/// Workgroups per dispatch up to which `swizzle_tiles` divides with f32 reciprocals (its
-/// numerators stay below 2^24, where `swizzle_div` is exact); larger dispatches divide
-/// as `swizzle_group` does.
-const SWIZZLE_F32_GROUPS: u64 = 1 << 24;
-
 /// Whether and how a 2D kernel remaps its workgroup IDs (see the [module docs](super)).
 ///
 /// Tiles help kernels whose neighbouring workgroups re-read the same lines (a wide
-/// vertical blur), and only at some sizes; they are neutral on transpose and cost a few
-/// percent on kernels that stream or reuse little, through the visiting order itself,
-/// not the remapping's arithmetic, which the pipeline's constants fold away (figures in
-/// the repository's docs/PERFORMANCE.md). So the default is [`Swizzle::Off`]: opt in
-/// with `Swizzle::Tiles { n: 16 }` where a kernel gathers widely, or with
-/// [`Swizzle::Bands`], which keeps rows whole and costs streaming kernels far less, and
+/// vertical blur, a column gather) and cost kernels that stream or reuse little, through
+/// the visiting order itself (the remapping's arithmetic is folded into the pipeline's
+/// constants); bands keep rows whole and cost streaming kernels less. Which order is
+/// fastest depends on the kernel, the grid and the GPU (measurements: the repository's
+/// docs/PERFORMANCE.md). So the default is [`Swizzle::Off`]: opt in with
+/// `Swizzle::Tiles { n: 16 }` or [`Swizzle::Bands`] where a kernel gathers widely, and
 /// measure; or let [`Swizzle::Auto`] measure on the first call and keep linear order
 /// unless another is clearly faster. A swizzled kernel is compiled per grid size and `n`
 /// (see the [module docs](super)).
 ///
-/// Tiles pay off most where linear order's workgroups in flight read more than the L2
-/// holds, as in a kernel of your own multiplying large matrices without shared-memory
-/// tiles ([`SWIZZLE_WGSL`]'s `swizzle_group`); where the data fits the L2 they cost time
-/// (`lab/src/bin/matmul_lab.rs`).
+/// In a kernel of your own, [`SWIZZLE_WGSL`]'s `swizzle_group` gives the tile order: it
+/// pays off where linear order's workgroups in flight read more than the L2 holds (a
+/// matrix product without shared-memory tiles, for one) and costs time where the data
+/// fits the L2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Swizzle {
@@ -60,8 +54,8 @@ pub enum Swizzle {
     /// workgroups in flight cover a short strip as wide as the grid. Vertical neighbours
     /// run together, as with tiles, while rows are still swept whole, so a wide blur
     /// gains nearly what tiles give it and streaming kernels lose far less. Choose
-    /// `workgroups` near one wave of resident workgroups (1024 on a large GPU); figures
-    /// in docs/PERFORMANCE.md.
+    /// `workgroups` near the number of workgroups the GPU keeps resident at once (1024
+    /// for a large GPU).
     Bands {
         /// Workgroups per band, at least 1 (rounded down to whole rows, at least one).
         workgroups: u32,
@@ -86,17 +80,14 @@ pub enum Swizzle {
     /// [`Swizzle::Off`], and nothing is chosen. Choices, and the swizzled pipelines
     /// compiled to measure them, stay for the `Ctx`'s life: one set per kernel and grid
     /// size, so a program that blurs images of ever new sizes should not ask for `Auto`.
-    ///
-    /// Measured on one large GPU, it picked tiles for a wide blur and a column gather and
-    /// kept linear order for the transpose, the colour filter and short blurs
-    /// (docs/PERFORMANCE.md).
+    /// What it chose for gpuprim's kernels on the GPUs we measured: docs/PERFORMANCE.md.
     Auto,
 }
 
 impl Default for Swizzle {
     /// [`Swizzle::Off`]: only kernels that gather widely gain from tiles, and kernels
-    /// that stream lose a few percent (docs/PERFORMANCE.md). Not [`Swizzle::Auto`],
-    /// whose first call per kernel and grid waits for the GPU while it measures.
+    /// that stream lose a little (docs/PERFORMANCE.md). Not [`Swizzle::Auto`], whose
+    /// first call per kernel and grid waits for the GPU while it measures.
     fn default() -> Self {
         Swizzle::Off
     }
@@ -200,104 +191,14 @@ pub fn swizzle_bands(group: (u32, u32), groups: (u32, u32), workgroups: u32) -> 
 }
 
 /// Rows of workgroups per band for [`Swizzle::Bands`].
-fn band_rows((w, h): (u32, u32), workgroups: u32) -> u32 {
+pub(super) fn band_rows((w, h): (u32, u32), workgroups: u32) -> u32 {
     (workgroups / w.max(1)).clamp(1, h.max(1))
-}
-
-/// The `SwizzleParams` of wgsl/swizzle.wgsl for a dispatch of `groups` workgroups and the
-/// tile width `n` (0: off, all zeros): `swizzle_tiles` with these computes
-/// [`swizzle`]`(group, groups, n)` without a division.
-fn swizzle_params(groups: (u32, u32), n: u32) -> [u32; 8] {
-    let (w, h) = groups;
-    if n == 0 || w == 0 || h == 0 {
-        return [0; 8];
-    }
-    let n = n.clamp(1, w);
-    // n * h <= w * h < 2^32 within the dispatch limits; wrapping only past them.
-    let per_tile = n.wrapping_mul(h);
-    let (full_tiles, last_w) = (w / n, w % n);
-    let exact = u64::from(w) * u64::from(h) > SWIZZLE_F32_GROUPS;
-    [
-        n,
-        per_tile,
-        full_tiles,
-        last_w,
-        swizzle_rcp(per_tile).to_bits(),
-        swizzle_rcp(n).to_bits(),
-        swizzle_rcp(last_w).to_bits(),
-        u32::from(exact),
-    ]
-}
-
-/// The pipeline-key variant and the WGSL `remap` function of a dispatch of `groups`
-/// workgroups with tile width `n` (0: off, the identity).
-pub(super) fn remap_wgsl(groups: (u32, u32), order: Swizzle) -> (String, String) {
-    let n = match order {
-        // Auto is resolved to one of its candidates before a kernel is built.
-        Swizzle::Off | Swizzle::Auto => {
-            let identity =
-                "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {\n    return g;\n}\n";
-            return (String::new(), identity.to_string());
-        }
-        Swizzle::Bands { workgroups } => return bands_wgsl(groups, workgroups),
-        Swizzle::Tiles { n } => n,
-    };
-    let s = swizzle_params(groups, n);
-    let float = |w: u32| format!("bitcast<f32>({w}u)");
-    let remap = format!(
-        "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {{\n    \
-         let s = SwizzleParams({}u, {}u, {}u, {}u, {}, {}, {}, {}u);\n    \
-         return swizzle_tiles(g, vec2<u32>({}u, {}u), s);\n}}\n",
-        s[0],
-        s[1],
-        s[2],
-        s[3],
-        float(s[4]),
-        float(s[5]),
-        float(s[6]),
-        s[7],
-        groups.0,
-        groups.1
-    );
-    (
-        format!("swizzle {}x{} n={}", groups.0, groups.1, s[0]),
-        remap,
-    )
-}
-
-/// [`swizzle_bands`] for one grid, as WGSL with the grid and the band as constants (the
-/// compiler turns the divisions into multiplies), and its pipeline variant.
-fn bands_wgsl((w, h): (u32, u32), workgroups: u32) -> (String, String) {
-    let rows = band_rows((w, h), workgroups);
-    let band_h = if h % rows == 0 {
-        format!("{rows}u")
-    } else {
-        format!("select({}u, {rows}u, band < {}u)", h % rows, h / rows)
-    };
-    let remap = format!(
-        "fn remap(g: vec2<u32>, groups: vec2<u32>) -> vec2<u32> {{\n    \
-         let flat = g.y * {w}u + g.x;\n    \
-         let band = flat / {per_band}u;\n    \
-         let local = flat % {per_band}u;\n    \
-         let band_h = {band_h};\n    \
-         return vec2<u32>(local / band_h, band * {rows}u + local % band_h);\n}}\n",
-        per_band = rows * w,
-    );
-    (format!("bands {w}x{h} rows={rows}"), remap)
-}
-
-/// The f32 nearest `1 / d` (0 for 0): IEEE division of exact operands for d <= 2^24, the
-/// range `swizzle_div` uses.
-fn swizzle_rcp(d: u32) -> f32 {
-    if d == 0 { 0.0 } else { 1.0 / d as f32 }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        SWIZZLE_F32_GROUPS, SWIZZLE_WGSL, bands_wgsl, swizzle, swizzle_bands, swizzle_params,
-        swizzle_rcp,
-    };
+    use super::super::remap::{Remap, SWIZZLE_F32_GROUPS, swizzle_params, swizzle_rcp};
+    use super::{SWIZZLE_WGSL, Swizzle, swizzle, swizzle_bands};
     use rayon::prelude::*;
 
     #[test]
@@ -513,7 +414,7 @@ mod tests {
         out.to_vec().unwrap()
     }
 
-    /// The band order's WGSL (`bands_wgsl`, the grid as constants) on the GPU: every
+    /// The band order's WGSL (`Remap::Bands`, the grid as constants) on the GPU: every
     /// group of each grid, one invocation each, packed `x | y << 16`, against
     /// [`swizzle_bands`].
     #[test]
@@ -521,7 +422,7 @@ mod tests {
         let ctx = crate::Ctx::new().expect("a GPU context (lavapipe will do)");
         for (w, h) in PROBE_GRIDS.into_iter().chain([(256, 255)]) {
             for workgroups in [1, 2, 7, 64, 1024] {
-                let (_, remap) = bands_wgsl((w, h), workgroups);
+                let remap = Remap::new((w, h), Swizzle::Bands { workgroups }).wgsl();
                 let wgsl = format!(
                     "{remap}
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;

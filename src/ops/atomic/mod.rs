@@ -6,21 +6,25 @@
 //! binding window of the input; the number of valid elements of each window comes in a
 //! small uniform, so the padding of the last vec4 is never counted.
 
+// This file: the atomic sum, its kernel's configuration ([`AtomicKernel`]) and what both
+// families share (the uniform, the grid, template sections, recording). `histogram.rs`:
+// the histograms.
+mod histogram;
+
 use crate::context::Ctx;
-use crate::context::check_len;
 use crate::dispatch::Chunk;
 use crate::dispatch::{chunks, pow2_workgroup_size, units_per_binding, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::pipeline::{PipelineKey, render};
+use crate::pipeline::{KernelSource, render};
 use crate::record::{Res, Work};
 use crate::vec::{GpuVec, LANES};
-use crate::view::View;
+use crate::view::{View, units_wgsl};
 use std::sync::Arc;
 
-const ATOMIC_WGSL: &str = include_str!("../../wgsl/atomic.wgsl");
-const HISTOGRAM_WGSL: &str = include_str!("../../wgsl/histogram.wgsl");
-const PARAMS_WGSL: &str = include_str!("../../wgsl/atomic_params.wgsl");
+const ATOMIC_WGSL: &str = include_str!("../../../wgsl/atomic.wgsl");
+/// The uniform's `struct Params` and its binding, shared by both templates.
+const PARAMS_WGSL: &str = include_str!("../../../wgsl/atomic_params.wgsl");
 
 /// The largest bin count [`Ctx::histogram`] and [`Ctx::histogram_range`] accept: 2^24.
 pub const MAX_BINS: u32 = 1 << 24;
@@ -124,11 +128,44 @@ struct Pass {
     grid: [u32; 3],
 }
 
-/// The range over which a histogram counts `f32` values.
-#[derive(Clone, Copy)]
-struct Range {
-    lo: f32,
-    hi: f32,
+/// `wgsl/atomic.wgsl`: an atomic sum for one strategy, element type and layout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct AtomicKernel {
+    strategy: AtomicStrategy,
+    /// The element type, its accumulator's type and the section that adds one value
+    /// ([`AtomicElement`]).
+    element: &'static str,
+    atom: &'static str,
+    add_section: &'static str,
+    /// Whether the input is bound as `vec4` units.
+    src_vec4: bool,
+    workgroup_size: u32,
+}
+
+impl KernelSource for AtomicKernel {
+    fn name(&self) -> &'static str {
+        "atomic_sum"
+    }
+
+    fn element(&self) -> &'static str {
+        self.element
+    }
+
+    fn wgsl(&self) -> String {
+        render(
+            &assemble(ATOMIC_WGSL, &[self.add_section, self.strategy.section()]),
+            &[
+                (
+                    "SRC",
+                    units_wgsl("src", 0, self.element, false, self.src_vec4),
+                ),
+                ("PARAMS", PARAMS_WGSL.to_string()),
+                ("T", self.element.to_string()),
+                ("ATOM", self.atom.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+            ],
+        )
+    }
 }
 
 impl Ctx {
@@ -235,26 +272,16 @@ impl Ctx {
             return Ok(());
         }
         let wg = workgroup_size(self);
-        let key = PipelineKey {
-            op,
-            element: T::WGSL,
-            workgroup_size: wg,
-            variant: format!("{}|{}", strategy.section(), View::of(v).layout()),
-            code: String::new(),
-        };
         let src = View::of(v);
-        let kernel = self.kernel(key, || {
-            render(
-                &assemble(ATOMIC_WGSL, &[T::ADD_SECTION, strategy.section()]),
-                &[
-                    ("SRC", src.units_wgsl("src", 0, false)),
-                    ("PARAMS", PARAMS_WGSL.to_string()),
-                    ("T", T::WGSL.to_string()),
-                    ("ATOM", T::ATOM.to_string()),
-                    ("WG", wg.to_string()),
-                ],
-            )
-        })?;
+        let config = AtomicKernel {
+            strategy,
+            element: T::WGSL,
+            atom: T::ATOM,
+            add_section: T::ADD_SECTION,
+            src_vec4: src.vec4(),
+            workgroup_size: wg,
+        };
+        let kernel = self.kernel_for(&config, "main")?;
         let unit = (LANES * size_of::<T>()) as u64;
         let mut passes = Vec::new();
         for c in chunks(v.lanes4(), units_per_binding(self, unit)) {
@@ -270,264 +297,6 @@ impl Ctx {
             });
         }
         run_passes(self, op, &kernel, &src, acc, &passes)
-    }
-
-    /// A histogram of `keys` over `bins` bins: element `b` of the result is the number
-    /// of keys equal to `b`. Keys `>= bins` are counted in no bin (ignored).
-    ///
-    /// Each workgroup counts into private bins in shared memory and adds its nonzero
-    /// bins to the result with one atomic each; when the bins do not fit the device's
-    /// workgroup memory (`bins * 4 > max_compute_workgroup_storage_size`, e.g. more than
-    /// 8192 bins on a 32 KiB device) it counts with global atomics instead. Counts wrap
-    /// past `u32::MAX`. An empty `keys` gives `bins` zeros.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] if `bins` is 0 or more than [`MAX_BINS`] (2^24).
-    ///
-    /// # Examples
-    /// ```
-    /// let ctx = gpuprim::Ctx::new()?;
-    /// let keys = ctx.upload(&[0u32, 2, 2, 3, 9])?;      // 9 is out of range
-    /// assert_eq!(ctx.histogram(&keys, 4)?, vec![1, 0, 2, 1]);
-    /// # Ok::<(), gpuprim::Error>(())
-    /// ```
-    pub fn histogram(&self, keys: &GpuVec<u32>, bins: u32) -> Result<Vec<u32>> {
-        check_bins("histogram", bins)?;
-        let mut counts = self.zeros::<u32>(bins as usize)?;
-        self.histogram_impl("histogram", keys, bins, None, &mut counts)?;
-        counts.to_vec()
-    }
-
-    /// [`Ctx::histogram`] added into `counts` on the device (`counts[b] += ...`), without
-    /// reading back. `counts` must have exactly `bins` elements.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] if `counts.len() != bins`; otherwise as
-    /// [`Ctx::histogram`].
-    ///
-    /// # Examples
-    /// ```
-    /// let ctx = gpuprim::Ctx::new()?;
-    /// let keys = ctx.upload(&[1u32, 1, 0])?;
-    /// let mut counts = ctx.upload(&[10u32, 20])?;
-    /// ctx.histogram_into(&keys, 2, &mut counts)?;
-    /// assert_eq!(counts.to_vec()?, vec![11, 22]);
-    /// # Ok::<(), gpuprim::Error>(())
-    /// ```
-    pub fn histogram_into(
-        &self,
-        keys: &GpuVec<u32>,
-        bins: u32,
-        counts: &mut GpuVec<u32>,
-    ) -> Result<()> {
-        self.histogram_impl("histogram_into", keys, bins, None, counts)
-    }
-
-    /// A histogram of `f32` values over `bins` equal-width bins spanning `[lo, hi]`,
-    /// like `numpy.histogram(v, bins, (lo, hi))` and `torch.histc`.
-    ///
-    /// `x` goes to bin `floor((x - lo) * (bins / (hi - lo)))` (the scale is computed in
-    /// f64 and rounded to f32); `x == hi` counts in the last bin; NaN and values outside
-    /// `[lo, hi]` are counted in no bin. Values within an ulp or so of a bin edge may land
-    /// on either side, as the GPU rounds.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] if `bins` is 0 or more than [`MAX_BINS`], or unless
-    /// `lo < hi` with both finite.
-    ///
-    /// # Examples
-    /// ```
-    /// let ctx = gpuprim::Ctx::new()?;
-    /// let v = ctx.upload(&[0.0f32, 0.25, 0.5, 0.99, 1.0, -0.1, f32::NAN])?;
-    /// assert_eq!(ctx.histogram_range(&v, 2, 0.0, 1.0)?, vec![2, 3]);
-    /// # Ok::<(), gpuprim::Error>(())
-    /// ```
-    pub fn histogram_range(
-        &self,
-        v: &GpuVec<f32>,
-        bins: u32,
-        lo: f32,
-        hi: f32,
-    ) -> Result<Vec<u32>> {
-        check_bins("histogram_range", bins)?;
-        check_range("histogram_range", lo, hi)?;
-        let mut counts = self.zeros::<u32>(bins as usize)?;
-        let range = Some(Range { lo, hi });
-        self.histogram_impl("histogram_range", v, bins, range, &mut counts)?;
-        counts.to_vec()
-    }
-
-    /// [`Ctx::histogram_range`] added into `counts` on the device, without reading
-    /// back. `counts` must have exactly `bins` elements.
-    ///
-    /// # Examples
-    /// ```
-    /// let ctx = gpuprim::Ctx::new()?;
-    /// let v = ctx.upload(&[1.0f32, 3.0, 3.5])?;
-    /// let mut counts = ctx.zeros::<u32>(2)?;
-    /// ctx.histogram_range_into(&v, 2, 0.0, 4.0, &mut counts)?;
-    /// ctx.histogram_range_into(&v, 2, 0.0, 4.0, &mut counts)?;
-    /// assert_eq!(counts.to_vec()?, vec![2, 4]);
-    /// # Ok::<(), gpuprim::Error>(())
-    /// ```
-    pub fn histogram_range_into(
-        &self,
-        v: &GpuVec<f32>,
-        bins: u32,
-        lo: f32,
-        hi: f32,
-        counts: &mut GpuVec<u32>,
-    ) -> Result<()> {
-        check_range("histogram_range_into", lo, hi)?;
-        self.histogram_impl(
-            "histogram_range_into",
-            v,
-            bins,
-            Some(Range { lo, hi }),
-            counts,
-        )
-    }
-
-    fn histogram_impl<K: GpuElement>(
-        &self,
-        op: &'static str,
-        src: &GpuVec<K>,
-        bins: u32,
-        range: Option<Range>,
-        counts: &mut GpuVec<u32>,
-    ) -> Result<()> {
-        self.check_owned(op, &[&src.ctx, &counts.ctx])?;
-        check_bins(op, bins)?;
-        check_len(op, ("counts", counts.len()), ("bins", bins as usize))?;
-        if src.is_empty() {
-            return Ok(());
-        }
-        let wg = workgroup_size(self);
-        // Bins are processed in windows that fit one binding (one window on real
-        // devices; several only when the binding limit is tiny).
-        let window = units_per_binding(self, 4).min(u64::from(bins));
-        let shared_cap = u64::from(self.info().limits.max_compute_workgroup_storage_size / 4);
-        let shared_bins = (window <= shared_cap).then(|| {
-            window
-                .next_power_of_two()
-                .max(u64::from(wg))
-                .min(shared_cap)
-        });
-        let (variant, store) = match shared_bins {
-            Some(sb) => (format!("shared{sb}|{}", View::of(src).layout()), "shared"),
-            None => (format!("global|{}", View::of(src).layout()), "global"),
-        };
-        let variant = match &src.count {
-            Some(_) => format!("{variant}+count"),
-            None => variant,
-        };
-        let key_section = if range.is_some() {
-            "key_range"
-        } else {
-            "key_u32"
-        };
-        let key = PipelineKey {
-            op: if range.is_some() {
-                "histogram_range"
-            } else {
-                "histogram"
-            },
-            element: K::WGSL,
-            workgroup_size: wg,
-            variant,
-            code: String::new(),
-        };
-        let keys = View::of(src);
-        // A prefix view's device count is bound at 3: the window stops at it.
-        let bounds = match &src.count {
-            None => "fn gp_n() -> u32 { return params.n; }\n".to_string(),
-            Some(_) => "@group(0) @binding(3) var<storage, read> gp_count: array<u32>;\n\
-                        fn gp_n() -> u32 {\n\
-                        \x20   let c = gp_count[0];\n\
-                        \x20   return select(0u, min(c - params.first, params.n), c > params.first);\n\
-                        }\n"
-                .to_string(),
-        };
-        let kernel = self.kernel(key, || {
-            render(
-                &assemble(HISTOGRAM_WGSL, &[key_section, store]),
-                &[
-                    ("SRC", keys.units_wgsl("src", 0, false)),
-                    ("BOUNDS", bounds.clone()),
-                    ("PARAMS", PARAMS_WGSL.to_string()),
-                    ("K", K::WGSL.to_string()),
-                    ("WG", wg.to_string()),
-                    ("SB", shared_bins.unwrap_or(0).to_string()),
-                ],
-            )
-        })?;
-        let (lo, hi, scale) = match range {
-            Some(Range { lo, hi }) => (
-                lo,
-                hi,
-                (f64::from(bins) / (f64::from(hi) - f64::from(lo))) as f32,
-            ),
-            None => (0.0, 0.0, 0.0),
-        };
-        let unit = (LANES * size_of::<K>()) as u64;
-        let mut passes = Vec::new();
-        for w in chunks(u64::from(bins), window) {
-            for c in chunks(src.lanes4(), units_per_binding(self, unit)) {
-                let n =
-                    (src.len() as u64 - c.offset_units * LANES as u64).min(c.units * LANES as u64);
-                let elements = c.units * LANES as u64;
-                // Each group zeroes and merges its shared bins: keep groups few enough
-                // that this costs less than the counting.
-                let groups = c.units.div_ceil(u64::from(wg)).min(max_groups(self));
-                let groups = match shared_bins {
-                    Some(sb) => groups.min((elements / sb).max(1)),
-                    None => groups,
-                };
-                passes.push(Pass {
-                    src: c,
-                    dst: (w.offset_units * 4, w.units * 4),
-                    params: Params {
-                        n: n as u32,
-                        base: w.offset_units as u32,
-                        width: w.units as u32,
-                        bins,
-                        lo,
-                        hi,
-                        scale,
-                        first: (c.offset_units * LANES as u64) as u32,
-                    },
-                    grid: grid(self, groups)?,
-                });
-            }
-        }
-        run_passes(self, op, &kernel, &keys, counts, &passes)
-    }
-}
-
-fn check_bins(op: &'static str, bins: u32) -> Result<()> {
-    if bins == 0 {
-        return Err(Error::InvalidArgument {
-            op,
-            message: "bins is 0; pass at least 1 bin".into(),
-        });
-    }
-    if bins > MAX_BINS {
-        return Err(Error::InvalidArgument {
-            op,
-            message: format!("{bins} bins is more than the maximum of {MAX_BINS} (2^24)"),
-        });
-    }
-    Ok(())
-}
-
-fn check_range(op: &'static str, lo: f32, hi: f32) -> Result<()> {
-    if lo.is_finite() && hi.is_finite() && lo < hi {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument {
-            op,
-            message: format!("the range [lo, hi] = [{lo}, {hi}] must have finite lo < hi"),
-        })
     }
 }
 

@@ -1,0 +1,327 @@
+//! The random kernels' configurations ([`RandomKernel`], [`RandomStateKernel`],
+//! [`RandomSeedKernel`]) and the recording of every fill, with the parameter block they
+//! share and the checks of its values.
+
+use super::{MAX_RANDOM_LEN, RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
+use crate::context::{Ctx, check_len};
+use crate::dispatch::{elementwise_workgroup_size, run_indexed};
+use crate::error::{Error, Limit, Result};
+use crate::pipeline::{KernelSource, render};
+use crate::vec::{GpuVec, LANES};
+use crate::view::{View, units_wgsl};
+
+const FILL_WGSL: &str = include_str!("../../../wgsl/random.wgsl");
+const STATE_WGSL: &str = include_str!("../../../wgsl/random_state.wgsl");
+const SEED_WGSL: &str = include_str!("../../../wgsl/random_seed.wgsl");
+
+/// What a fill writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Output {
+    /// `T::FROM_BITS` of one `u32`.
+    Raw,
+    /// f32 in [lo, hi): params lo, hi - lo, hi, below(hi).
+    Uniform,
+    /// f32 normal: params mean, std.
+    Normal,
+}
+
+impl Output {
+    /// The body of `value`, in terms of `bits(i)` (stateless) or `bits(s)` (stateful);
+    /// `from_bits` is the element type's statement for [`Output::Raw`].
+    fn body(self, from_bits: &str, stateful: bool) -> String {
+        let arg = if stateful { "s" } else { "i" };
+        match self {
+            Output::Raw => format!("    let r = bits({arg});\n    {from_bits}"),
+            Output::Uniform => format!(
+                "    let r = params.offset + params.scale * u32_to_unit_f32(bits({arg}));\n    \
+                 return select(r, params.below_hi, r >= params.hi);"
+            ),
+            Output::Normal => {
+                let (r1, r2) = if stateful {
+                    ("bits(s)", "bits(s)")
+                } else {
+                    ("bits(2u * i)", "bits(2u * i + 1u)")
+                };
+                format!(
+                    "    let r1 = {r1};\n    let r2 = {r2};\n    \
+                     return params.offset + params.scale * box_muller(r1, r2);"
+                )
+            }
+        }
+    }
+}
+
+/// The generator a fill uses.
+pub(super) enum Source<'a> {
+    Stateless(Rng),
+    Stateful(&'a mut Xorshift128State),
+}
+
+/// `wgsl/random.wgsl`: a stateless fill for one generator, output and element type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct RandomKernel {
+    /// The WGSL function of the generator, e.g. `rng_pcg32` ([`Rng`]).
+    generator: &'static str,
+    output: Output,
+    /// The element type and its statement for a raw `u32` `r` (`RandomElement`).
+    element: &'static str,
+    from_bits: &'static str,
+    /// Whether the output is bound as `vec4` units.
+    dst_vec4: bool,
+    workgroup_size: u32,
+}
+
+impl KernelSource for RandomKernel {
+    fn name(&self) -> &'static str {
+        "random"
+    }
+
+    fn element(&self) -> &'static str {
+        self.element
+    }
+
+    fn wgsl(&self) -> String {
+        render(
+            FILL_WGSL,
+            &[
+                ("LIB", RANDOM_WGSL.to_string()),
+                (
+                    "DST",
+                    units_wgsl("dst", 0, self.element, true, self.dst_vec4),
+                ),
+                ("T", self.element.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+                ("GEN", self.generator.to_string()),
+                ("OUT", self.output.body(self.from_bits, false)),
+            ],
+        )
+    }
+}
+
+/// `wgsl/random_state.wgsl`: a fill from xorshift128 state for one output and element
+/// type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct RandomStateKernel {
+    output: Output,
+    /// The element type and its statement for a raw `u32` `r` (`RandomElement`).
+    element: &'static str,
+    from_bits: &'static str,
+    /// Whether the output is bound as `vec4` units.
+    dst_vec4: bool,
+    workgroup_size: u32,
+}
+
+impl KernelSource for RandomStateKernel {
+    fn name(&self) -> &'static str {
+        "random_state"
+    }
+
+    fn element(&self) -> &'static str {
+        self.element
+    }
+
+    fn wgsl(&self) -> String {
+        render(
+            STATE_WGSL,
+            &[
+                ("LIB", RANDOM_WGSL.to_string()),
+                (
+                    "DST",
+                    units_wgsl("dst", 0, self.element, true, self.dst_vec4),
+                ),
+                ("T", self.element.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+                ("OUT", self.output.body(self.from_bits, true)),
+            ],
+        )
+    }
+}
+
+/// `wgsl/random_seed.wgsl`: seeds xorshift128 state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct RandomSeedKernel {
+    workgroup_size: u32,
+}
+
+impl KernelSource for RandomSeedKernel {
+    fn name(&self) -> &'static str {
+        "random_seed"
+    }
+
+    fn element(&self) -> &'static str {
+        "u32"
+    }
+
+    fn wgsl(&self) -> String {
+        render(
+            SEED_WGSL,
+            &[
+                ("LIB", RANDOM_WGSL.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+            ],
+        )
+    }
+}
+
+impl Ctx {
+    /// Records the seeding of `words`, the state of `n4` elements (a multiple of 4), from
+    /// `seed`.
+    pub(super) fn seed_xorshift128(
+        &self,
+        op: &'static str,
+        words: &GpuVec<u32>,
+        n4: usize,
+        seed: u32,
+    ) -> Result<()> {
+        let workgroup_size = elementwise_workgroup_size(self);
+        let kernel = self.kernel_for(&RandomSeedKernel { workgroup_size }, "main")?;
+        run_indexed(
+            self,
+            op,
+            &kernel,
+            workgroup_size,
+            n4 as u64,
+            &[(View::of(words), 16)],
+            |first_unit| FillParams {
+                first_unit,
+                seed,
+                ..FillParams::default()
+            },
+        )
+    }
+
+    /// Records one fill of `v` from `source`.
+    pub(super) fn fill<T: RandomElement>(
+        &self,
+        op: &'static str,
+        v: &mut GpuVec<T>,
+        source: Source<'_>,
+        output: Output,
+        p: FillParams,
+    ) -> Result<()> {
+        self.check_owned(op, &[&v.ctx])?;
+        v.require_host_len(op)?;
+        check_random_len(op, v.len())?;
+        let wg = elementwise_workgroup_size(self);
+        let unit_bytes = (LANES * size_of::<T>()) as u64;
+        let units = v.lanes4();
+        let dst = View::of(v);
+        match source {
+            Source::Stateless(rng) => {
+                let config = RandomKernel {
+                    generator: rng.wgsl_fn(),
+                    output,
+                    element: T::WGSL,
+                    from_bits: T::FROM_BITS,
+                    dst_vec4: dst.vec4(),
+                    workgroup_size: wg,
+                };
+                let kernel = self.kernel_for(&config, "main")?;
+                run_indexed(
+                    self,
+                    op,
+                    &kernel,
+                    wg,
+                    units,
+                    &[(dst, unit_bytes)],
+                    |first_unit| FillParams {
+                        first_unit,
+                        seed: rng.seed(),
+                        ..p
+                    },
+                )
+            }
+            Source::Stateful(state) => {
+                self.check_owned(op, &[&state.words.ctx])?;
+                check_len(op, ("v", v.len()), ("state", state.len()))?;
+                let config = RandomStateKernel {
+                    output,
+                    element: T::WGSL,
+                    from_bits: T::FROM_BITS,
+                    dst_vec4: dst.vec4(),
+                    workgroup_size: wg,
+                };
+                let kernel = self.kernel_for(&config, "main")?;
+                run_indexed(
+                    self,
+                    op,
+                    &kernel,
+                    wg,
+                    units,
+                    &[
+                        (dst, unit_bytes),
+                        (View::of(&state.words), 4 * LANES as u64 * 4),
+                    ],
+                    |first_unit| FillParams { first_unit, ..p },
+                )
+            }
+        }
+    }
+}
+
+pub(super) fn check_random_len(op: &'static str, n: usize) -> Result<()> {
+    if n > MAX_RANDOM_LEN {
+        return Err(Error::TooLarge {
+            what: format!("`{op}` (its random indices are u32)"),
+            kind: Limit::Elements,
+            requested: n as u64,
+            limit: MAX_RANDOM_LEN as u64,
+        });
+    }
+    Ok(())
+}
+
+/// The parameter block of `wgsl/random*.wgsl` (`struct Params` there).
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(super) struct FillParams {
+    /// The binding window's first vec4 unit: global index = first_unit + local unit.
+    pub(super) first_unit: u32,
+    /// The stateless generator's seed.
+    pub(super) seed: u32,
+    /// Uniform: lo; normal: the mean.
+    offset: f32,
+    /// Uniform: hi - lo; normal: the standard deviation.
+    scale: f32,
+    /// Uniform: hi. A value that rounds up to it is replaced by `below_hi`.
+    hi: f32,
+    /// Uniform: the largest f32 below hi.
+    below_hi: f32,
+    _pad: [u32; 2],
+}
+
+pub(super) fn uniform_params(op: &'static str, lo: f32, hi: f32) -> Result<FillParams> {
+    let width = hi - lo;
+    if !(lo.is_finite() && hi.is_finite() && lo < hi && width.is_finite()) {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "the range [lo, hi) = [{lo}, {hi}) must have finite lo < hi and a finite width \
+                 hi - lo (here {width})"
+            ),
+        });
+    }
+    Ok(FillParams {
+        offset: lo,
+        scale: width,
+        hi,
+        below_hi: hi.next_down(),
+        ..FillParams::default()
+    })
+}
+
+pub(super) fn normal_params(op: &'static str, mean: f32, std_dev: f32) -> Result<FillParams> {
+    if !(mean.is_finite() && std_dev.is_finite() && std_dev >= 0.0) {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "mean ({mean}) and std_dev ({std_dev}) must be finite, with std_dev >= 0"
+            ),
+        });
+    }
+    Ok(FillParams {
+        offset: mean,
+        scale: std_dev,
+        ..FillParams::default()
+    })
+}
