@@ -118,21 +118,12 @@ mod expr;
 pub mod ops;
 mod runtime;
 
-// The runtime's modules under their old paths, which src/ops/ still names
-// (`crate::context::Ctx`, `crate::pipeline::render`, ...): they go once ops/ names
-// `crate::runtime`. Kept whole while families are converted in parallel, so an alias no
-// family uses today is allowed.
-#[allow(unused_imports)]
-pub(crate) use runtime::{
-    cache as pipeline, context, device, dispatch, profile, record, vec, view, wait,
-};
-
 pub use element::{GpuElement, ScalarKind};
 pub use error::{Error, Limit, Result};
 pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
 pub use ops::grid2d::{
     AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS, Grid2D, Grid2DMut, MAX_BLUR_RADIUS,
-    SWIZZLE_WGSL, Swizzle, SwizzleChoice, swizzle, swizzle_bands,
+    SWIZZLE_WGSL, Swizzle, SwizzleChoice, SwizzleShape, swizzle, swizzle_bands,
 };
 pub use ops::kernel::{Elementwise, KernelScalar};
 pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};

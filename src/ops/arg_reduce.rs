@@ -12,15 +12,17 @@
 //! a strict weak order (NaN above everything, `-0.0` equal to `+0.0`) and equal values
 //! by index, so exactly one element comes first. No atomics; the same bits every run.
 
-use crate::context::Ctx;
-use crate::dispatch::{pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::reduce::partial_windows;
-use crate::pipeline::{KernelSource, render};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES, ReadBack};
-use crate::view::{View, units_wgsl};
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::{
+    pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
+};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES, ReadBack};
+use crate::runtime::view::{View, units_wgsl};
 
 const ARG_REDUCE_WGSL: &str = include_str!("../../wgsl/arg_reduce.wgsl");
 const TREE_WGSL: &str = include_str!("../../wgsl/arg_reduce_tree.wgsl");

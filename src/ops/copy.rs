@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::kernel::{Access, Args, record_expression};
-use crate::record::Work;
-use crate::vec::GpuVec;
-use crate::view::View;
+use crate::runtime::record::Work;
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::View;
 
 /// Copies of at least this many bytes take the measured way ([`GpuVec::copy_from`]):
 /// below it a copy is mostly submission overhead, too short to time by the host clock.

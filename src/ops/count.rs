@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::pipeline::{Kernel, KernelSource};
-use crate::record::{Res, Work};
-use crate::vec::GpuVec;
+use crate::runtime::cache::{Kernel, KernelSource};
+use crate::runtime::context::Ctx;
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::GpuVec;
 
 const COUNT_WGSL: &str = include_str!("../../wgsl/count.wgsl");
 

@@ -2,12 +2,12 @@
 //! of [`Ctx::elementwise`] (`out = expr`) with an output type of their own
 //! ([`Ctx::map_to`], [`Ctx::zip_to`]).
 
-use crate::context::{Ctx, check_len};
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::kernel::{Access, Args, View, record_expression};
-use crate::record::Work;
-use crate::vec::GpuVec;
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::record::Work;
+use crate::runtime::vec::GpuVec;
 
 impl Ctx {
     /// A new vector with `expr` applied to every element of `src`.

@@ -16,18 +16,18 @@
 //! without subgroups) without relying on workgroups being scheduled fairly; the
 //! context's [`Ctx::scan_algorithm`](crate::Ctx::scan_algorithm) does not apply.
 
-use crate::context::{Ctx, check_len};
-use crate::dispatch::{
-    Chunk, chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
-};
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
 use crate::ops::scan::{OperatorWgsl, ScanOp};
 use crate::ops::sort::SortKey;
-use crate::pipeline::{Kernel, KernelSource, render};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES};
-use crate::view::{View, units_wgsl};
+use crate::runtime::cache::{Kernel, KernelSource, render};
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::{
+    Chunk, chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
+};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES};
+use crate::runtime::view::{View, units_wgsl};
 use std::sync::Arc;
 
 const SCAN_BY_KEY_WGSL: &str = include_str!("../../wgsl/scan_by_key.wgsl");

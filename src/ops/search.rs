@@ -13,14 +13,14 @@
 //! Keys are compared as `u32` words in key order, as the sorts compare them
 //! ([`SortKey`]): `f32` in the order of [`f32::total_cmp`].
 
-use crate::context::{Ctx, check_len};
-use crate::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
 use crate::error::{Error, Result};
 use crate::ops::sort::SortKey;
-use crate::pipeline::{KernelSource, render};
-use crate::record::{Res, Work};
-use crate::vec::GpuVec;
-use crate::view::{View, units_wgsl};
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::{View, units_wgsl};
 
 const SEARCH_WGSL: &str = include_str!("../../wgsl/search.wgsl");
 

@@ -26,11 +26,11 @@
 
 use std::ops::Range;
 
-use crate::context::{Ctx, check_len};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::vec::GpuVec;
-use crate::view::View;
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::View;
 
 mod engine;
 mod kernels;

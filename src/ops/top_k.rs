@@ -36,12 +36,12 @@
 //! storage binding, the call is a full stable sort of `(value, index)` pairs of which
 //! the first `k` are copied out.
 
-use crate::context::{Ctx, check_len};
-use crate::dispatch::pow2_workgroup_size;
 use crate::error::{Error, Limit, Result};
 use crate::ops::sort::SortKey;
-use crate::vec::GpuVec;
-use crate::view::View;
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::pow2_workgroup_size;
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::View;
 
 mod select;
 mod sorted;

@@ -114,17 +114,6 @@ impl<'a> View<'a> {
         self.count
             .map(|(buffer, offset)| Res::range(buffer, *offset, 4))
     }
-
-    /// The layout's name for pipeline keys.
-    pub(crate) fn layout(&self) -> &'static str {
-        if self.vec4() { "vec4" } else { "scalar" }
-    }
-
-    /// WGSL declaring the vector as `name` at `binding` with its layout: see
-    /// [`units_wgsl`].
-    pub(crate) fn units_wgsl(&self, name: &str, binding: u32, writable: bool) -> String {
-        units_wgsl(name, binding, self.wgsl, writable, self.vec4())
-    }
 }
 
 /// WGSL declaring a vector of `t` as `name` at `binding` (`read`, or `read_write` when

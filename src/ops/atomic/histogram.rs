@@ -4,13 +4,13 @@
 use super::{
     MAX_BINS, PARAMS_WGSL, Params, Pass, assemble, grid, max_groups, run_passes, workgroup_size,
 };
-use crate::context::{Ctx, check_len};
-use crate::dispatch::{chunks, units_per_binding};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::pipeline::{KernelSource, render};
-use crate::vec::{GpuVec, LANES};
-use crate::view::{View, units_wgsl};
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::{chunks, units_per_binding};
+use crate::runtime::vec::{GpuVec, LANES};
+use crate::runtime::view::{View, units_wgsl};
 
 const HISTOGRAM_WGSL: &str = include_str!("../../../wgsl/histogram.wgsl");
 /// `gp_n()` of a histogram over a prefix view: the window stops at the device count,

@@ -11,15 +11,15 @@
 // the histograms.
 mod histogram;
 
-use crate::context::Ctx;
-use crate::dispatch::Chunk;
-use crate::dispatch::{chunks, pow2_workgroup_size, units_per_binding, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::pipeline::{KernelSource, render};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES};
-use crate::view::{View, units_wgsl};
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::Chunk;
+use crate::runtime::dispatch::{chunks, pow2_workgroup_size, units_per_binding, workgroup_grid};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES};
+use crate::runtime::view::{View, units_wgsl};
 use std::sync::Arc;
 
 const ATOMIC_WGSL: &str = include_str!("../../../wgsl/atomic.wgsl");
@@ -337,7 +337,7 @@ fn assemble(template: &str, sections: &[&str]) -> String {
 fn run_passes<D: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
-    kernel: &Arc<crate::pipeline::Kernel>,
+    kernel: &Arc<crate::runtime::cache::Kernel>,
     src: &View<'_>,
     dst: &GpuVec<D>,
     passes: &[Pass],

@@ -3,8 +3,8 @@
 //! (`ordered`), time the candidates (`measure_orders`) and list what was chosen.
 
 use super::Swizzle;
-use crate::context::Ctx;
 use crate::error::Result;
+use crate::runtime::context::Ctx;
 
 /// The orders [`Swizzle::Auto`] measures, linear order first.
 pub const AUTO_CANDIDATES: [Swizzle; 3] = [

@@ -4,13 +4,13 @@
 
 use super::remap::Remap;
 use super::{MAP2D_ROWS, SWIZZLE_WGSL, Shape, SwizzleShape};
-use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::random::RANDOM_WGSL;
-use crate::pipeline::{Kernel, KernelSource, render};
-use crate::record::Work;
-use crate::vec::GpuVec;
+use crate::runtime::cache::{Kernel, KernelSource, render};
+use crate::runtime::context::Ctx;
+use crate::runtime::record::Work;
+use crate::runtime::vec::GpuVec;
 use std::sync::Arc;
 
 const MAP2D_WGSL: &str = include_str!("../../../wgsl/grid2d.wgsl");

@@ -37,13 +37,13 @@
 //!   [`Info::max_binding_bytes`](crate::Info::max_binding_bytes) (the split path of the
 //!   1D primitives is not used here), else [`Error::InvalidArgument`].
 
-use crate::context::Ctx;
-use crate::context::check_len;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 #[cfg(doc)]
 use crate::ops::random::RANDOM_WGSL;
-use crate::vec::GpuVec;
+use crate::runtime::context::Ctx;
+use crate::runtime::context::check_len;
+use crate::runtime::vec::GpuVec;
 
 // This file: the views, the public kernels and their dispatch. `kernels.rs`: the kernels'
 // configuration, parameter blocks and recording. `swizzle.rs`: the workgroup orders

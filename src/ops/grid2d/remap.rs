@@ -6,7 +6,7 @@ use super::Swizzle;
 use super::swizzle::band_rows;
 #[cfg(doc)]
 use super::{swizzle, swizzle_bands};
-use crate::pipeline::render;
+use crate::runtime::cache::render;
 
 /// Launch order.
 const REMAP_WGSL: &str = include_str!("../../../wgsl/grid2d_remap.wgsl");

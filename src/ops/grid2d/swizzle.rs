@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 #[cfg(doc)]
 use {
     super::{AUTO_CANDIDATES, AUTO_MARGIN, AUTO_MIN_WORKGROUPS},
-    crate::context::Ctx,
+    crate::runtime::context::Ctx,
 };
 
 /// The WGSL function `swizzle_group(group: vec2<u32>, groups: vec2<u32>, n: u32) ->

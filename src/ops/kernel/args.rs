@@ -3,9 +3,9 @@
 //! block.
 
 use super::KernelScalar;
-use crate::context::Ctx;
 use crate::error::{Error, Limit, Result};
-use crate::view::View;
+use crate::runtime::context::Ctx;
+use crate::runtime::view::View;
 
 /// How a kernel uses an argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -366,9 +366,9 @@ impl<'a> Plan<'a> {
     /// vectors' units) from `first_binding` on, in argument order.
     pub(crate) fn bind(
         &self,
-        d: &mut crate::record::Dispatch,
+        d: &mut crate::runtime::record::Dispatch,
         first_binding: u32,
-        chunk: &crate::dispatch::Chunk,
+        chunk: &crate::runtime::dispatch::Chunk,
     ) {
         let mut binding = first_binding;
         for a in &self.items {
@@ -389,8 +389,8 @@ impl<'a> Plan<'a> {
 
     /// The binding of the device count, if any (element-wise kernels bind it after the
     /// vectors).
-    pub(crate) fn count_binding(&self) -> Option<crate::record::Res> {
+    pub(crate) fn count_binding(&self) -> Option<crate::runtime::record::Res> {
         self.count
-            .map(|(buffer, offset)| crate::record::Res::range(buffer, *offset, 4))
+            .map(|(buffer, offset)| crate::runtime::record::Res::range(buffer, *offset, 4))
     }
 }

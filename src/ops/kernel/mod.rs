@@ -30,12 +30,12 @@ pub(crate) use args::{Access, Args, Plan};
 pub(crate) use record::{record_elementwise, record_expression};
 pub(crate) use signature::{Pieces, Signature};
 
-use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::Result;
-use crate::record::Work;
-use crate::vec::GpuVec;
-pub(crate) use crate::view::View;
+use crate::runtime::context::Ctx;
+use crate::runtime::record::Work;
+use crate::runtime::vec::GpuVec;
+pub(crate) use crate::runtime::view::View;
 
 mod sealed {
     pub trait Sealed {}

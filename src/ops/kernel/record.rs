@@ -3,13 +3,15 @@
 //! binding windows and, for prefix views, workgroups counted on the device.
 
 use super::{Args, Signature, max_groups};
-use crate::context::Ctx;
-use crate::dispatch::{chunks, elementwise_workgroup_size, units_per_window, workgroup_grid};
 use crate::error::Result;
 use crate::ops::random::RANDOM_WGSL;
-use crate::pipeline::{KernelSource, render};
-use crate::record::{Grid, Work};
-use crate::vec::LANES;
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::{
+    chunks, elementwise_workgroup_size, units_per_window, workgroup_grid,
+};
+use crate::runtime::record::{Grid, Work};
+use crate::runtime::vec::LANES;
 
 const KERNEL_WGSL: &str = include_str!("../../../wgsl/kernel.wgsl");
 
@@ -157,7 +159,7 @@ fn record(
                     n_cap: n as u32,
                     _pad: 0,
                 },
-                crate::record::Res::range(&args, 0, bytes),
+                crate::runtime::record::Res::range(&args, 0, bytes),
             )?;
             Some(args)
         }

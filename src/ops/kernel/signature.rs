@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::args::{Access, ArgValue, Plan};
-use crate::view::units_wgsl;
+use crate::runtime::view::units_wgsl;
 
 /// The WGSL pieces a template takes from a [`Signature`].
 #[derive(Default)]
@@ -55,7 +55,7 @@ enum ArgKind {
         wgsl: &'static str,
         /// The element type's `enable` directive, or "".
         enable: &'static str,
-        /// The layout ([`View::vec4`](crate::view::View::vec4)).
+        /// The layout ([`View::vec4`](crate::runtime::view::View::vec4)).
         vec4: bool,
         /// Declared read_write because another binding of its buffer writes.
         shared: bool,

@@ -3,12 +3,12 @@
 //! share and the checks of its values.
 
 use super::{MAX_RANDOM_LEN, RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
-use crate::context::{Ctx, check_len};
-use crate::dispatch::{elementwise_workgroup_size, run_indexed};
 use crate::error::{Error, Limit, Result};
-use crate::pipeline::{KernelSource, render};
-use crate::vec::{GpuVec, LANES};
-use crate::view::{View, units_wgsl};
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::{elementwise_workgroup_size, run_indexed};
+use crate::runtime::vec::{GpuVec, LANES};
+use crate::runtime::view::{View, units_wgsl};
 
 const FILL_WGSL: &str = include_str!("../../../wgsl/random.wgsl");
 const STATE_WGSL: &str = include_str!("../../../wgsl/random_state.wgsl");

@@ -72,10 +72,10 @@ mod state;
 
 pub use state::Xorshift128State;
 
-use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::Result;
-use crate::vec::GpuVec;
+use crate::runtime::context::Ctx;
+use crate::runtime::vec::GpuVec;
 use fill::{Output, Source, normal_params, uniform_params};
 
 /// The WGSL library of random functions (see the [module docs](self)), prepended to the

@@ -8,11 +8,11 @@ use super::RandomElement;
 #[cfg(doc)]
 use super::cpu;
 use super::fill::{FillParams, Output, Source, check_random_len, normal_params, uniform_params};
-use crate::context::Ctx;
 #[cfg(doc)]
 use crate::error::Error;
 use crate::error::Result;
-use crate::vec::{GpuVec, LANES};
+use crate::runtime::context::Ctx;
+use crate::runtime::vec::{GpuVec, LANES};
 
 /// Per-element xorshift128 state on the GPU: four `u32` per element, made from one seed by
 /// [`Ctx::xorshift128_state`] and advanced by every `_stateful` fill.

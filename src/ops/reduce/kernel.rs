@@ -4,8 +4,8 @@
 
 use super::spec::Spec;
 use crate::ops::kernel::{Pieces, Signature};
-use crate::pipeline::{KernelSource, render};
-use crate::view::units_wgsl;
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::view::units_wgsl;
 
 const REDUCE_WGSL: &str = include_str!("../../../wgsl/reduce.wgsl");
 const TREE_WGSL: &str = include_str!("../../../wgsl/reduce_tree.wgsl");
@@ -32,7 +32,7 @@ pub(super) struct ReduceKernel {
 /// What a reduction kernel reads.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Inputs {
-    /// `x` (reduce) or `x * y` (dot), with their layouts ([`View::vec4`](crate::view::View::vec4)).
+    /// `x` (reduce) or `x * y` (dot), with their layouts ([`View::vec4`](crate::runtime::view::View::vec4)).
     Vectors { x_vec4: bool, y_vec4: Option<bool> },
     /// An expression over kernel arguments (transform_reduce).
     Expression { expr: String, signature: Signature },

@@ -16,12 +16,12 @@ pub(crate) use spec::Spec;
 
 use record::Input;
 
-use crate::context::Ctx;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::kernel::{Access, Args, KernelScalar, View, read_only_args};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES};
+use crate::runtime::context::Ctx;
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES};
 
 /// A reduction: how [`Ctx::reduce_with`] combines elements.
 ///
@@ -239,7 +239,7 @@ impl Ctx {
         op: &'static str,
         input: Input<'_, T>,
         reduce: &Reduce<T>,
-    ) -> Result<crate::vec::ReadBack<T>> {
+    ) -> Result<crate::runtime::vec::ReadBack<T>> {
         if input.is_empty() && matches!(reduce, Reduce::Min | Reduce::Max) {
             return Err(Error::InvalidArgument {
                 op,
@@ -316,7 +316,7 @@ impl<'a, U: GpuElement> TransformReduce<'a, U> {
     }
 
     /// The reduction queued with its read-back (`run` and `run_async` wait on it).
-    fn start(self) -> Result<crate::vec::ReadBack<U>> {
+    fn start(self) -> Result<crate::runtime::vec::ReadBack<U>> {
         let ctx = self.ctx;
         crate::expr::check_expression("transform_reduce", "expression", &self.expr)?;
         let plan = self.args.plan(ctx)?;

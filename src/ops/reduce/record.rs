@@ -5,13 +5,15 @@
 use super::Reduce;
 use super::kernel::{EXPRESSION_FIRST_BINDING, Inputs, ReduceKernel};
 use super::spec::Spec;
-use crate::context::{Ctx, check_len};
-use crate::dispatch::{Chunk, chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::kernel::{Plan, View};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES};
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::{
+    Chunk, chunks, pow2_workgroup_size, units_per_window, workgroup_grid,
+};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES};
 
 impl Ctx {
     /// Adds both passes to `work`; the result lands in element 0 of `result`.

@@ -4,10 +4,10 @@
 //! the segmented reductions.
 
 use super::Reduce;
-use crate::context::Ctx;
 use crate::element::{GpuElement, ScalarKind};
 use crate::error::{Error, Result};
-use crate::pipeline::render;
+use crate::runtime::cache::render;
+use crate::runtime::context::Ctx;
 
 /// The functions of an operator that accumulates in the element type.
 const PLAIN_WGSL: &str = include_str!("../../../wgsl/reduce_plain.wgsl");

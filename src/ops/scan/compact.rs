@@ -5,13 +5,13 @@
 use super::ScanAlgorithm;
 use super::program::Program;
 use super::record::{OutRange, unit_bytes};
-use crate::context::Ctx;
-use crate::dispatch::{Chunk, chunks, storage_alignment, units_within};
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES};
-use crate::view::View;
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::{Chunk, chunks, storage_alignment, units_within};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES};
+use crate::runtime::view::View;
 
 impl Ctx {
     /// The elements of `v` for which the WGSL predicate `predicate` (an expression in `x`

@@ -4,8 +4,8 @@
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::scan::ScanOp;
-use crate::pipeline::{KernelSource, render};
-use crate::view::units_wgsl;
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::view::units_wgsl;
 
 const SCAN_WGSL: &str = include_str!("../../../wgsl/scan.wgsl");
 const PARTS_WGSL: &str = include_str!("../../../wgsl/scan_parts.wgsl");

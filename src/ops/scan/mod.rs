@@ -27,12 +27,12 @@ mod single_pass;
 
 pub(crate) use kernel::OperatorWgsl;
 
-use crate::context::{Ctx, CtxBuilder, check_len};
 use crate::element::GpuElement;
 use crate::error::Result;
-use crate::record::Work;
-use crate::vec::GpuVec;
-use crate::view::View;
+use crate::runtime::context::{Ctx, CtxBuilder, check_len};
+use crate::runtime::record::Work;
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::View;
 use program::Program;
 use record::OutRange;
 

@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use super::kernel::{OperatorWgsl, ScanIo, ScanKernel, ScanOut};
 use super::{ScanAlgorithm, ScanOp};
-use crate::context::Ctx;
-use crate::dispatch::pow2_workgroup_size;
 use crate::element::GpuElement;
 use crate::error::Result;
-use crate::pipeline::Kernel;
-use crate::view::View;
+use crate::runtime::cache::Kernel;
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::pow2_workgroup_size;
+use crate::runtime::view::View;
 
 /// The kernels of one scan or compaction, as configurations; compiled by
 /// [`Program::kernels`] once the vectors' layouts are known.

@@ -4,13 +4,13 @@
 use super::ScanAlgorithm;
 use super::program::{Kernels, Program};
 use super::single_pass::status_size;
-use crate::context::Ctx;
-use crate::dispatch::{Chunk, chunks, units_per_window};
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES};
-use crate::view::View;
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::{Chunk, chunks, units_per_window};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES};
+use crate::runtime::view::View;
 
 impl Ctx {
     /// Cuts `v` into binding windows, picks the algorithm for scanned type `A` and adds

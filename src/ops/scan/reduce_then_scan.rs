@@ -4,10 +4,10 @@
 
 use super::program::Kernels;
 use super::record::{Io, ScanParams, window_elems};
-use crate::context::Ctx;
-use crate::dispatch::{Chunk, workgroup_grid};
 use crate::error::Result;
-use crate::record::{Res, Work};
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::{Chunk, workgroup_grid};
+use crate::runtime::record::{Res, Work};
 
 impl Ctx {
     /// Adds the three passes over every window of `io` to `work`; with `kernels.counts`,

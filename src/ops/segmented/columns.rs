@@ -9,16 +9,16 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::check_binding;
-use crate::context::{Ctx, check_len};
-use crate::dispatch::{Chunk, pow2_workgroup_size, workgroup_grid};
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
-use crate::pipeline::{KernelSource, render};
-use crate::record::{Res, Work};
-use crate::vec::GpuVec;
-use crate::view::View;
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::{Chunk, pow2_workgroup_size, workgroup_grid};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::View;
 
 const COLUMNS_WGSL: &str = include_str!("../../../wgsl/segmented_columns.wgsl");
 

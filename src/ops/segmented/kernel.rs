@@ -3,8 +3,8 @@
 //! tile shape.
 
 use crate::ops::reduce::Spec;
-use crate::pipeline::{KernelSource, render};
-use crate::vec::LANES;
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::vec::LANES;
 
 const SEGMENTED_WGSL: &str = include_str!("../../../wgsl/segmented.wgsl");
 
@@ -48,7 +48,7 @@ pub(super) struct SegmentedKernel {
     pub(super) enable: &'static str,
     pub(super) spec: Spec,
     pub(super) segments: SegmentLayout,
-    /// The values' layout ([`View::vec4`](crate::view::View::vec4)).
+    /// The values' layout ([`View::vec4`](crate::runtime::view::View::vec4)).
     pub(super) values_vec4: bool,
     /// The tile's scan uses subgroup shuffles.
     pub(super) subgroup_scan: bool,
@@ -77,7 +77,13 @@ impl KernelSource for SegmentedKernel {
                 ("OP", self.spec.functions()),
                 (
                     "VALUES",
-                    crate::view::units_wgsl("gp_x", 2, self.element, false, self.values_vec4),
+                    crate::runtime::view::units_wgsl(
+                        "gp_x",
+                        2,
+                        self.element,
+                        false,
+                        self.values_vec4,
+                    ),
                 ),
                 (
                     "SEGMENTS",

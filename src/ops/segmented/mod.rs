@@ -36,17 +36,17 @@ use kernel::{SegmentLayout, SegmentedKernel};
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::context::{Ctx, check_len};
-use crate::dispatch::{
-    chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
-};
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES};
-use crate::view::View;
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::{
+    chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
+};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES};
+use crate::runtime::view::View;
 
 /// Invocations per workgroup and values per invocation. On a GPU, tiles of 4096 values
 /// (four vec4 loads in flight per invocation) amortize the tile's scan; on a CPU

@@ -7,13 +7,13 @@
 use super::onesweep::{ONESWEEP_MAX_KEYS, SPIN, SPIN_CPU, onesweep_shape, status_bytes};
 use super::rts::{rts_groups, rts_shape};
 use super::{Sort, SortAlgorithm, SortKey, check_bits};
-use crate::context::Ctx;
-use crate::dispatch::{Chunk, chunks, units_per_window};
 use crate::error::{Error, Limit, Result};
 use crate::ops::copy::record_copy;
-use crate::record::{Res, Work};
-use crate::vec::LANES;
-use crate::view::View;
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::{Chunk, chunks, units_per_window};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::LANES;
+use crate::runtime::view::View;
 
 /// Digits per pass (8 bits each).
 pub(super) const RADIX: u32 = 256;

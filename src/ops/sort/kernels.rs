@@ -5,8 +5,8 @@
 
 use super::engine::RADIX;
 use super::onesweep::{OneSweepShape, PEER_TABLE_WORDS};
-use crate::pipeline::{KernelSource, render};
-use crate::view::units_wgsl;
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::view::units_wgsl;
 
 /// The sort keys' words in key order (`ordered`).
 const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");

@@ -9,12 +9,12 @@ use bytemuck::{Pod, Zeroable};
 
 use super::engine::{Peers, Plan, RADIX, Route, ScratchBuffers, Window, keys_out};
 use super::kernels::{SortHistogramKernel, SortOneSweepKernel};
-use crate::context::Ctx;
-use crate::dispatch::workgroup_grid;
 use crate::error::{Error, Result};
-use crate::pipeline::Kernel;
-use crate::record::{Res, Work};
-use crate::view::View;
+use crate::runtime::cache::Kernel;
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::workgroup_grid;
+use crate::runtime::record::{Res, Work};
+use crate::runtime::view::View;
 
 /// OneSweep's status words hold a 30-bit count.
 pub(super) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
@@ -233,7 +233,7 @@ fn peer_tables(ctx: &Ctx) -> bool {
 
 /// The histogram pass's workgroup size.
 fn histogram_wg(ctx: &Ctx, shape: &OneSweepShape) -> u32 {
-    crate::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max)
+    crate::runtime::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max)
 }
 
 /// The most tiles one dispatch of a digit pass may have on `ctx`'s adapter.

@@ -10,12 +10,12 @@ use bytemuck::{Pod, Zeroable};
 
 use super::engine::{Plan, RADIX, Route, ScratchBuffers, Window, keys_out};
 use super::kernels::SortRtsKernel;
-use crate::context::Ctx;
-use crate::dispatch::workgroup_grid;
 use crate::error::{Error, Result};
-use crate::pipeline::Kernel;
-use crate::record::Work;
-use crate::vec::{GpuVec, LANES};
+use crate::runtime::cache::Kernel;
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::workgroup_grid;
+use crate::runtime::record::Work;
+use crate::runtime::vec::{GpuVec, LANES};
 
 /// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters).
 const RTS_TILE_GPU: (u32, u32) = (256, 8);

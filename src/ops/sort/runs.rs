@@ -10,14 +10,14 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::{SortKey, SortValue};
-use crate::context::{Ctx, check_len};
-use crate::dispatch::workgroup_grid;
 use crate::error::{Error, Limit, Result};
 use crate::ops::scan::ScanOp;
-use crate::pipeline::{KernelSource, render};
-use crate::record::{Res, Work};
-use crate::vec::GpuVec;
-use crate::view::View;
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::workgroup_grid;
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::View;
 
 const RUNS_WGSL: &str = include_str!("../../../wgsl/sort_runs.wgsl");
 
@@ -417,7 +417,7 @@ impl Ctx {
             wgpu::DeviceType::Cpu => SHAPE_CPU,
             _ => SHAPE_GPU,
         };
-        let wg = crate::dispatch::pow2_workgroup_size(self, wg);
+        let wg = crate::runtime::dispatch::pow2_workgroup_size(self, wg);
         let config = SortRunsKernel {
             workgroup_size: wg,
             v,

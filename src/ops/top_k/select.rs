@@ -4,14 +4,16 @@
 use std::sync::Arc;
 
 use super::{End, Shape};
-use crate::context::Ctx;
-use crate::dispatch::{Chunk, chunks, storage_alignment, units_per_binding, workgroup_grid};
 use crate::error::Result;
 use crate::ops::sort::SortKey;
-use crate::pipeline::{Kernel, KernelSource, render};
-use crate::record::{Res, Work};
-use crate::vec::{GpuVec, LANES};
-use crate::view::{View, units_wgsl};
+use crate::runtime::cache::{Kernel, KernelSource, render};
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::{
+    Chunk, chunks, storage_alignment, units_per_binding, workgroup_grid,
+};
+use crate::runtime::record::{Res, Work};
+use crate::runtime::vec::{GpuVec, LANES};
+use crate::runtime::view::{View, units_wgsl};
 
 const TOP_K_WGSL: &str = include_str!("../../../wgsl/top_k.wgsl");
 const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");

@@ -2,14 +2,14 @@
 
 use super::select::{Params, kernel, record_select, windows};
 use super::{End, Shape};
-use crate::context::Ctx;
-use crate::dispatch::workgroup_grid;
 use crate::error::Result;
 use crate::ops::copy::record_copy;
 use crate::ops::sort::{Sort, SortKey};
-use crate::record::Work;
-use crate::vec::GpuVec;
-use crate::view::View;
+use crate::runtime::context::Ctx;
+use crate::runtime::dispatch::workgroup_grid;
+use crate::runtime::record::Work;
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::View;
 
 /// `k` past the rank step: the select's candidates (and sentinels, which sort last) in
 /// vectors of their own, sorted stably by index and then by value, and the first `k`

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{Kernel, KernelSource, PipelineKey};
+use super::{Kernel, KernelSource};
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
 
@@ -137,15 +137,6 @@ pub(super) struct Label<'a> {
     pub(super) code: &'a str,
 }
 
-impl Label<'_> {
-    pub(super) fn of(key: &PipelineKey) -> Label<'_> {
-        Label {
-            name: key.op,
-            element: key.element,
-            code: &key.code,
-        }
-    }
-}
 /// With `GPUPRIM_DUMP_WGSL=DIR` in the environment, each kernel's WGSL is written to
 /// `DIR/{op}-{element}-{entry}-{n}.wgsl` as it is compiled: what a driver is given, to
 /// read or to feed to other tools. `n` counts the kernels compiled so far, so variants

@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
+use compile::Label;
 pub(crate) use compile::loops_are_ours;
-use compile::{Label, user_functions_loop};
 
 /// A kernel's typed description: every value that changes its WGSL, and nothing else.
 ///
@@ -87,21 +87,6 @@ fn key_hash<K: Hash + 'static>(key: &K, entry: &str) -> u64 {
     key.hash(&mut h);
     entry.hash(&mut h);
     h.finish()
-}
-
-/// Everything that changes a kernel's WGSL text, and so identifies its pipeline.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PipelineKey {
-    /// Kernel name, e.g. "map" (the template's file stem, plus entry if several).
-    pub(crate) op: &'static str,
-    /// WGSL element type, e.g. "f32".
-    pub(crate) element: &'static str,
-    /// Invocations per workgroup.
-    pub(crate) workgroup_size: u32,
-    /// Variant of the kernel, e.g. "subgroup"; empty if the kernel has one form.
-    pub(crate) variant: String,
-    /// User WGSL spliced into the template (expressions, operators), or empty.
-    pub(crate) code: String,
 }
 
 /// A compiled kernel: its pipeline and the layout its bind groups follow.
@@ -175,97 +160,6 @@ impl Ctx {
             };
             let zero_init = !config.initializes_workgroup_memory();
             self.compile(&label, entry, &wgsl, trusted, zero_init)
-        })
-    }
-
-    /// The kernel for `key`, compiled from `source()` with entry point `main` on first use.
-    pub(crate) fn kernel(
-        &self,
-        key: PipelineKey,
-        source: impl FnOnce() -> String,
-    ) -> Result<Arc<Kernel>> {
-        self.kernel_entry(key, "main", source)
-    }
-
-    /// The kernel for `key` with entry point `entry`.
-    pub(crate) fn kernel_entry(
-        &self,
-        key: PipelineKey,
-        entry: &'static str,
-        source: impl FnOnce() -> String,
-    ) -> Result<Arc<Kernel>> {
-        self.template_kernel(key, entry, source, true)
-    }
-
-    /// [`Ctx::kernel_entry`] for a template that writes every word of workgroup memory
-    /// it reads first (see [`KernelSource::initializes_workgroup_memory`]).
-    pub(crate) fn kernel_entry_initialized(
-        &self,
-        key: PipelineKey,
-        entry: &'static str,
-        source: impl FnOnce() -> String,
-    ) -> Result<Arc<Kernel>> {
-        debug_assert!(key.code.is_empty(), "only for gpuprim's own kernels");
-        self.template_kernel(key, entry, source, false)
-    }
-
-    fn template_kernel(
-        &self,
-        key: PipelineKey,
-        entry: &'static str,
-        source: impl FnOnce() -> String,
-        zero_init: bool,
-    ) -> Result<Arc<Kernel>> {
-        let trusted = loops_are_ours(&key.code);
-        self.cached(&key, entry, |key: &PipelineKey| {
-            let wgsl = source();
-            self.compile(&Label::of(key), entry, &wgsl, trusted, zero_init)
-        })
-    }
-
-    /// The kernel for `(key, entry)`, whose WGSL is `source(code)` with the user's
-    /// statements `key.code`, checked against `source(reference)`.
-    pub(crate) fn kernel_checked(
-        &self,
-        key: PipelineKey,
-        entry: &'static str,
-        op: &'static str,
-        reference: &str,
-        source: impl Fn(&str) -> String,
-    ) -> Result<Arc<Kernel>> {
-        self.cached(&key, entry, |key: &PipelineKey| {
-            let wgsl = source(&key.code);
-            let trusted = match naga::front::wgsl::parse_str(&wgsl) {
-                Err(_) => false,
-                Ok(module) => {
-                    let shape = |m: &naga::Module| {
-                        (
-                            m.functions.len(),
-                            m.entry_points.len(),
-                            m.global_variables.len(),
-                        )
-                    };
-                    let plain = naga::front::wgsl::parse_str(&source(reference)).map_err(|e| {
-                        Error::Internal {
-                            op,
-                            message: format!("a kernel template does not parse: {e}"),
-                        }
-                    })?;
-                    if shape(&module) != shape(&plain) {
-                        return Err(Error::InvalidArgument {
-                            op,
-                            message: format!(
-                                "the user code {:?} is not only statements or an expression: it \
-                                 closes the function it is placed in and declares items of its \
-                                 own; pass the statements (or expression) alone",
-                                key.code
-                            ),
-                        });
-                    }
-                    !user_functions_loop(&module)
-                }
-            };
-            self.compile(&Label::of(key), entry, &wgsl, trusted, true)
         })
     }
 

@@ -107,7 +107,7 @@ fn rows_at(b: &mut Bench, side: u32) -> Result<()> {
     for c in ctx.swizzle_choices() {
         let ms: Vec<String> = c.ms.iter().map(|(_, ms)| format!("{ms:.4}")).collect();
         let what = match c.op {
-            "blur_vertical" => format!(" r={}", c.shape[6]),
+            "blur_vertical" => format!(" r={}", c.shape.radius),
             "map2d" => format!(" {:.24}", c.code),
             _ => String::new(),
         };
@@ -168,9 +168,9 @@ pub fn auto_rows(b: &mut Bench) -> Result<()> {
                 .into_iter()
                 .find(|c| {
                     kernel.starts_with(c.op)
-                        && c.shape[0] == side
+                        && c.shape.src_width == side
                         && (c.op != "blur_vertical"
-                            || kernel.ends_with(&format!("r={}", c.shape[6])))
+                            || kernel.ends_with(&format!("r={}", c.shape.radius)))
                         && (c.op != "map2d" || c.code == BLUR5)
                 })
                 .map_or_else(|| "?".into(), |c| format!("{:?}", c.chosen));
