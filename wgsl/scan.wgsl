@@ -199,7 +199,7 @@ fn upsweep(ids: Ids) {
 
 // One workgroup scans the partials (exclusive): the template rendered for this entry
 // with EXCLUSIVE = true, a wide workgroup, and `load` / `store` that read `partials`
-// and write `offsets` (src/ops/scan.rs, `Program::spine`). Tile by tile, like the
+// and write `offsets` (src/ops/scan/program.rs, `Program::spine`). Tile by tile, like the
 // downsweep; on a GPU one tile holds 32768 partials, so the spine costs one tile's
 // latency. offsets[count] is the total.
 @compute @workgroup_size(WG)
