@@ -21,10 +21,10 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::error::{Error, Result};
 
-/// `enable f16;` because naga's parser refuses `h` literals without it (the kernels
-/// enable it for f16 elements; the compile refuses them elsewhere).
-const BEFORE: &str = "enable f16;\nfn gpuprim_expression() {\n    _ = (\n";
-const AFTER: &str = "\n    );\n}\n";
+/// The module the text is parsed in, at `{{EXPRESSION}}`. `enable f16;` because naga's
+/// parser refuses `h` literals without it (the kernels enable it for f16 elements; the
+/// compile refuses them elsewhere).
+const WRAPPER_WGSL: &str = include_str!("../wgsl/expr.wgsl");
 /// The deliberate syntax error after the function: a `)` where a declaration must start.
 const SENTINEL: &str = ")";
 
@@ -93,7 +93,10 @@ fn scan(text: &str) -> std::result::Result<(), String> {
 
 /// Step 2: naga parses the text on its own; see the module docs.
 fn parse(text: &str) -> std::result::Result<(), String> {
-    let source = format!("{BEFORE}{text}{AFTER}{SENTINEL}");
+    let (before, after) = WRAPPER_WGSL
+        .split_once("{{EXPRESSION}}")
+        .expect("wgsl/expr.wgsl has {{EXPRESSION}}");
+    let source = format!("{before}{text}{after}{SENTINEL}");
     let sentinel_at = source.len() - SENTINEL.len();
     let err = match naga::front::wgsl::parse_str(&source) {
         // The sentinel always fails the parse; reaching Ok would mean it did not.
@@ -110,7 +113,7 @@ fn parse(text: &str) -> std::result::Result<(), String> {
     }
     // Say what naga said, with the position inside the user's text.
     let within = at
-        .map(|a| a.saturating_sub(BEFORE.len()).min(text.len()))
+        .map(|a| a.saturating_sub(before.len()).min(text.len()))
         .unwrap_or(text.len());
     Err(format!("{} (at byte {within})", err.message()))
 }

@@ -27,6 +27,11 @@ use crate::runtime::view::{View, units_wgsl};
 const ARG_REDUCE_WGSL: &str = include_str!("../../wgsl/arg_reduce.wgsl");
 const TREE_WGSL: &str = include_str!("../../wgsl/arg_reduce_tree.wgsl");
 const SUBGROUP_WGSL: &str = include_str!("../../wgsl/arg_reduce_subgroup.wgsl");
+/// Pieces of `{{COMPARE}}` ([`compare_wgsl`]).
+const COMPARE_FLOAT_WGSL: &str = include_str!("../../wgsl/arg_reduce_compare_float.wgsl");
+const FAST_F32_WGSL: &str = include_str!("../../wgsl/arg_reduce_fast_f32.wgsl");
+const FAST_WGSL: &str = include_str!("../../wgsl/arg_reduce_fast.wgsl");
+const KEY_F32_WGSL: &str = include_str!("../../wgsl/arg_reduce_key_f32.wgsl");
 
 /// Which end of the order a call looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -454,46 +459,14 @@ fn compare_wgsl(config: &ArgReduceKernel) -> String {
         } else {
             "bitcast<u32>(f32(x))"
         };
-        s += &format!(
-            "fn gp_is_nan(x: T) -> bool {{ return ({bits} & 0x7fffffffu) > 0x7f800000u; }}\n\
-             fn gp_beats(a: T, b: T) -> bool {{ return !gp_is_nan(b) && (gp_is_nan(a) || a {better} b); }}\n"
-        );
+        s += &render(COMPARE_FLOAT_WGSL, &[("BITS", bits), ("BETTER", better)]);
     } else {
         s += &format!("fn gp_beats(a: T, b: T) -> bool {{ return a {better} b; }}\n");
     }
     if t == "f32" {
-        s += &format!(
-            "fn gp_fast(a: GpBest, b: GpBest) -> GpBest {{\n\
-             \x20   if b.v {better} a.v {{\n\
-             \x20       return b;\n\
-             \x20   }}\n\
-             \x20   return a;\n\
-             }}\n"
-        );
-        s += "fn gp_mask(v: vec4<T>) -> u32 {\n\
-              \x20   let m = bitcast<vec4<u32>>(v) & vec4<u32>(0x7fffffffu);\n\
-              \x20   return max(max(m.x, m.y), max(m.z, m.w));\n\
-              }\n\
-              fn gp_first_nan(u0: u32, stride: u32, full: u32, first: u32, best: GpBest) -> GpBest {\n\
-              \x20   for (var u = u0; u < full; u += stride) {\n\
-              \x20       let v = gp_x_load(u);\n\
-              \x20       for (var k = 0u; k < 4u; k++) {\n\
-              \x20           if gp_is_nan(v[k]) {\n\
-              \x20               return GpBest(v[k], first + 4u * u + k);\n\
-              \x20           }\n\
-              \x20       }\n\
-              \x20   }\n\
-              \x20   return best;\n\
-              }\n";
+        s += &render(FAST_F32_WGSL, &[("BETTER", better)]);
     } else {
-        s += "fn gp_fast(a: GpBest, b: GpBest) -> GpBest {\n\
-              \x20   if gp_beats(b.v, a.v) {\n\
-              \x20       return b;\n\
-              \x20   }\n\
-              \x20   return a;\n\
-              }\n\
-              fn gp_mask(v: vec4<T>) -> u32 { return 0u; }\n\
-              fn gp_first_nan(u0: u32, stride: u32, full: u32, first: u32, best: GpBest) -> GpBest { return best; }\n";
+        s += FAST_WGSL;
     }
     if subgroup {
         // A u32 whose unsigned order is gp_beats's: the sortable bits (sign flipped for
@@ -509,16 +482,7 @@ fn compare_wgsl(config: &ArgReduceKernel) -> String {
             Direction::Min => format!("~({ordered})"),
         };
         if t == "f32" {
-            s += "fn gp_f32_order(x: f32) -> u32 {\n\
-                  \x20   let raw = bitcast<u32>(x);\n\
-                  \x20   let b = select(raw, 0u, (raw & 0x7fffffffu) == 0u);\n\
-                  \x20   return b ^ select(0x80000000u, 0xffffffffu, (b >> 31u) != 0u);\n\
-                  }\n\
-                  fn gp_key(x: T) -> u32 {\n\
-                  \x20   if gp_is_nan(x) {\n\
-                  \x20       return 0xffffffffu;\n\
-                  \x20   }\n";
-            s += &format!("    return {key};\n}}\n");
+            s += &render(KEY_F32_WGSL, &[("KEY", key)]);
         } else {
             s += &format!("fn gp_key(x: T) -> u32 {{ return {key}; }}\n");
         }

@@ -16,6 +16,7 @@
 //! kernel's pipeline key.
 
 use crate::element::GpuElement;
+use crate::runtime::cache::render;
 use crate::runtime::context::Ctx;
 use crate::runtime::dispatch::Chunk;
 use crate::runtime::record::Res;
@@ -116,47 +117,35 @@ impl<'a> View<'a> {
     }
 }
 
+/// `wgsl/view_units_vec4.wgsl` and `wgsl/view_units_scalar.wgsl`: a vector's declaration
+/// and load functions, then its store function after the `//#section store` line.
+const UNITS_VEC4_WGSL: &str = include_str!("../../wgsl/view_units_vec4.wgsl");
+const UNITS_SCALAR_WGSL: &str = include_str!("../../wgsl/view_units_scalar.wgsl");
+
 /// WGSL declaring a vector of `t` as `name` at `binding` (`read`, or `read_write` when
 /// `writable`), with `NAME_load(u) -> vec4<t>`, `NAME_units() -> u32` and, when
 /// writable, `NAME_store(u, v)`: plain vec4 accesses when `vec4`, else the scalar layout
 /// (see the module docs).
 pub(crate) fn units_wgsl(name: &str, binding: u32, t: &str, writable: bool, vec4: bool) -> String {
+    let template = if vec4 {
+        UNITS_VEC4_WGSL
+    } else {
+        UNITS_SCALAR_WGSL
+    };
+    let (load, store) = template
+        .split_once("//#section store\n")
+        .expect("the units templates have a store section");
     let mode = if writable { "read_write" } else { "read" };
-    if vec4 {
-        let mut s = format!(
-            "@group(0) @binding({binding}) var<storage, {mode}> {name}: array<vec4<{t}>>;\n\
-             fn {name}_load(u: u32) -> vec4<{t}> {{ return {name}[u]; }}\n\
-             fn {name}_units() -> u32 {{ return arrayLength(&{name}); }}\n"
-        );
-        if writable {
-            s += &format!("fn {name}_store(u: u32, v: vec4<{t}>) {{ {name}[u] = v; }}\n");
-        }
-        return s;
-    }
-    let mut s = format!(
-        "@group(0) @binding({binding}) var<storage, {mode}> {name}: array<{t}>;\n\
-         // Exactly the vector's elements: loads past the end repeat the last one (its\n\
-         // lanes are masked by the caller), stores past the end are skipped.\n\
-         fn {name}_load(u: u32) -> vec4<{t}> {{\n\
-         \x20   let b = 4u * u;\n\
-         \x20   let last = arrayLength(&{name}) - 1u;\n\
-         \x20   return vec4<{t}>({name}[min(b, last)], {name}[min(b + 1u, last)], \
-         {name}[min(b + 2u, last)], {name}[min(b + 3u, last)]);\n\
-         }}\n\
-         fn {name}_units() -> u32 {{ return (arrayLength(&{name}) + 3u) / 4u; }}\n"
-    );
+    let binding = binding.to_string();
+    let vars = [
+        ("NAME", name),
+        ("BINDING", binding.as_str()),
+        ("T", t),
+        ("MODE", mode),
+    ];
+    let mut s = render(load, &vars);
     if writable {
-        s += &format!(
-            "fn {name}_store(u: u32, v: vec4<{t}>) {{\n\
-             \x20   let b = 4u * u;\n\
-             \x20   let n = arrayLength(&{name});\n\
-             \x20   for (var k = 0u; k < 4u; k++) {{\n\
-             \x20       if b + k < n {{\n\
-             \x20           {name}[b + k] = v[k];\n\
-             \x20       }}\n\
-             \x20   }}\n\
-             }}\n"
-        );
+        s += &render(store, &vars);
     }
     s
 }

@@ -4,7 +4,11 @@
 use std::fmt::Write as _;
 
 use super::args::{Access, ArgValue, Plan};
+use crate::runtime::cache::render;
 use crate::runtime::view::units_wgsl;
+
+/// `gp_n()` cut at a device count at `{{BINDING}}`.
+const COUNT_WGSL: &str = include_str!("../../../wgsl/kernel_count.wgsl");
 
 /// The WGSL pieces a template takes from a [`Signature`].
 #[derive(Default)]
@@ -185,10 +189,7 @@ impl Signature {
         }
         p.enable = enables.join("\n");
         p.count = if self.count {
-            format!(
-                "@group(0) @binding({binding}) var<storage, read> gp_count: array<u32>;\n\
-                 fn gp_n() -> u32 {{ return min(gp_params.n, gp_count[0]); }}\n"
-            )
+            render(COUNT_WGSL, &[("BINDING", binding.to_string())])
         } else {
             "fn gp_n() -> u32 { return gp_params.n; }\n".to_string()
         };

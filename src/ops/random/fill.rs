@@ -13,6 +13,10 @@ use crate::runtime::view::{View, units_wgsl};
 const FILL_WGSL: &str = include_str!("../../../wgsl/random.wgsl");
 const STATE_WGSL: &str = include_str!("../../../wgsl/random_state.wgsl");
 const SEED_WGSL: &str = include_str!("../../../wgsl/random_seed.wgsl");
+/// `{{OUT}}` of the fills ([`Output::body`]).
+const OUT_RAW_WGSL: &str = include_str!("../../../wgsl/random_out_raw.wgsl");
+const OUT_UNIFORM_WGSL: &str = include_str!("../../../wgsl/random_out_uniform.wgsl");
+const OUT_NORMAL_WGSL: &str = include_str!("../../../wgsl/random_out_normal.wgsl");
 
 /// What a fill writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,24 +34,26 @@ impl Output {
     /// `from_bits` is the element type's statement for [`Output::Raw`].
     fn body(self, from_bits: &str, stateful: bool) -> String {
         let arg = if stateful { "s" } else { "i" };
-        match self {
-            Output::Raw => format!("    let r = bits({arg});\n    {from_bits}"),
-            Output::Uniform => format!(
-                "    let r = params.offset + params.scale * u32_to_unit_f32(bits({arg}));\n    \
-                 return select(r, params.below_hi, r >= params.hi);"
-            ),
-            Output::Normal => {
-                let (r1, r2) = if stateful {
-                    ("bits(s)", "bits(s)")
-                } else {
-                    ("bits(2u * i)", "bits(2u * i + 1u)")
-                };
-                format!(
-                    "    let r1 = {r1};\n    let r2 = {r2};\n    \
-                     return params.offset + params.scale * box_muller(r1, r2);"
-                )
-            }
-        }
+        let (r1, r2) = if stateful {
+            ("bits(s)", "bits(s)")
+        } else {
+            ("bits(2u * i)", "bits(2u * i + 1u)")
+        };
+        let template = match self {
+            Output::Raw => OUT_RAW_WGSL,
+            Output::Uniform => OUT_UNIFORM_WGSL,
+            Output::Normal => OUT_NORMAL_WGSL,
+        };
+        // `{{OUT}}`'s template line ends the body.
+        render(
+            template.strip_suffix('\n').unwrap_or(template),
+            &[
+                ("ARG", arg),
+                ("R1", r1),
+                ("R2", r2),
+                ("FROM_BITS", from_bits),
+            ],
+        )
     }
 }
 

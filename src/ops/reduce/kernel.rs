@@ -10,6 +10,14 @@ use crate::runtime::view::units_wgsl;
 const REDUCE_WGSL: &str = include_str!("../../../wgsl/reduce.wgsl");
 const TREE_WGSL: &str = include_str!("../../../wgsl/reduce_tree.wgsl");
 const SUBGROUP_WGSL: &str = include_str!("../../../wgsl/reduce_subgroup.wgsl");
+/// `{{BOUNDS}}` without a device count, and with one.
+const BOUNDS_WGSL: &str = include_str!("../../../wgsl/reduce_bounds.wgsl");
+const BOUNDS_COUNT_WGSL: &str = include_str!("../../../wgsl/reduce_bounds_count.wgsl");
+/// `gp_unit` of reduce and of dot, after their inputs.
+const UNIT_WGSL: &str = include_str!("../../../wgsl/reduce_unit.wgsl");
+const UNIT_DOT_WGSL: &str = include_str!("../../../wgsl/reduce_unit_dot.wgsl");
+/// `{{INPUTS}}` of a transform-reduce.
+const EXPRESSION_WGSL: &str = include_str!("../../../wgsl/reduce_expression.wgsl");
 
 /// The first binding of a transform-reduce's arguments (after the reduction's own).
 pub(super) const EXPRESSION_FIRST_BINDING: u32 = 5;
@@ -128,23 +136,8 @@ impl KernelSource for ReduceKernel {
 /// and the elements in all, from the parameters, or cut at the count bound at `count`.
 fn bounds_wgsl(count: Option<u32>) -> String {
     match count {
-        None => "fn gp_window() -> vec2<u32> { return vec2<u32>(gp_reduce.full_units, gp_reduce.tail); }\n\
-                 fn gp_n() -> u32 { return gp_reduce.n_cap; }\n"
-            .to_string(),
-        Some(binding) => format!(
-            "@group(0) @binding({binding}) var<storage, read> gp_count: array<u32>;\n\
-             fn gp_n() -> u32 {{ return min(gp_count[0], gp_reduce.n_cap); }}\n\
-             fn gp_window() -> vec2<u32> {{\n\
-             \x20   let cap = 4u * gp_reduce.full_units + gp_reduce.tail;\n\
-             \x20   let n = gp_n();\n\
-             \x20   let first = 4u * gp_reduce.first_unit;\n\
-             \x20   var e = 0u;\n\
-             \x20   if n > first {{\n\
-             \x20       e = min(n - first, cap);\n\
-             \x20   }}\n\
-             \x20   return vec2<u32>(e / 4u, e % 4u);\n\
-             }}\n"
-        ),
+        None => BOUNDS_WGSL.to_string(),
+        Some(binding) => render(BOUNDS_COUNT_WGSL, &[("BINDING", binding.to_string())]),
     }
 }
 
@@ -155,16 +148,16 @@ fn vector_inputs(t: &str, x_vec4: bool, y_vec4: Option<bool>) -> String {
     match y_vec4 {
         Some(y_vec4) => {
             s += &units_wgsl("gp_y", 3, t, false, y_vec4);
-            s += "fn gp_unit(u: u32) -> vec4<T> {\n    return gp_x_load(u) * gp_y_load(u);\n}\n";
+            s += UNIT_DOT_WGSL;
         }
-        None => s += "fn gp_unit(u: u32) -> vec4<T> {\n    return gp_x_load(u);\n}\n",
+        None => s += UNIT_WGSL,
     }
     s
 }
 
-/// The inputs of a transform-reduce: the arguments' bindings, their parameter block
-/// after them, the user's expression as `gp_user_expr` and `gp_unit` evaluating it on the
-/// four elements of a unit.
+/// The inputs of a transform-reduce (`wgsl/reduce_expression.wgsl`): the arguments'
+/// bindings, their parameter block after them, the user's expression as `gp_user_expr`
+/// and `gp_unit` evaluating it on the four elements of a unit.
 fn expression_inputs(p: &Pieces, vectors: u32, expr: &str) -> String {
     let lane = |l: &str, offset: &str| {
         format!(
@@ -172,22 +165,21 @@ fn expression_inputs(p: &Pieces, vectors: u32, expr: &str) -> String {
             p.expr_lane_args.replace("{L}", l)
         )
     };
-    format!(
-        "{bindings}\
-         struct GpParams {{\n    first: u32,\n    n: u32,\n    units: u32,\n    _pad: u32,\n{fields}}}\n\
-         @group(0) @binding({params}) var<uniform> gp_params: GpParams;\n\
-         fn gp_user_expr(i: u32, n: u32{in_params}) -> T {{\n{prelude}    return ({expr});\n}}\n\
-         fn gp_unit(u: u32) -> vec4<T> {{\n{loads}    let base = gp_params.first + 4u * u;\n    \
-         return vec4<T>({x}, {y}, {z}, {w});\n}}\n",
-        bindings = p.bindings,
-        fields = p.scalar_fields,
-        params = EXPRESSION_FIRST_BINDING + vectors,
-        in_params = p.in_params,
-        prelude = p.prelude,
-        loads = p.loads,
-        x = lane("x", ""),
-        y = lane("y", " + 1u"),
-        z = lane("z", " + 2u"),
-        w = lane("w", " + 3u"),
+    // The user's expression last, so that no other value is filled into it.
+    render(
+        EXPRESSION_WGSL,
+        &[
+            ("BINDINGS", p.bindings.clone()),
+            ("FIELDS", p.scalar_fields.clone()),
+            ("PARAMS", (EXPRESSION_FIRST_BINDING + vectors).to_string()),
+            ("IN_PARAMS", p.in_params.clone()),
+            ("PRELUDE", p.prelude.clone()),
+            ("LOADS", p.loads.clone()),
+            ("X", lane("x", "")),
+            ("Y", lane("y", " + 1u")),
+            ("Z", lane("z", " + 2u")),
+            ("W", lane("w", " + 3u")),
+            ("EXPR", expr.to_string()),
+        ],
     )
 }

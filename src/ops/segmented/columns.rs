@@ -21,6 +21,9 @@ use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
 const COLUMNS_WGSL: &str = include_str!("../../../wgsl/segmented_columns.wgsl");
+/// `{{LOAD}}` ([`load_wgsl`]) by elements and by vec4 units.
+const LOAD_WGSL: &str = include_str!("../../../wgsl/segmented_columns_load.wgsl");
+const LOAD_VEC4_WGSL: &str = include_str!("../../../wgsl/segmented_columns_load_vec4.wgsl");
 
 /// Invocations across the columns of a workgroup: 64 (a row piece of 64 elements or
 /// vec4 units per read), or 16 for narrow grids, whose few column blocks need more row
@@ -273,20 +276,10 @@ impl Ctx {
 /// `gp_load(y, x)` of `wgsl/segmented_columns.wgsl` and its binding: one element, or the
 /// vec4 unit that starts at `(x, y)`.
 fn load_wgsl(lanes: u32, t: &str) -> String {
-    if lanes == 4 {
-        format!(
-            "@group(0) @binding(2) var<storage, read> gp_x: array<vec4<{t}>>;\n\
-             fn gp_load(y: u32, x: u32) -> array<A, 4> {{\n\
-             \x20   let v = gp_x[(y * gp_reduce.pitch + x) / 4u];\n\
-             \x20   return array<A, 4>(gp_lift(v.x), gp_lift(v.y), gp_lift(v.z), gp_lift(v.w));\n\
-             }}\n"
-        )
+    let template = if lanes == 4 {
+        LOAD_VEC4_WGSL
     } else {
-        format!(
-            "@group(0) @binding(2) var<storage, read> gp_x: array<{t}>;\n\
-             fn gp_load(y: u32, x: u32) -> array<A, 1> {{\n\
-             \x20   return array<A, 1>(gp_lift(gp_x[y * gp_reduce.pitch + x]));\n\
-             }}\n"
-        )
-    }
+        LOAD_WGSL
+    };
+    render(template, &[("T", t)])
 }

@@ -1,0 +1,6 @@
+enable f16;
+fn gpuprim_expression() {
+    _ = (
+{{EXPRESSION}}
+    );
+}

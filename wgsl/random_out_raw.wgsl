@@ -1,0 +1,2 @@
+    let r = bits({{ARG}});
+    {{FROM_BITS}}

@@ -1,0 +1,3 @@
+fn gp_unit(u: u32) -> vec4<T> {
+    return gp_x_load(u);
+}
