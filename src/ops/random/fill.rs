@@ -1,6 +1,6 @@
-//! The random kernels' configurations ([`RandomKernel`], [`RandomStateKernel`],
-//! [`RandomSeedKernel`]) and the recording of every fill, with the parameter block they
-//! share and the checks of its values.
+//! The random kernels' configurations ([`RandomKernel`], [`RandomSeedKernel`]) and the
+//! recording of every fill, with the parameter block they share and the checks of its
+//! values.
 
 use super::{MAX_RANDOM_LEN, RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 use crate::error::{Error, Limit, Result};
@@ -63,11 +63,13 @@ pub(super) enum Source<'a> {
     Stateful(&'a mut Xorshift128State),
 }
 
-/// `wgsl/random.wgsl`: a stateless fill for one generator, output and element type.
+/// A fill for one output and element type: `wgsl/random.wgsl` from a stateless
+/// generator, or `wgsl/random_state.wgsl` from per-element xorshift128 state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct RandomKernel {
-    /// The WGSL function of the generator, e.g. `rng_pcg32` ([`Rng`]).
-    generator: &'static str,
+    /// The WGSL function of a stateless generator, e.g. `rng_pcg32` ([`Rng`]); `None`
+    /// for a fill from xorshift128 state.
+    generator: Option<&'static str>,
     output: Output,
     /// The element type and its statement for a raw `u32` `r` (`RandomElement`).
     element: &'static str,
@@ -79,7 +81,10 @@ struct RandomKernel {
 
 impl KernelSource for RandomKernel {
     fn name(&self) -> &'static str {
-        "random"
+        match self.generator {
+            Some(_) => "random",
+            None => "random_state",
+        }
     }
 
     fn element(&self) -> &'static str {
@@ -87,8 +92,12 @@ impl KernelSource for RandomKernel {
     }
 
     fn wgsl(&self) -> String {
+        let (template, generator) = match self.generator {
+            Some(generator) => (FILL_WGSL, generator),
+            None => (STATE_WGSL, ""),
+        };
         render(
-            FILL_WGSL,
+            template,
             &[
                 ("LIB", RANDOM_WGSL.to_string()),
                 (
@@ -97,47 +106,11 @@ impl KernelSource for RandomKernel {
                 ),
                 ("T", self.element.to_string()),
                 ("WG", self.workgroup_size.to_string()),
-                ("GEN", self.generator.to_string()),
-                ("OUT", self.output.body(self.from_bits, false)),
-            ],
-        )
-    }
-}
-
-/// `wgsl/random_state.wgsl`: a fill from xorshift128 state for one output and element
-/// type.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct RandomStateKernel {
-    output: Output,
-    /// The element type and its statement for a raw `u32` `r` (`RandomElement`).
-    element: &'static str,
-    from_bits: &'static str,
-    /// Whether the output is bound as `vec4` units.
-    dst_vec4: bool,
-    workgroup_size: u32,
-}
-
-impl KernelSource for RandomStateKernel {
-    fn name(&self) -> &'static str {
-        "random_state"
-    }
-
-    fn element(&self) -> &'static str {
-        self.element
-    }
-
-    fn wgsl(&self) -> String {
-        render(
-            STATE_WGSL,
-            &[
-                ("LIB", RANDOM_WGSL.to_string()),
+                ("GEN", generator.to_string()),
                 (
-                    "DST",
-                    units_wgsl("dst", 0, self.element, true, self.dst_vec4),
+                    "OUT",
+                    self.output.body(self.from_bits, self.generator.is_none()),
                 ),
-                ("T", self.element.to_string()),
-                ("WG", self.workgroup_size.to_string()),
-                ("OUT", self.output.body(self.from_bits, true)),
             ],
         )
     }
@@ -215,7 +188,7 @@ impl Ctx {
         match source {
             Source::Stateless(rng) => {
                 let config = RandomKernel {
-                    generator: rng.wgsl_fn(),
+                    generator: Some(rng.wgsl_fn()),
                     output,
                     element: T::WGSL,
                     from_bits: T::FROM_BITS,
@@ -240,7 +213,8 @@ impl Ctx {
             Source::Stateful(state) => {
                 self.check_owned(op, &[&state.words.ctx])?;
                 check_len(op, ("v", v.len()), ("state", state.len()))?;
-                let config = RandomStateKernel {
+                let config = RandomKernel {
+                    generator: None,
                     output,
                     element: T::WGSL,
                     from_bits: T::FROM_BITS,
