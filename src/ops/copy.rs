@@ -1,5 +1,5 @@
 //! Copies between vectors: [`GpuVec::copy_from`], [`GpuVec::try_clone`], and the copy
-//! that calls ending in one record ([`record_copy`]). Large copies take wgpu's buffer copy
+//! that calls ending in one record (`record_copy`). Large copies take wgpu's buffer copy
 //! or the copy kernel, whichever the context measured faster.
 
 use std::sync::OnceLock;
@@ -33,7 +33,7 @@ impl<T: GpuElement> GpuVec<T> {
     /// is several times faster; see docs/PERFORMANCE.md). The first such copy on a
     /// context times both (a few rounds each, waiting for the GPU) and keeps the faster,
     /// the buffer copy unless the kernel is at least 3% faster; smaller copies, and copies
-    /// inside [`Ctx::record`] before that, take the buffer copy.
+    /// inside [`Ctx::record`](crate::Ctx::record) before that, take the buffer copy.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
