@@ -7,6 +7,8 @@
 //! so such a read would show.
 
 use super::*;
+#[cfg(feature = "internals")]
+use crate::error::Error;
 
 #[cfg(feature = "internals")]
 struct Seen {
