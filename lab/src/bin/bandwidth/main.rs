@@ -4,8 +4,9 @@
 //! `cargo run --release -p gpuprim-lab --bin bandwidth -- [log2 n] [section ...]
 //! [--csv PATH] [--json PATH]` (default 28 on a GPU, 22 on the software adapter;
 //! sections: reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
-//! atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), top_k, latency,
-//! all by default; sort_tiles (OneSweep's tile shapes) only when named; the element-wise
+//! atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), top_k,
+//! no_subgroups (scan, compaction and sorts with and without subgroups), latency, all by
+//! default; sort_tiles (OneSweep's tile shapes) only when named; the element-wise
 //! rows always run). Bytes count each input read once and each output written once.
 //! Times are medians over rounds of back-to-back calls ended by one wait. `BATCH_LIMIT=1`
 //! in the environment times every call in a submission of its own
@@ -24,6 +25,7 @@ mod arg_reduce;
 mod atomic;
 mod grid2d;
 mod kernel;
+mod no_subgroups;
 mod random;
 mod reduce;
 mod scan;
@@ -42,7 +44,7 @@ use gpuprim_lab::timing::{self, Bench};
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 15] = [
+const SECTIONS: [(&str, Rows); 16] = [
     ("reduce", reduce::rows),
     ("arg_reduce", arg_reduce::rows),
     ("kernel", kernel::rows),
@@ -57,13 +59,15 @@ const SECTIONS: [(&str, Rows); 15] = [
     ("grid2d", grid2d::rows),
     ("auto", grid2d::auto_rows),
     ("top_k", top_k::rows),
+    ("no_subgroups", no_subgroups::rows),
     ("latency", reduce::latency),
 ];
 
 const USAGE: &str = "usage: bandwidth [log2 n] [section ...] [--csv PATH] [--json PATH]
   log2 n     elements per vector: 2^log2 (default 28 on a GPU, 22 on a CPU adapter)
   section    reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
-             atomic, random, grid2d, auto, top_k, latency (default: all), sort_tiles
+             atomic, random, grid2d, auto, top_k, no_subgroups, latency (default:
+             all), sort_tiles
              (only when named); the element-wise rows (the copy kernel
              first) always run
   --csv PATH, --json PATH

@@ -10,7 +10,7 @@ use gpuprim::{GpuVec, Result, ScanOp, Sort, SortAlgorithm};
 use gpuprim_lab::timing::Bench;
 
 /// The sizes of the rows "at 2^26 and at n" (CUB's reference figures are at 2^26).
-fn sizes(n: usize) -> Vec<usize> {
+pub fn sizes(n: usize) -> Vec<usize> {
     if n > 1 << 26 {
         vec![1 << 26, n]
     } else {
@@ -18,7 +18,7 @@ fn sizes(n: usize) -> Vec<usize> {
     }
 }
 
-fn log2(m: usize) -> u32 {
+pub fn log2(m: usize) -> u32 {
     m.trailing_zeros()
 }
 
@@ -139,6 +139,11 @@ pub fn tile_rows(b: &mut Bench) -> Result<()> {
 }
 
 fn random_u32(b: &Bench, m: usize, seed: u64) -> Result<GpuVec<u32>> {
+    random_u32_on(b.ctx, m, seed)
+}
+
+/// `m` random keys from `seed` on `ctx` (the same keys on every context).
+pub fn random_u32_on(ctx: &gpuprim::Ctx, m: usize, seed: u64) -> Result<GpuVec<u32>> {
     let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let host: Vec<u32> = (0..m)
         .map(|_| {
@@ -148,7 +153,7 @@ fn random_u32(b: &Bench, m: usize, seed: u64) -> Result<GpuVec<u32>> {
             (s >> 32) as u32
         })
         .collect();
-    b.ctx.upload(&host)
+    ctx.upload(&host)
 }
 
 /// Sorts fresh copies of `pristine`; prints (copy + sort) - copy and checks the result.
@@ -159,6 +164,17 @@ fn keys_row<K: gpuprim::SortKey>(
     sort: &Sort,
 ) -> Result<()> {
     let ctx = b.ctx;
+    keys_row_on(b, ctx, name, pristine, sort)
+}
+
+/// [`keys_row`] on another context (`pristine` is one of its vectors).
+pub fn keys_row_on<K: gpuprim::SortKey>(
+    b: &mut Bench,
+    ctx: &gpuprim::Ctx,
+    name: &str,
+    pristine: &GpuVec<K>,
+    sort: &Sort,
+) -> Result<()> {
     let m = pristine.len();
     let mut work = ctx.zeros::<K>(m)?;
     // Refused shapes and options fail here, before any timing.
@@ -176,6 +192,17 @@ fn keys_row<K: gpuprim::SortKey>(
 
 fn pairs_row(b: &mut Bench, name: &str, pristine: &GpuVec<u32>, sort: &Sort) -> Result<()> {
     let ctx = b.ctx;
+    pairs_row_on(b, ctx, name, pristine, sort)
+}
+
+/// [`pairs_row`] on another context (`pristine` is one of its vectors).
+pub fn pairs_row_on(
+    b: &mut Bench,
+    ctx: &gpuprim::Ctx,
+    name: &str,
+    pristine: &GpuVec<u32>,
+    sort: &Sort,
+) -> Result<()> {
     let m = pristine.len();
     let values = ctx.upload(&(0..m as u32).collect::<Vec<_>>())?;
     let mut keys = ctx.zeros::<u32>(m)?;

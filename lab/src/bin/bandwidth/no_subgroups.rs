@@ -1,0 +1,65 @@
+//! Rows for the paths without subgroups (issue 35): each call on the context, then on a
+//! context of the same adapter built `without_features(SUBGROUP)`, so the two paths
+//! stand next to each other in one process. Adapters without subgroups print one row
+//! each (the only path they have).
+
+use gpuprim::wgpu::Features;
+use gpuprim::{Ctx, Result, Scan, ScanAlgorithm, ScanOp, Sort};
+
+use gpuprim_lab::timing::Bench;
+
+use crate::sort::{keys_row_on, log2, pairs_row_on, random_u32_on, sizes};
+
+pub fn rows(b: &mut Bench) -> Result<()> {
+    let ctx = b.ctx;
+    let n = b.n;
+    let mut contexts: Vec<(Ctx, &str)> = vec![(ctx.clone(), "with subgroups")];
+    if ctx.has_features(Features::SUBGROUP) {
+        let without = Ctx::builder()
+            .batch_limit(gpuprim_lab::timing::batch_limit())
+            .without_features(Features::SUBGROUP)
+            .build()?;
+        contexts.push((without, "without subgroups"));
+    } else {
+        println!("  (this adapter has no subgroups: one row each)");
+    }
+    let host: Vec<f32> = b.random_f32(61)?.to_vec()?;
+    for (c, path) in &contexts {
+        let a = c.upload(&host)?;
+        let mut out = c.zeros::<f32>(n)?;
+        let mut count = c.zeros::<u32>(1)?;
+        for (algorithm, name) in [
+            (ScanAlgorithm::SinglePass, "single pass"),
+            (ScanAlgorithm::ReduceThenScan, "reduce-then-scan"),
+        ] {
+            let scan = Scan::inclusive(ScanOp::Sum).algorithm(algorithm);
+            b.row_on(
+                c,
+                &format!("scan f32 inclusive, {name}, {path}"),
+                8 * n,
+                || c.scan_with_into(&a, &scan, &mut out),
+            )?;
+        }
+        let kept = c.compact(&a, "x < 0.5")?.len();
+        b.row_on(
+            c,
+            &format!("compact f32 (x < 0.5), 50% kept, {path}"),
+            4 * n + 4 * kept,
+            || c.compact_into(&a, "x < 0.5", &mut out, &mut count),
+        )?;
+    }
+    for m in sizes(n) {
+        b.n = m;
+        for (c, path) in &contexts {
+            let keys = random_u32_on(c, m, 62)?;
+            let name = format!("sort u32 keys n=2^{}, {path}", log2(m));
+            keys_row_on(b, c, &name, &keys, &Sort::ascending())?;
+            if m == sizes(n)[0] {
+                let name = format!("sort_by_key u32 + u32 n=2^{}, {path}", log2(m));
+                pairs_row_on(b, c, &name, &keys, &Sort::ascending())?;
+            }
+        }
+    }
+    b.n = n;
+    Ok(())
+}
