@@ -75,7 +75,12 @@ pub enum Error {
 
     /// A call needs more of something than this device or gpuprim allows: bytes of a
     /// buffer or of one binding, elements, or workgroups. [`Limit`] says which.
-    #[error("{what} needs {requested} {}, more than {} of {limit}; {}", .kind.unit(), .kind.limit_name(), .kind.advice())]
+    #[error(
+        "{what} needs {requested} {unit}, more than {} ({limit} {unit}); {}",
+        .kind.limit_name(),
+        .kind.advice(),
+        unit = .kind.unit()
+    )]
     TooLarge {
         /// What was too large, e.g. "upload of 600000000 f32".
         what: String,
@@ -238,8 +243,8 @@ impl Limit {
         match self {
             Limit::BufferBytes => "this device's maximum buffer size",
             Limit::BindingBytes => "this context's largest storage binding",
-            Limit::Elements => "what one call can index",
-            Limit::Workgroups => "what one dispatch can launch on this device",
+            Limit::Elements => "one call can index",
+            Limit::Workgroups => "one dispatch can launch on this device",
         }
     }
 
