@@ -6,7 +6,7 @@
 
 pub mod arg_reduce;
 pub mod atomic;
-pub mod copy;
+pub(crate) mod copy;
 pub mod count;
 pub mod grid2d;
 pub mod kernel;

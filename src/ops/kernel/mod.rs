@@ -176,13 +176,13 @@ impl<'a> Elementwise<'a> {
     /// Records the kernel and queues it, without waiting (like every `_into` call).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a name that is not a WGSL identifier, taken (`i`,
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a name that is not a WGSL identifier, taken (`i`,
     /// `n`, `gp_...`) or given twice, a kernel with no length, a device scalar's index
     /// past its vector, more storage vectors than the device binds per kernel;
-    /// [`Error::LengthMismatch`] for element vectors of different lengths (naming
-    /// both); [`Error::TooLarge`] for a raw vector larger than one storage binding;
-    /// [`Error::Compile`] if the body does not compile (the compiler's message);
-    /// [`Error::ContextMismatch`]; [`Error::Unsupported`] for f16/f64 vectors on an
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) for element vectors of different lengths (naming
+    /// both); [`Error::TooLarge`](crate::Error::TooLarge) for a raw vector larger than one storage binding;
+    /// [`Error::Compile`](crate::Error::Compile) if the body does not compile (the compiler's message);
+    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch); [`Error::Unsupported`](crate::Error::Unsupported) for f16/f64 vectors on an
     /// adapter without them.
     pub fn run(self) -> Result<()> {
         let mut work = Work::new(self.ctx, "elementwise");

@@ -210,7 +210,7 @@ impl Ctx {
     /// work is split. Recorded without waiting.
     ///
     /// # Errors
-    /// [`Error::ContextMismatch`] if `v` belongs to another context, [`Error::TooLarge`]
+    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch) if `v` belongs to another context, [`Error::TooLarge`](crate::Error::TooLarge)
     /// past [`MAX_RANDOM_LEN`] elements.
     ///
     /// # Examples
@@ -239,7 +239,7 @@ impl Ctx {
     /// below it). `lo` and `hi` travel in a uniform buffer, so new bounds do not recompile.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] unless `lo` and `hi` are finite with `lo < hi` and
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) unless `lo` and `hi` are finite with `lo < hi` and
     /// `hi - lo` finite; as [`Ctx::fill_random`] otherwise.
     ///
     /// # Examples
@@ -267,7 +267,7 @@ impl Ctx {
     /// [module docs](crate::ops::random) for accuracy: not bit-exact across adapters).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] unless `mean` and `std_dev` are finite and
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) unless `mean` and `std_dev` are finite and
     /// `std_dev >= 0`; as [`Ctx::fill_random`] otherwise.
     ///
     /// # Examples

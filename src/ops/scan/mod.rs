@@ -227,8 +227,8 @@ impl Ctx {
     /// A scan with any operator, inclusive or exclusive, by either algorithm (see [`Scan`]).
     ///
     /// # Errors
-    /// [`Error::Compile`] if a custom operator is not valid WGSL of the element type,
-    /// [`Error::InvalidArgument`] if it is not exactly one WGSL expression and for
+    /// [`Error::Compile`](crate::Error::Compile) if a custom operator is not valid WGSL of the element type,
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if it is not exactly one WGSL expression and for
     /// [`ScanAlgorithm::SinglePass`] on 16- or 64-bit elements.
     ///
     /// ```
