@@ -100,6 +100,11 @@
 //! Vectors may be larger than the device's largest storage binding
 //! ([`Info::max_binding_bytes`]): the library processes them in several bindings.
 //!
+//! The cargo feature `internals` (off by default) adds tuning and test hooks: tile
+//! shapes and ranking forms of the sort, batching knobs, submission counts, and the
+//! kernel-key audit (module `internals`). They are not part of the stable API and not
+//! covered by semver; gpuprim's own tests and its `lab/` turn the feature on.
+//!
 //! # Machines without a GPU
 //!
 //! Everything runs on Mesa's software Vulkan driver (lavapipe; Debian package
