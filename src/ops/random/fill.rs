@@ -185,57 +185,33 @@ impl Ctx {
         let unit_bytes = (LANES * size_of::<T>()) as u64;
         let units = v.lanes4();
         let dst = View::of(v);
-        match source {
-            Source::Stateless(rng) => {
-                let config = RandomKernel {
-                    generator: Some(rng.wgsl_fn()),
-                    output,
-                    element: T::WGSL,
-                    from_bits: T::FROM_BITS,
-                    dst_vec4: dst.vec4(),
-                    workgroup_size: wg,
-                };
-                let kernel = self.kernel_for(&config, "main")?;
-                run_indexed(
-                    self,
-                    op,
-                    &kernel,
-                    wg,
-                    units,
-                    &[(dst, unit_bytes)],
-                    |first_unit| FillParams {
-                        first_unit,
-                        seed: rng.seed(),
-                        ..p
-                    },
-                )
-            }
+        let mut buffers = vec![(dst, unit_bytes)];
+        // A stateless generator brings its seed; a stateful fill reads and writes the state.
+        let (generator, seed) = match &source {
+            Source::Stateless(rng) => (Some(rng.wgsl_fn()), rng.seed()),
             Source::Stateful(state) => {
                 self.check_owned(op, &[&state.words.ctx])?;
                 check_len(op, ("v", v.len()), ("state", state.len()))?;
-                let config = RandomKernel {
-                    generator: None,
-                    output,
-                    element: T::WGSL,
-                    from_bits: T::FROM_BITS,
-                    dst_vec4: dst.vec4(),
-                    workgroup_size: wg,
-                };
-                let kernel = self.kernel_for(&config, "main")?;
-                run_indexed(
-                    self,
-                    op,
-                    &kernel,
-                    wg,
-                    units,
-                    &[
-                        (dst, unit_bytes),
-                        (View::of(&state.words), 4 * LANES as u64 * 4),
-                    ],
-                    |first_unit| FillParams { first_unit, ..p },
-                )
+                buffers.push((View::of(&state.words), 4 * LANES as u64 * 4));
+                (None, p.seed)
             }
-        }
+        };
+        let config = RandomKernel {
+            generator,
+            output,
+            element: T::WGSL,
+            from_bits: T::FROM_BITS,
+            dst_vec4: dst.vec4(),
+            workgroup_size: wg,
+        };
+        let kernel = self.kernel_for(&config, "main")?;
+        run_indexed(self, op, &kernel, wg, units, &buffers, |first_unit| {
+            FillParams {
+                first_unit,
+                seed,
+                ..p
+            }
+        })
     }
 }
 
