@@ -2,25 +2,33 @@
 // segment s being the elements begin(s)..end(s) of the values.
 //
 // The VALUES are split evenly: workgroup range r is the elements [r * range, (r + 1) *
-// range), walked in tiles of WG * V elements, each invocation V consecutive ones. An
-// invocation finds the segment of its first element in the segment bounds, searching
-// outward from where an even spread would put it (rows: arithmetically), and follows the
-// boundaries from there. A segment
-// whose elements all lie in one invocation is written at once; the others are joined
-// across the workgroup by a segmented exclusive scan of (heads, value since the last
-// head) pairs, carried from tile to tile. A segment that starts in an earlier range is
-// left as this range's `partial_first`, and every range leaves the value after its last
-// head as `partial_last`; `fixup_main` combines, for each segment spanning ranges, the
-// partials of the ranges it covers in range order, and writes the empty segments past
-// the values. No float atomics, no waiting between workgroups: the order of combination
-// depends only on the lengths, so float results repeat bit for bit (atomics only count
-// the fix-up's long spans, whose order does not change any result).
+// range), walked in tiles of WG * V elements. A workgroup knows B, the first segment
+// boundary (a segment's begin, or the end of one followed by a gap) at or after its
+// tile. A tile before B holds no boundary: each invocation folds V of its values into a
+// running value of its own (striped loads, as reduce's), and nothing is shared. A tile
+// with boundaries is marked first: its segments (found from where the previous tile's
+// search ended) write each head's segment id into workgroup memory at the head's
+// position (empty segments get the identity there and then, a gap's start gets GAP).
+// Each invocation then walks its V consecutive values: a segment that starts and ends
+// in them is written at once, and the value after its last head joins the tile's
+// segmented exclusive scan of (id of the last head, value since it) pairs, carried from
+// tile to tile; the invocation's values before its first head close the segment the
+// scan brings. The running values of boundary-free tiles join the carry, through the
+// same scan, before the next tile with boundaries and at the range's end.
 //
-// An empty segment is written by the invocation that owns the element at its position
-// (or by `fixup_main` when that is past the values). Elements between segments (before
-// begin(0), after the last end, a row's padding) belong to none and are skipped.
-// Indices read from the bounds are clamped: bounds that are not ascending or point past
-// the values give unspecified results, never an access outside the buffers.
+// A segment that starts in an earlier range is closed as this range's `partial_first`,
+// and every range leaves the value after its last head as `partial_last`; `fixup_main`
+// combines, for each segment spanning ranges, the partials of the ranges it covers in
+// range order, and writes the empty segments past the values. No float atomics, no
+// waiting between workgroups: the order of combination depends only on the lengths, so
+// float results repeat bit for bit (atomics only count the fix-up's long spans, whose
+// order does not change any result). The operator must be commutative: the running
+// values of boundary-free tiles are folded invocation by invocation.
+//
+// Elements between segments (before begin(0), after the last end, a row's padding)
+// belong to none and are skipped. Indices read from the bounds are clamped: bounds that
+// are not ascending or point past the values give unspecified results, never an access
+// outside the buffers.
 {{ENABLE}}
 alias T = {{T}};
 alias A = {{A}};
@@ -30,6 +38,8 @@ const V: u32 = {{V}}u;        // elements per invocation and tile row, a multipl
 const UNITS: u32 = V / 4u;    // vec4 units per invocation
 const TILE: u32 = WG * V;
 const NONE: u32 = 0xffffffffu;
+const NO_HEAD: u32 = 0xffffffffu;  // a scan pair's key: no head since the range began
+const GAP: u32 = 0xfffffffeu;      // a head, or a pair's key: elements of no segment
 
 struct GpSegmentedParams {
     n: u32,           // elements in all
@@ -59,21 +69,28 @@ struct GpSegmentedParams {
 
 // The segments: gp_begin(s), gp_end(s) for s < segments, gp_upper(x, lo, hi) (the first
 // s in lo..hi with gp_begin(s) > x, else hi), gp_lower(x, lo, hi) (the first with
-// gp_begin(s) >= x, else hi) and gp_find(i, lo, hi, guess) (gp_segment_of(i, lo, hi),
-// searched outward from a guess).
+// gp_begin(s) >= x, else hi), gp_find(i, lo, hi, guess) (gp_segment_of(i, lo, hi)) and
+// gp_lower_near(x, lo, hi, guess) (gp_lower), both searched outward from a guess.
 {{SEGMENTS}}
 
 var<workgroup> gp_shared_acc: array<A, WG>;
-var<workgroup> gp_shared_heads: array<u32, WG>;
+var<workgroup> gp_shared_keys: array<u32, WG>;
 var<workgroup> gp_shared_word: u32;
-var<workgroup> gp_shared_pair: vec2<u32>;
+// A tile's heads: the segment id (or GAP) of the head at each position, else NO_HEAD,
+// at gp_slot(position): a word of padding every 32, so that the invocations of a
+// subgroup, reading V apart, read distinct banks.
+var<workgroup> gp_head: array<u32, TILE + TILE / 32u>;
+// Which of its V positions hold a head, per invocation (by gp_position).
+var<workgroup> gp_mask: array<atomic<u32>, WG>;
+// Where the workgroup is in the segments (see tiles_main).
+var<workgroup> gp_shared_bounds: vec4<u32>;
 
 // GpIds (the built-ins), gp_position(ids) (which V values of a tile an invocation owns:
 // subgroup by subgroup where the scan uses subgroups, so each subgroup's are
 // consecutive) and gp_exclusive(mine, first, ids) (see below).
 {{WORKGROUP_SCAN}}
 
-// The workgroup's total, in invocation 0: a shared-memory halving tree.
+// The workgroup's total, in every invocation: a shared-memory halving tree.
 fn gp_workgroup_reduce(acc: A, lane: u32) -> A {
     workgroupBarrier();  // earlier readers of the shared array are done
     gp_shared_acc[lane] = acc;
@@ -96,39 +113,55 @@ fn gp_segment_of(i: u32, lo: u32, hi: u32) -> u32 {
     return max(gp_upper(i, lo, hi), lo + 1u) - 1u;
 }
 
-// Where the segment after s begins (NONE after the last).
-fn gp_next_begin(s: u32) -> u32 {
+// Where the elements after segment s's end belong to another segment: the next begin,
+// or n after the last segment.
+fn gp_after(s: u32) -> u32 {
     if s + 1u >= gp_reduce.segments {
-        return NONE;
+        return gp_reduce.n;
     }
     return gp_begin(s + 1u);
 }
 
-// The identity into segments lo..hi (empty ones).
-fn gp_write_empty(lo: u32, hi: u32) {
-    for (var k = lo; k < min(hi, gp_reduce.segments); k++) {
-        gp_out[k] = gp_finish(gp_identity());
+// The first segment boundary at or after x, where lower = gp_lower(x, 0, segments): the
+// begin of segment `lower`, or the end of the one before it if that is not before x
+// (NONE if neither).
+fn gp_boundary(x: u32, lower: u32) -> u32 {
+    var b = NONE;
+    if lower < gp_reduce.segments {
+        b = gp_begin(lower);
     }
+    if lower > 0u {
+        let e = gp_end(lower - 1u);
+        if e >= x {
+            b = min(b, e);
+        }
+    }
+    return b;
 }
 
-// A segment value: heads seen, and the reduction since the last of them.
+fn gp_slot(k: u32) -> u32 {
+    return k + k / 32u;
+}
+
+// A scan pair: the id of the last head (NO_HEAD: none since the range began; GAP: a
+// gap's start), and the reduction since it.
 struct GpRun {
-    heads: u32,
+    key: u32,
     value: A,
 }
 
 fn gp_join(a: GpRun, b: GpRun) -> GpRun {
-    if b.heads > 0u {
-        return GpRun(a.heads + b.heads, b.value);
+    if b.key != NO_HEAD {
+        return b;
     }
-    return GpRun(a.heads, gp_combine(a.value, b.value));
+    return GpRun(a.key, gp_combine(a.value, b.value));
 }
 
-// The V values from c (those below `end`). The units are written out (constant
-// indices), so they stay in registers.
-fn gp_load_values(c: u32, end: u32) -> array<vec4<T>, UNITS> {
+// Units u0 + K * stride (K < UNITS) of the values, global unit indices; those from
+// `end` on are not loaded. Written out with constant indices, so they stay in registers.
+fn gp_load_units(u0: u32, stride: u32, end: u32) -> array<vec4<T>, UNITS> {
     var xs: array<vec4<T>, UNITS>;
-    let u = (c - gp_reduce.first) / 4u;
+    let w = gp_reduce.first / 4u;
 {{LOAD_UNITS}}
     return xs;
 }
@@ -137,65 +170,75 @@ fn gp_fold4(x: vec4<T>) -> A {
     return gp_combine(gp_combine(gp_lift(x.x), gp_lift(x.y)), gp_combine(gp_lift(x.z), gp_lift(x.w)));
 }
 
-// An invocation's walk over its values: the current segment and its bounds, heads seen,
-// the value since the last head, and a segment that started before the invocation and
-// ends in it (finished after the tile's scan).
-struct GpWalk {
-    s: u32,
-    begin: u32,
-    end: u32,
-    next: u32,
-    heads: u32,
-    acc: A,
-    pending: A,
-    pending_segment: u32,
+// The values of unit x, elements base.. (those below end).
+fn gp_fold4_below(x: vec4<T>, base: u32, end: u32) -> A {
+    if base + 4u <= end {
+        return gp_fold4(x);
+    }
+    var acc = gp_identity();
+    for (var j = 0u; j < 4u; j++) {
+        if base + j < end {
+            acc = gp_combine(acc, gp_lift(x[j]));
+        }
+    }
+    return acc;
 }
 
-// The four values of unit x, elements base..base + 4 (those below e), of an invocation
-// whose values start at c; segments are searched below hi.
-fn gp_walk_unit(x: vec4<T>, base: u32, c: u32, e: u32, hi: u32, w: ptr<function, GpWalk>) {
-    for (var j = 0u; j < 4u; j++) {
-        let i = base + j;
-        if i < e {
-            if i >= (*w).next {
-                // A later segment: usually the next one.
-                var s = (*w).s + 1u;
-                if gp_next_begin(s) <= i {
-                    s = gp_segment_of(i, s + 1u, hi);
-                }
-                (*w).s = s;
-                (*w).begin = gp_begin(s);
-                (*w).end = gp_end(s);
-                (*w).next = gp_next_begin(s);
-            }
-            let s = (*w).s;
-            let begin = (*w).begin;
-            let end = (*w).end;
-            if begin == i {
-                // A boundary: the empty segments here (those before s with the same
-                // begin, and s if it is empty) get the identity.
-                var first_empty = s;
-                if s > 0u && gp_begin(s - 1u) == i {
-                    first_empty = gp_lower(i, 0u, s);
-                }
-                gp_write_empty(first_empty, select(s, s + 1u, end <= i));
-                if i < end {
-                    (*w).heads += 1u;
-                    (*w).acc = gp_identity();
-                }
-            }
-            if begin <= i && i < end {
-                (*w).acc = gp_combine((*w).acc, gp_lift(x[j]));
-                if i + 1u == end {
-                    if begin >= c {
-                        gp_out[s] = gp_finish((*w).acc);
-                    } else {
-                        (*w).pending = (*w).acc;
-                        (*w).pending_segment = s;
-                    }
-                }
-            }
-        }
+// An invocation's walk over its values in a tile with heads: its key (NO_HEAD until
+// its first head), the value since its last head, and the value before its first one.
+struct GpWalk {
+    key: u32,
+    acc: A,
+    leading: A,
+}
+
+// A head at tile position k: the run before it ends (written if it began in this
+// invocation, kept as the leading value if it is the first), and k's segment begins.
+fn gp_head_step(k: u32, w: ptr<function, GpWalk>) {
+    if (*w).key == NO_HEAD {
+        (*w).leading = (*w).acc;
+    } else if (*w).key != GAP {
+        gp_out[(*w).key] = gp_finish((*w).acc);
+    }
+    (*w).key = gp_head[gp_slot(k)];
+    (*w).acc = gp_identity();
+}
+
+// Marks tile position k as a head of `id` (a segment, or GAP).
+fn gp_mark(k: u32, id: u32) {
+    gp_head[gp_slot(k)] = id;
+    atomicOr(&gp_mask[k / V], 1u << (k % V));
+}
+
+// What marking needs of segment s, loaded at once: its begin (NONE past the last
+// segment), its end, where the next begins (gp_after), and the bounds of segment s - 1.
+struct GpBounds {
+    begin: u32,
+    end: u32,
+    after: u32,
+    prev_begin: u32,
+    prev_end: u32,
+}
+
+fn gp_bounds(s: u32) -> GpBounds {
+    var g = GpBounds(NONE, 0u, 0u, 0u, 0u);
+    if s < gp_reduce.segments {
+        g.begin = gp_begin(s);
+        g.end = gp_end(s);
+        g.after = gp_after(s);
+    }
+    if s > 0u {
+        g.prev_begin = gp_begin(s - 1u);
+        g.prev_end = gp_end(s - 1u);
+    }
+    return g;
+}
+
+// Marks a segment's end e as a gap's head if a gap (elements of no segment, up to
+// `after`) follows it within tile..tile_end.
+fn gp_mark_gap(e: u32, after: u32, tile: u32, tile_end: u32) {
+    if e >= tile && e < tile_end && e < after {
+        gp_mark(e - tile, GAP);
     }
 }
 
@@ -206,69 +249,148 @@ fn tiles_main(ids: GpIds) {
         return;  // whole workgroup: control flow stays uniform for its barriers
     }
     let lane = ids.lane;
+    let pos = gp_position(ids);
     let segs = gp_reduce.segments;
     let r = gp_reduce.first / gp_reduce.range + local_group;
     let range_start = r * gp_reduce.range;
     let range_end = min(range_start + gp_reduce.range, gp_reduce.n);
-    let own = gp_position(ids) * V;
-    // Each tile's values are loaded while the one before it is processed; the first
-    // tile's before the searches below.
-    var xs_next = gp_load_values(range_start + own, range_end);
-    // The segments this range touches: lo..hi, searched by two invocations at once.
-    // (Each from where an even spread of the segments would put it.)
-    let spread = f32(segs) / f32(gp_reduce.n);
+    atomicStore(&gp_mask[lane], 0u);
+    // The first tile's values are loaded while its segments are searched: blocked (an
+    // invocation's V consecutive values) unless the tile turns out to hold no boundary.
+    var xs = gp_load_units(range_start / 4u + pos * UNITS, 1u, range_end);
+    var blocked = true;
+    // lo: the first segment beginning at or after the tile; B: the first boundary at or
+    // after it. Searched from where an even spread of the segments would put it.
     if lane == 0u {
-        gp_shared_pair.x = gp_find(range_start, 0u, segs, u32(f32(range_start) * spread));
+        let guess = u32(f32(range_start) * (f32(segs) / f32(gp_reduce.n)));
+        let lo = gp_lower_near(range_start, 0u, segs, guess);
+        gp_shared_bounds = vec4<u32>(lo, 0u, gp_boundary(range_start, lo), 0u);
     }
-    if lane == WG - 1u {
-        let last = range_end - 1u;
-        gp_shared_pair.y = gp_find(last, 0u, segs, u32(f32(last) * spread)) + 1u;
-    }
-    let bounds = workgroupUniformLoad(&gp_shared_pair);
-    let lo = bounds.x;
-    let hi = max(bounds.y, lo + 1u);
-    // Where an invocation's first segment is likely to be, were the segments even.
-    let density = f32(hi - lo) / f32(range_end - range_start);
+    let found = workgroupUniformLoad(&gp_shared_bounds);
+    var lo = found.x;
+    var boundary = found.z;
+    // This invocation's first segment to mark in the next tile with heads, loaded ahead.
+    var ahead = gp_bounds(lo + lane);
 
-    var carry = GpRun(0u, gp_identity());
-    var hint = lo;  // segments only grow from tile to tile
+    var carry = GpRun(NO_HEAD, gp_identity());
+    var running = gp_identity();  // this invocation's share of boundary-free tiles
+    var pending = false;          // running holds values the carry lacks
     for (var tile = range_start; tile < range_end; tile += TILE) {
-        let c = tile + own;
-        let e = min(c + V, range_end);
-        var xs = xs_next;
-        if tile + TILE < range_end {
-            xs_next = gp_load_values(c + TILE, range_end);
-        }
-        var w = GpWalk(0u, 0u, 0u, 0u, 0u, gp_identity(), gp_identity(), NONE);
-        if c < e {
-            let guess = lo + u32(f32(c - range_start) * density);
-            let s = gp_find(c, hint, hi, guess);
-            w.s = s;
-            w.begin = gp_begin(s);
-            w.end = gp_end(s);
-            w.next = gp_next_begin(s);
-            if w.begin < c && e == c + V && c + V < w.end && w.next >= c + V {
-                // All V values inside one segment that neither starts nor ends here (long
-                // segments): a plain fold, as reduce_with folds a vec4.
-{{FOLD_UNITS}}
-            } else {
-{{WALK_UNITS}}
+        let tile_end = min(tile + TILE, range_end);
+        let cur = xs;
+        let cur_blocked = blocked;
+        let next = tile + TILE;
+        if boundary >= tile_end {
+            // No boundary: fold, and load the next tile striped where it has none either.
+            if next < range_end {
+                blocked = boundary < min(next + TILE, range_end);
+                if blocked {
+                    xs = gp_load_units(next / 4u + pos * UNITS, 1u, range_end);
+                } else {
+                    xs = gp_load_units(next / 4u + lane, WG, range_end);
+                }
             }
-            hint = w.s;
+            var u0 = tile / 4u + lane;
+            var stride = WG;
+            if cur_blocked {
+                u0 = tile / 4u + pos * UNITS;
+                stride = 1u;
+            }
+{{FOLD_UNITS}}
+            pending = true;
+            continue;
         }
-        let scanned = gp_exclusive(GpRun(w.heads, w.acc), carry, ids);
-        if w.pending_segment != NONE {
-            let total = gp_combine(scanned[0].value, w.pending);
-            if gp_begin(w.pending_segment) >= range_start {
-                gp_out[w.pending_segment] = gp_finish(total);
-            } else {
-                gp_partial_first[r] = total;
+        // Boundaries: the next tile is loaded blocked.
+        if next < range_end {
+            xs = gp_load_units(next / 4u + pos * UNITS, 1u, range_end);
+            blocked = true;
+        }
+        if pending {
+            carry = gp_exclusive(GpRun(NO_HEAD, running), carry, ids)[1];
+            running = gp_identity();
+            pending = false;
+        }
+        // Mark the heads of the segments beginning in the tile, lo..up, lane by lane;
+        // empty segments get the identity now. The lane that meets `up` (the first to
+        // begin after the tile) records it and the boundary there.
+        var g = ahead;
+        for (var s = lo + lane; ; s += WG) {
+            if g.begin >= tile_end {
+                if s == lo || g.prev_begin < tile_end {
+                    var bound = g.begin;
+                    if s > 0u && g.prev_end >= tile_end {
+                        bound = min(bound, g.prev_end);
+                    }
+                    gp_shared_bounds = vec4<u32>(s, 0u, bound, 0u);
+                }
+                break;
+            }
+            if g.end <= g.begin {
+                gp_out[s] = gp_finish(gp_identity());
+            } else if g.begin >= tile {
+                gp_mark(g.begin - tile, s);
+            }
+            gp_mark_gap(g.end, g.after, tile, tile_end);
+            g = gp_bounds(s + WG);
+        }
+        if lane == 0u {
+            if lo > 0u {
+                // The segment before lo, from an earlier tile, may end here.
+                var after = gp_reduce.n;
+                if lo < segs {
+                    after = ahead.begin;
+                }
+                gp_mark_gap(ahead.prev_end, after, tile, tile_end);
+            }
+            if tile_end < tile + TILE {
+                // The values end inside the tile: what follows them is a gap.
+                gp_mark(tile_end - tile, GAP);
+            }
+        }
+        let after = workgroupUniformLoad(&gp_shared_bounds);
+        let up = max(after.x, lo);
+        ahead = gp_bounds(up + lane);
+        // The walk: the positions past the values follow the GAP marked at their start.
+        let c = tile + pos * V;
+        let m = atomicLoad(&gp_mask[pos]);
+        atomicStore(&gp_mask[pos], 0u);  // cleared for the next tile, after its scan
+        var w = GpWalk(NO_HEAD, gp_identity(), gp_identity());
+        if m == 0u {
+{{FOLD_OWN_UNITS}}
+        } else {
+            let k0 = c - tile;
+{{WALK_UNITS}}
+        }
+        var mine = GpRun(NO_HEAD, w.acc);
+        if w.key != NO_HEAD {
+            mine.key = w.key;
+        }
+        let scanned = gp_exclusive(mine, carry, ids);
+        if w.key != NO_HEAD {
+            // The values before this invocation's first head close the scan's segment.
+            let before = scanned[0];
+            let total = gp_combine(before.value, w.leading);
+            if before.key == NO_HEAD {
+                gp_partial_first[r] = total;  // a segment from an earlier range
+            } else if before.key != GAP {
+                gp_out[before.key] = gp_finish(total);
             }
         }
         carry = scanned[1];
+        lo = up;
+        boundary = after.z;
+    }
+    if pending {
+        carry = gp_exclusive(GpRun(NO_HEAD, running), carry, ids)[1];
     }
     if lane == 0u {
         gp_partial_last[r] = carry.value;
+        if carry.key == NO_HEAD {
+            // No head in the range: its segment may end with it.
+            gp_partial_first[r] = carry.value;
+        } else if carry.key != GAP && gp_end(carry.key) <= range_end {
+            gp_out[carry.key] = gp_finish(carry.value);  // ends with the range
+        }
     }
 }
 

@@ -43,3 +43,31 @@ fn gp_find(i: u32, lo: u32, hi: u32, guess: u32) -> u32 {
     }
     return gp_segment_of(i, a, b);
 }
+// gp_lower(x, lo, hi) searched outward from a guess, as gp_find.
+fn gp_lower_near(x: u32, lo: u32, hi: u32, guess: u32) -> u32 {
+    var a = lo;
+    var b = hi;
+    if a >= b {
+        return a;
+    }
+    let g = clamp(guess, a, b - 1u);
+    var step = 1u;
+    if gp_begin(g) >= x {
+        b = g;
+        while b - a > step {
+            let p = b - step;
+            if gp_begin(p) < x { a = p + 1u; break; }
+            b = p;
+            step = min(step * 2u, 1u << 30u);
+        }
+    } else {
+        a = g + 1u;
+        while b - a > step {
+            let p = a + step;
+            if gp_begin(p) >= x { b = p; break; }
+            a = p + 1u;
+            step = min(step * 2u, 1u << 30u);
+        }
+    }
+    return gp_lower(x, a, b);
+}

@@ -10,3 +10,6 @@ fn gp_lower(x: u32, lo: u32, hi: u32) -> u32 {
 fn gp_find(i: u32, lo: u32, hi: u32, guess: u32) -> u32 {
     return gp_segment_of(i, lo, hi);
 }
+fn gp_lower_near(x: u32, lo: u32, hi: u32, guess: u32) -> u32 {
+    return gp_lower(x, lo, hi);
+}

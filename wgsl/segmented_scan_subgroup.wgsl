@@ -1,6 +1,8 @@
 // The WORKGROUP_SCAN part of wgsl/segmented.wgsl with subgroups: invocations ordered subgroup
 // by subgroup, each subgroup scans its lanes by shuffles, and the subgroups' totals meet
-// once in workgroup memory (two barriers a tile).
+// once in workgroup memory (two barriers a tile), where each subgroup reads and scans
+// them by shuffles too (one a lane; a loop over them where there are more subgroups
+// than lanes).
 struct GpIds {
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
@@ -19,30 +21,53 @@ fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
     let size = WG / ids.subgroups;
     var acc = mine;
     for (var d = 1u; d < size; d <<= 1u) {
-        let heads = subgroupShuffleUp(acc.heads, d);
+        let key = subgroupShuffleUp(acc.key, d);
         let value = subgroupShuffleUp(acc.value, d);
         if ids.subgroup_lane >= d {
-            acc = gp_join(GpRun(heads, value), acc);
+            acc = gp_join(GpRun(key, value), acc);
         }
     }
-    let up_heads = subgroupShuffleUp(acc.heads, 1u);
+    let up_key = subgroupShuffleUp(acc.key, 1u);
     let up_value = subgroupShuffleUp(acc.value, 1u);
     workgroupBarrier();  // earlier readers of the shared arrays are done
     if ids.subgroup_lane == size - 1u {
-        gp_shared_heads[ids.subgroup] = acc.heads;
+        gp_shared_keys[ids.subgroup] = acc.key;
         gp_shared_acc[ids.subgroup] = acc.value;
     }
     workgroupBarrier();
     var before = first;
-    for (var k = 0u; k < ids.subgroup; k++) {
-        before = gp_join(before, GpRun(gp_shared_heads[k], gp_shared_acc[k]));
-    }
-    var total = before;
-    for (var k = ids.subgroup; k < ids.subgroups; k++) {
-        total = gp_join(total, GpRun(gp_shared_heads[k], gp_shared_acc[k]));
+    var total = first;
+    if ids.subgroups <= size {
+        // Each subgroup scans the subgroups' totals, one a lane.
+        var t = GpRun(NO_HEAD, gp_identity());
+        if ids.subgroup_lane < ids.subgroups {
+            t = GpRun(gp_shared_keys[ids.subgroup_lane], gp_shared_acc[ids.subgroup_lane]);
+        }
+        for (var d = 1u; d < ids.subgroups; d <<= 1u) {
+            let key = subgroupShuffleUp(t.key, d);
+            let value = subgroupShuffleUp(t.value, d);
+            if ids.subgroup_lane >= d {
+                t = gp_join(GpRun(key, value), t);
+            }
+        }
+        let below = max(ids.subgroup, 1u) - 1u;
+        let b = GpRun(subgroupShuffle(t.key, below), subgroupShuffle(t.value, below));
+        if ids.subgroup > 0u {
+            before = gp_join(before, b);
+        }
+        let last = ids.subgroups - 1u;
+        total = gp_join(total, GpRun(subgroupShuffle(t.key, last), subgroupShuffle(t.value, last)));
+    } else {
+        for (var k = 0u; k < ids.subgroup; k++) {
+            before = gp_join(before, GpRun(gp_shared_keys[k], gp_shared_acc[k]));
+        }
+        total = before;
+        for (var k = ids.subgroup; k < ids.subgroups; k++) {
+            total = gp_join(total, GpRun(gp_shared_keys[k], gp_shared_acc[k]));
+        }
     }
     if ids.subgroup_lane > 0u {
-        before = gp_join(before, GpRun(up_heads, up_value));
+        before = gp_join(before, GpRun(up_key, up_value));
     }
     return array<GpRun, 2>(before, total);
 }

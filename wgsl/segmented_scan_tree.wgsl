@@ -15,22 +15,22 @@ fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
     let lane = ids.lane;
     var acc = mine;
     workgroupBarrier();  // earlier readers of the shared arrays are done
-    gp_shared_heads[lane] = acc.heads;
+    gp_shared_keys[lane] = acc.key;
     gp_shared_acc[lane] = acc.value;
     workgroupBarrier();
     for (var d = 1u; d < WG; d <<= 1u) {
         if lane >= d {
-            acc = gp_join(GpRun(gp_shared_heads[lane - d], gp_shared_acc[lane - d]), acc);
+            acc = gp_join(GpRun(gp_shared_keys[lane - d], gp_shared_acc[lane - d]), acc);
         }
         workgroupBarrier();
-        gp_shared_heads[lane] = acc.heads;
+        gp_shared_keys[lane] = acc.key;
         gp_shared_acc[lane] = acc.value;
         workgroupBarrier();
     }
     var before = first;
     if lane > 0u {
-        before = gp_join(first, GpRun(gp_shared_heads[lane - 1u], gp_shared_acc[lane - 1u]));
+        before = gp_join(first, GpRun(gp_shared_keys[lane - 1u], gp_shared_acc[lane - 1u]));
     }
-    let total = gp_join(first, GpRun(gp_shared_heads[WG - 1u], gp_shared_acc[WG - 1u]));
+    let total = gp_join(first, GpRun(gp_shared_keys[WG - 1u], gp_shared_acc[WG - 1u]));
     return array<GpRun, 2>(before, total);
 }

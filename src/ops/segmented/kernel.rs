@@ -25,11 +25,14 @@ const OFFSETS_WGSL: &str = include_str!("../../../wgsl/segmented_offsets.wgsl");
 const ROWS_WGSL: &str = include_str!("../../../wgsl/segmented_rows.wgsl");
 
 /// Per vec4 unit `K` of an invocation's values, written out with constant indices (so
-/// the units stay in registers whatever the driver unrolls): its load, its fold in the
-/// fast path, its walk.
-const LOAD_UNIT: &str = "    if c + 4u * K < end { xs[K] = gp_x_load(u + K); }\n";
-const FOLD_UNIT: &str = "                w.acc = gp_combine(w.acc, gp_fold4(xs[K]));\n";
-const WALK_UNIT: &str = "                gp_walk_unit(xs[K], c + 4u * K, c, e, hi, &w);\n";
+/// the units stay in registers whatever the driver unrolls): its load (units `u0 + K *
+/// stride`), its fold in a tile without boundaries, and its fold in a tile with them by
+/// an invocation whose values hold no head.
+const LOAD_UNIT: &str =
+    "    if 4u * (u0 + K * stride) < end { xs[K] = gp_x_load(u0 + K * stride - w); }\n";
+const FOLD_UNIT: &str = "            running = gp_combine(running, \
+                         gp_fold4_below(cur[K], 4u * (u0 + K * stride), tile_end));\n";
+const FOLD_OWN_UNIT: &str = "            w.acc = gp_combine(w.acc, gp_fold4(cur[K]));\n";
 
 /// Where a kernel finds the segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -106,7 +109,8 @@ impl KernelSource for SegmentedKernel {
                 ("V", v.to_string()),
                 ("LOAD_UNITS", units_wgsl(v, LOAD_UNIT)),
                 ("FOLD_UNITS", units_wgsl(v, FOLD_UNIT)),
-                ("WALK_UNITS", units_wgsl(v, WALK_UNIT)),
+                ("FOLD_OWN_UNITS", units_wgsl(v, FOLD_OWN_UNIT)),
+                ("WALK_UNITS", walk_wgsl(v)),
             ],
         )
     }
@@ -120,5 +124,20 @@ impl KernelSource for SegmentedKernel {
 fn units_wgsl(v: u32, unit: &str) -> String {
     (0..v / LANES as u32)
         .map(|k| unit.replace('K', &format!("{k}u")))
+        .collect()
+}
+
+/// The walk over an invocation's `v` values in a tile with heads, value by value with
+/// constant indices: a head (bit `j` of the invocation's mask `m`) ends the run before
+/// it, then the value joins the run.
+fn walk_wgsl(v: u32) -> String {
+    (0..v)
+        .map(|j| {
+            let (unit, lane) = (j / LANES as u32, ["x", "y", "z", "w"][j as usize % LANES]);
+            format!(
+                "            if (m & (1u << {j}u)) != 0u {{ gp_head_step(k0 + {j}u, &w); }}\n\
+                 \x20           w.acc = gp_combine(w.acc, gp_lift(cur[{unit}u].{lane}));\n"
+            )
+        })
         .collect()
 }

@@ -3,14 +3,15 @@
 //!
 //! Segmented reductions and row reductions are one kernel (`wgsl/segmented.wgsl`): the
 //! values are split evenly across workgroups whatever the segment lengths. Each
-//! workgroup walks a fixed range of values in tiles; each invocation finds the segment
-//! of its first value in the offsets (searched outward from where an even spread would
-//! put it; rows: arithmetically, from the pitch) and follows the boundaries from there.
-//! Segments inside a tile are reduced there and written at once, segments across
-//! invocations are joined by a segmented scan of the tile, and a segment that spans
-//! ranges leaves one partial per range, which a second small pass combines in range
-//! order. So one huge segment costs what a reduction costs, and many short ones little
-//! more than their output. Column reductions (`wgsl/segmented_columns.wgsl`) read blocks
+//! workgroup walks a fixed range of values in tiles and knows the next segment boundary
+//! (from the offsets; rows: arithmetically, from the pitch). Tiles before it are folded
+//! as a reduction folds them. A tile with boundaries has its segments' heads marked in
+//! workgroup memory by the invocations, one segment each, and then each invocation walks
+//! its values: segments inside it are written at once, segments across invocations are
+//! joined by a segmented scan of the tile, and a segment that spans ranges leaves one
+//! partial per range, which a second small pass combines in range order. So one huge
+//! segment costs what a reduction costs, and many short ones a scan per tile more.
+//! Column reductions (`wgsl/segmented_columns.wgsl`) read blocks
 //! of consecutive columns a row at a time (a vec4 per invocation where rows start at
 //! whole units) and, for tall grids, split the rows across workgroups and combine the
 //! partials in a second pass.
@@ -21,10 +22,10 @@
 //! bit for bit.
 //!
 //! Accuracy of [`Reduce::Sum`] over f32: each value of a segment of `m` values passes
-//! through at most `V + 2 log2(WG) + m / T + 40 + m / (R * WG)` additions, with `V`
+//! through at most `V + 2 log2(WG) + m / T + 42 + m / (R * WG)` additions, with `V`
 //! values per invocation, `WG` invocations, tiles of `T` values and workgroup ranges of
-//! `R` values (16, 256, 4096 and at least 4096 on GPUs; 4, 64, 256 on CPU adapters), so
-//! the error is below that many times `2^-24 * sum |x_i|`: about 320 times for a
+//! `R` values (8, 256, 2048 and at least 2048 on GPUs; 4, 64, 256 on CPU adapters), so
+//! the error is below that many times `2^-24 * sum |x_i|`: about 560 times for a
 //! segment of a million values on a GPU. Columns: at most `height / (4 P) + P + 8 +`
 //! the row blocks (at most `64 P`), with `P` rows read at once (4, or 16 for narrow
 //! grids, on GPUs; 4 on CPU adapters).
@@ -48,16 +49,26 @@ use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::{GpuVec, LANES};
 use crate::runtime::view::View;
 
-/// Invocations per workgroup and values per invocation. On a GPU, tiles of 4096 values
-/// (four vec4 loads in flight per invocation) amortize the tile's scan; on a CPU
+/// Invocations per workgroup and values per invocation, the first whose tile fits the
+/// adapter's workgroup memory (a word per value marks the tile's heads). On a GPU, tiles
+/// of 2048 values (two vec4 loads per invocation, and the next tile's in flight): tiles
+/// of 4096 were slower on every shape measured (docs/perf-journal.md, run 17). On a CPU
 /// adapter small tiles let the tests cross many tiles and ranges cheaply.
-const SHAPE_GPU: (u32, u32) = (256, 16);
-const SHAPE_CPU: (u32, u32) = (64, 4);
+const SHAPES_GPU: [(u32, u32); 2] = [(256, 8), (64, 4)];
+const SHAPES_CPU: [(u32, u32); 1] = [(64, 4)];
 
-/// Workgroup ranges at most: as many workgroups as `reduce_with`'s first pass on a GPU
-/// (16384: many short workgroups balance the compute units); few on a CPU adapter,
-/// where each workgroup runs on one core.
-const RANGES_GPU: u64 = 16384;
+/// Workgroup memory of `tiles_main` for a shape: the heads (a word per value and one of
+/// padding every 32), the scan's keys and values.
+fn tile_storage_bytes(wg: u32, v: u32, accumulator_bytes: u64) -> u64 {
+    let tile = u64::from(wg * v);
+    4 * (tile + tile / 32) + u64::from(wg) * (4 + accumulator_bytes) + 16
+}
+
+/// Workgroup ranges at most: on a GPU 4096, several per compute unit, each long enough
+/// (at least 16 tiles of a 2^28-value reduction) that its search before the first tile
+/// and its scan after the last one cost little; few on a CPU adapter, where each
+/// workgroup runs on one core.
+const RANGES_GPU: u64 = 4096;
 const RANGES_CPU: u64 = 32;
 
 /// `GpSegmentedParams` in `wgsl/segmented.wgsl`.
@@ -309,15 +320,20 @@ impl Ctx {
             wgpu::DeviceType::Cpu => RANGES_CPU,
             _ => RANGES_GPU,
         };
-        // The adapter's shape, or a smaller one where a binding window cannot hold its
-        // tile (a context with small bindings): the last one's error if none fits.
-        let shapes = match self.info().device_type {
-            wgpu::DeviceType::Cpu => [SHAPE_CPU, SHAPE_CPU],
-            _ => [SHAPE_GPU, SHAPE_CPU],
+        // The adapter's shape, or a smaller one where workgroup memory or a binding
+        // window cannot hold its tile (a context with small bindings): the last one's
+        // error if none fits.
+        let shapes: &[(u32, u32)] = match self.info().device_type {
+            wgpu::DeviceType::Cpu => &SHAPES_CPU,
+            _ => &SHAPES_GPU,
         };
+        let storage = u64::from(self.info().limits.max_compute_workgroup_storage_size);
         let mut chosen = None;
-        for (wg, v) in shapes {
+        for &(wg, v) in shapes {
             let wg = pow2_workgroup_size(self, wg);
+            if tile_storage_bytes(wg, v, spec.accumulator_bytes()) > storage && wg * v > 256 {
+                continue;
+            }
             let planned = plan_ranges(self, n, u64::from(wg * v), size_of::<T>() as u64, cap);
             let fits = planned.is_ok();
             chosen = Some((wg, v, planned));
