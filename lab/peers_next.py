@@ -64,7 +64,7 @@ rest = n - int(lengths.sum().item())
 lengths = torch.cat([lengths, torch.tensor([rest], device=dev)])
 attempt(f"segment_reduce sum, {lengths.numel()} random lengths 0..100000", lambda: torch.segment_reduce(x, "sum", lengths=lengths), 4 * n)
 
-for h, w in [(16384, 16384), (1 << 20, 256), (256, 1 << 20)]:
+for h, w in [(16384, 16384), (1 << 20, 256), (256, 1 << 20), (1 << 24, 16), (1 << 17, 2048)]:
     m = x[: h * w].view(h, w)
     attempt(f"sum(dim=1) {h} x {w} (reduce_rows)", lambda: m.sum(dim=1), 4 * h * w + 4 * h)
     attempt(f"sum(dim=0) {h} x {w} (reduce_columns)", lambda: m.sum(dim=0), 4 * h * w + 4 * w)

@@ -596,9 +596,28 @@ fn check_grid(ctx: &Ctx, width: u32, height: u32, pitch: u32, seed: u64) {
     }
 }
 
+/// No subgroup operations: short rows take the segmented kernel's tiles (and its
+/// workgroup-memory scan) instead of the short-rows kernel.
+fn tree_ctx() -> &'static Ctx {
+    static CTX: std::sync::OnceLock<Ctx> = std::sync::OnceLock::new();
+    CTX.get_or_init(|| {
+        Ctx::builder()
+            .without_features(wgpu::Features::SUBGROUP)
+            .build()
+            .unwrap_or_else(|e| panic!("no GPU context for the tests: {e}"))
+    })
+}
+
+/// Every odd shape on the context (short rows: the short-rows kernel where the adapter
+/// has subgroups) and on one without subgroups (the segmented kernel for every row).
 #[test]
 fn rows_and_columns_of_odd_shapes() {
-    let ctx = ctx();
+    for ctx in [ctx(), tree_ctx()] {
+        odd_shapes(ctx);
+    }
+}
+
+fn odd_shapes(ctx: &Ctx) {
     for (i, &(w, h, p)) in [
         (1u32, 1u32, 1u32),
         (1, 1, 5),
@@ -683,7 +702,30 @@ fn check_grid_rows_only(ctx: &Ctx, width: u32, height: u32, pitch: u32, seed: u6
     let cpu: Vec<u32> = (0..h)
         .map(|y| *values[y * p..y * p + w].iter().max().unwrap())
         .collect();
-    assert_all_eq(&rows.to_vec().unwrap(), &cpu, "split rows max");
+    let what = format!("{width} x {height} pitch {pitch}: rows max");
+    assert_all_eq(&rows.to_vec().unwrap(), &cpu, &what);
+}
+
+#[test]
+fn many_wide_rows() {
+    // 8192 rows: a subgroup per row however wide (here past the 32 pieces per
+    // invocation that fewer rows allow), vec4 and scalar pieces; the same grids
+    // without subgroups take the segmented kernel.
+    for ctx in [ctx(), tree_ctx()] {
+        check_grid_rows_only(ctx, 1030, 8192, 1032, 95);
+        check_grid_rows_only(ctx, 1030, 8192, 1031, 96);
+        let values: Vec<f32> = random_vec(1100 * 8192, 97);
+        let v = ctx.upload(&values).unwrap();
+        let grid = Grid2D::new(&v, 1100, 8192).unwrap();
+        let sums = ctx
+            .reduce_rows(&grid, Reduce::Sum)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let offsets: Vec<u32> = (0..=8192u32).map(|y| y * 1100).collect();
+        let (exact, abs, lens) = f64_sums(&values, &offsets);
+        assert_sums_close(&sums, &exact, &abs, &lens, "8192 rows of 1100, f32 sum");
+    }
 }
 
 #[test]

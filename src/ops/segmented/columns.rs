@@ -275,7 +275,7 @@ impl Ctx {
 
 /// `gp_load(y, x)` of `wgsl/segmented_columns.wgsl` and its binding: one element, or the
 /// vec4 unit that starts at `(x, y)`.
-fn load_wgsl(lanes: u32, t: &str) -> String {
+pub(super) fn load_wgsl(lanes: u32, t: &str) -> String {
     let template = if lanes == 4 {
         LOAD_VEC4_WGSL
     } else {

@@ -26,12 +26,17 @@
 //! values per invocation, `WG` invocations, tiles of `T` values and workgroup ranges of
 //! `R` values (8, 256, 2048 and at least 2048 on GPUs; 4, 64, 256 on CPU adapters), so
 //! the error is below that many times `2^-24 * sum |x_i|`: about 560 times for a
-//! segment of a million values on a GPU. Columns: at most `height / (4 P) + P + 8 +`
+//! segment of a million values on a GPU. Rows that take the short-rows kernel (with
+//! subgroups: rows of at most `32 S` vec4 units or elements, `S` the subgroup size, or
+//! grids of 8192 rows or more): at most `width / (4 G L) + 9 + log2(G)`, with `G`
+//! invocations per row (at most `S`) reading `L` values at once (4 where rows start at
+//! whole vec4 units, else 1). Columns: at most `height / (4 P) + P + 8 +`
 //! the row blocks (at most `64 P`), with `P` rows read at once (4, or 16 for narrow
 //! grids, on GPUs; 4 on CPU adapters).
 
 mod columns;
 mod kernel;
+mod rows;
 
 use kernel::{SegmentLayout, SegmentedKernel};
 
@@ -246,6 +251,9 @@ impl Ctx {
         };
         let spec = Spec::new(self, &op)?;
         let mut work = Work::new(self, name);
+        if self.record_short_rows(&mut work, grid, &spec, out)? {
+            return work.submit();
+        }
         self.record_segmented(
             &mut work,
             (values, used as usize),

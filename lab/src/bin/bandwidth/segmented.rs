@@ -1,8 +1,8 @@
 //! Rows for segmented and per-axis reductions over `n` f32 values (2^28 on a GPU): one
 //! segment, segments of 16, random lengths 0..100000 (next to `reduce_into` over the same
 //! values, the figure they aim at), and rows and columns of a tall-thin (n/256 x 256),
-//! short-wide (256 x n/256) and square grid. Bytes count the values and offsets read and
-//! the results written once.
+//! short-wide (256 x n/256), square, 16-wide and 2048-wide grid. Bytes count the values
+//! and offsets read and the results written once.
 
 use gpuprim::{Grid2D, Reduce, Result};
 
@@ -56,6 +56,8 @@ pub fn rows(b: &mut Bench) -> Result<()> {
         ("tall-thin", 256u32, (n / 256) as u32),
         ("short-wide", (n / 256) as u32, 256u32),
         ("square", side, side),
+        ("rows of 16", 16, (n / 16) as u32),
+        ("rows of 2048", 2048, (n / 2048) as u32),
     ];
     for (shape, width, height) in shapes {
         let grid = Grid2D::new(&a, width, height)?;
