@@ -6,7 +6,7 @@
 // workgroup ever waits for another.
 //
 // The downsweep ranks a tile in workgroup memory: two stable splits by four bits of the
-// digit (low half, then high half), each a scan over the invocations of 16 counters
+// digit (low half, then high half), each a raking scan of 16 counters per invocation
 // packed two to a word (16 bits each: TILE < 65536). After them the tile is in digit
 // order, and each key goes to its digit's offset plus its place in the digit's run.
 
@@ -85,28 +85,38 @@ fn upsweep(ids: Ids) {
 // The tile in its current order: keys and their positions in the input tile.
 var<workgroup> tile_keys: array<u32, TILE>;
 var<workgroup> tile_origin: array<u32, TILE>;
-// The split's scan: two vec4 (16 packed counters) per invocation.
-var<workgroup> sums: array<vec4<u32>, 2 * WG>;
+// A split's counters: word w of invocation i (at gp_cell(w * WG + i)) counts the
+// invocation's keys of bucket w (low 16 bits) and w + 8 (high 16 bits); after the
+// split's scan it holds the bucket's first place for the invocation's keys. A word of
+// padding every 32, so that reading eight consecutive words an invocation meets no other
+// invocation's bank.
+const CELLS: u32 = 8u * WG;
+var<workgroup> cells: array<u32, CELLS + CELLS / 32u>;
+// The raking totals (eight cells an invocation), their scan in blocks of 16, and the
+// blocks' totals.
+var<workgroup> rake: array<u32, WG>;
+var<workgroup> blocks: array<u32, WG / 16u>;
 // Per digit: its run in the sorted tile, and the next output position of the digit.
 var<workgroup> run_start: array<u32, RADIX>;
 var<workgroup> run_end: array<u32, RADIX>;
 var<workgroup> next: array<u32, RADIX>;
 
-// Counter b of 16 packed two to a word in (lo, hi).
-fn counter(lo: vec4<u32>, hi: vec4<u32>, b: u32) -> u32 {
-    var w = lo;
-    if b >= 8u {
-        w = hi;
-    }
-    return (w[(b >> 1u) & 3u] >> ((b & 1u) * 16u)) & 0xffffu;
+fn gp_cell(k: u32) -> u32 {
+    return k + k / 32u;
 }
 
 // A stable split of the tile (invocation i holds positions i * KPT ..< (i + 1) * KPT in
 // `keys` and `origin`) by bits `bit ..< bit + 4` of the digit; positions past `valid`
-// go to bucket 15 (they are last and stay last).
+// go to bucket 15 (they are last and stay last). Each invocation counts its keys per
+// bucket in its own cells, the cells are scanned in bucket-major order (each invocation
+// rakes eight consecutive cells; the totals are scanned in blocks of 16, then the
+// blocks), and a key's place is its bucket's first place for the invocation plus the
+// keys of its bucket before it in the invocation.
 fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, KPT>>, bit: u32, valid: u32, ids: Ids) {
-    var lo = vec4<u32>(0u);
-    var hi = vec4<u32>(0u);
+    let i = ids.index;
+    for (var w = 0u; w < 8u; w++) {
+        cells[gp_cell(w * WG + i)] = 0u;
+    }
     var rank: array<u32, KPT>;
     var bucket: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
@@ -115,52 +125,66 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
             b = (digit_of((*keys)[k]) >> bit) & 15u;
         }
         bucket[k] = b;
-        rank[k] = counter(lo, hi, b);
-        var one = vec4<u32>(0u);
-        one[(b >> 1u) & 3u] = 1u << ((b & 1u) * 16u);
-        if b < 8u {
-            lo += one;
-        } else {
-            hi += one;
-        }
+        let c = gp_cell((b & 7u) * WG + i);
+        let shift = (b >> 3u) * 16u;
+        let old = cells[c];
+        rank[k] = (old >> shift) & 0xffffu;
+        cells[c] = old + (1u << shift);
     }
-    let own_lo = lo;
-    let own_hi = hi;
-    // Inclusive scan of the packed counters over the invocations (Hillis-Steele).
-    workgroupBarrier();  // the previous split's readers are done with `sums`
-    sums[ids.index] = lo;
-    sums[WG + ids.index] = hi;
     workgroupBarrier();
-    for (var d = 1u; d < WG; d <<= 1u) {
-        if ids.index >= d {
-            lo += sums[ids.index - d];
-            hi += sums[WG + ids.index - d];
+    // Rake: invocation i sums cells 8i ..< 8i + 8 (packed: the halves never carry).
+    var sum = 0u;
+    for (var j = 0u; j < 8u; j++) {
+        sum += cells[gp_cell(8u * i + j)];
+    }
+    rake[i] = sum;
+    workgroupBarrier();
+    if i < WG / 16u {
+        var acc = 0u;
+        for (var j = 0u; j < 16u; j++) {
+            acc += rake[16u * i + j];
+            rake[16u * i + j] = acc;
         }
-        workgroupBarrier();
-        sums[ids.index] = lo;
-        sums[WG + ids.index] = hi;
-        workgroupBarrier();
+        blocks[i] = acc;
     }
-    let total_lo = sums[WG - 1u];
-    let total_hi = sums[2u * WG - 1u];
-    let before_lo = lo - own_lo;
-    let before_hi = hi - own_hi;
-    var starts: array<u32, 16>;
-    var s = 0u;
-    for (var b = 0u; b < 16u; b++) {
-        starts[b] = s;
-        s += counter(total_lo, total_hi, b);
+    workgroupBarrier();
+    if i == 0u {
+        var acc = 0u;
+        for (var j = 0u; j < WG / 16u; j++) {
+            let v = blocks[j];
+            blocks[j] = acc;
+            acc += v;
+        }
     }
+    workgroupBarrier();
+    // The packed total: its low half counts buckets 0..7, which come before 8..15.
+    let total = blocks[WG / 16u - 1u] + rake[WG - 1u];
+    var running = blocks[i / 16u];
+    if i % 16u != 0u {
+        running += rake[i - 1u];
+    }
+    for (var j = 0u; j < 8u; j++) {
+        let c = gp_cell(8u * i + j);
+        let v = cells[c];
+        cells[c] = running;
+        running += v;
+    }
+    workgroupBarrier();
+    let low_total = total & 0xffffu;
     for (var k = 0u; k < KPT; k++) {
         let b = bucket[k];
-        let p = starts[b] + counter(before_lo, before_hi, b) + rank[k];
+        let first = cells[gp_cell((b & 7u) * WG + i)];
+        var p = (first & 0xffffu) + rank[k];
+        if b >= 8u {
+            p = (first >> 16u) + low_total + rank[k];
+        }
         tile_keys[p] = (*keys)[k];
         tile_origin[p] = (*origin)[k];
     }
     workgroupBarrier();
     for (var k = 0u; k < KPT; k++) {
-        (*keys)[k] = tile_keys[ids.index * KPT + k];
-        (*origin)[k] = tile_origin[ids.index * KPT + k];
+        (*keys)[k] = tile_keys[i * KPT + k];
+        (*origin)[k] = tile_origin[i * KPT + k];
     }
 }
 

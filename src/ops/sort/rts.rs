@@ -180,7 +180,9 @@ pub(super) fn rts_shape(
     let max_wg = limits
         .max_compute_invocations_per_workgroup
         .min(limits.max_compute_workgroup_size_x);
-    let bytes = |wg: u32, kpt: u32| 4 * (2 * wg * kpt + 8 * wg + 3 * RADIX);
+    // The tile (keys and origins), the split's cells with their padding, its raking
+    // totals and blocks, the digits' runs and next positions.
+    let bytes = |wg: u32, kpt: u32| 4 * (2 * wg * kpt + 8 * wg + wg / 4 + wg + wg / 16 + 3 * RADIX);
     let (wg, kpt) = match tile {
         Some(asked) => asked,
         None => {
