@@ -13,7 +13,7 @@ alias T = {{T}};
 alias A = {{A}};
 
 const WG: u32 = {{WG}}u;
-const COLS: u32 = {{COLS}}u;
+const COLS: u32 = {{ACROSS}}u;
 const LANES: u32 = {{LANES}}u;
 const PHASES: u32 = WG / COLS;
 

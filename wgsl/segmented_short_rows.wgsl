@@ -9,7 +9,7 @@ alias T = {{T}};
 alias A = {{A}};
 
 const WG: u32 = {{WG}}u;
-const G: u32 = {{G}}u;        // invocations per row: a power of two, at most the subgroup size
+const G: u32 = {{ACROSS}}u;        // invocations per row: a power of two, at most the subgroup size
 const ROWS: u32 = WG / G;     // rows a workgroup takes at once
 const LANES: u32 = {{LANES}}u;
 

@@ -9,21 +9,16 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::check_binding;
+use super::grid::{GridKernel, GridPass, grid_input, grid_lanes};
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
-use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::context::{Ctx, check_len};
-use crate::runtime::dispatch::{Chunk, pow2_workgroup_size, workgroup_grid};
+use crate::runtime::dispatch::{pow2_workgroup_size, workgroup_grid};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
-
-const COLUMNS_WGSL: &str = include_str!("../../../wgsl/segmented_columns.wgsl");
-/// `{{LOAD}}` ([`load_wgsl`]) by elements and by vec4 units.
-const LOAD_WGSL: &str = include_str!("../../../wgsl/segmented_columns_load.wgsl");
-const LOAD_VEC4_WGSL: &str = include_str!("../../../wgsl/segmented_columns_load_vec4.wgsl");
 
 /// Invocations across the columns of a workgroup: 64 (a row piece of 64 elements or
 /// vec4 units per read), or 16 for narrow grids, whose few column blocks need more row
@@ -56,51 +51,6 @@ struct ColumnsParams {
     col_blocks: u32,
     groups: u32,
     opaque_zero: u32,
-}
-
-/// `wgsl/segmented_columns.wgsl`: its columns pass for one operator, element type and
-/// shape.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct ColumnsKernel {
-    /// The element type (`T`) and its `enable` directive, or "".
-    element: &'static str,
-    enable: &'static str,
-    spec: Spec,
-    workgroup_size: u32,
-    /// Invocations across the columns of a workgroup.
-    cols: u32,
-    /// Elements an invocation reads at once: 4 (a vec4) or 1.
-    lanes: u32,
-}
-
-impl KernelSource for ColumnsKernel {
-    fn name(&self) -> &'static str {
-        "segmented_columns"
-    }
-
-    fn element(&self) -> &'static str {
-        self.element
-    }
-
-    fn wgsl(&self) -> String {
-        render(
-            COLUMNS_WGSL,
-            &[
-                ("ENABLE", self.enable.to_string()),
-                ("T", self.element.to_string()),
-                ("A", self.spec.accumulator.to_string()),
-                ("OP", self.spec.functions()),
-                ("WG", self.workgroup_size.to_string()),
-                ("COLS", self.cols.to_string()),
-                ("LANES", self.lanes.to_string()),
-                ("LOAD", load_wgsl(self.lanes, self.element)),
-            ],
-        )
-    }
-
-    fn user_code(&self) -> &str {
-        &self.spec.code
-    }
 }
 
 impl Ctx {
@@ -171,12 +121,7 @@ impl Ctx {
 
         let wg = pow2_workgroup_size(self, 256);
         let view = View::of(values);
-        // A vec4 per invocation where every row starts at a whole unit of a vec4 vector.
-        let lanes: u32 = if pitch.is_multiple_of(4) && view.vec4() {
-            4
-        } else {
-            1
-        };
+        let lanes = grid_lanes(&view, pitch);
         let wanted = match self.info().device_type {
             wgpu::DeviceType::Cpu => GROUPS_CPU,
             _ => GROUPS_GPU,
@@ -201,12 +146,13 @@ impl Ctx {
         let rows_per_block = u64::from(height).div_ceil(row_blocks);
         let row_blocks = u64::from(height).div_ceil(rows_per_block);
 
-        let config = ColumnsKernel {
+        let config = GridKernel {
+            pass: GridPass::Columns,
             element: T::WGSL,
             enable: T::ENABLE,
             spec,
             workgroup_size: wg,
-            cols,
+            across: cols,
             lanes,
         };
         let columns = self.kernel_for(&config, "columns_main")?;
@@ -239,18 +185,7 @@ impl Ctx {
             opaque_zero: 0,
         };
         let block = work.params(&base);
-        let input = if lanes == 4 {
-            view.window(&Chunk {
-                offset_units: 0,
-                units: used.div_ceil(4),
-            })
-        } else {
-            View {
-                len: used as usize,
-                ..view
-            }
-            .exact()
-        };
+        let input = grid_input(view, lanes, used);
         let out_binding = View::of(out).exact();
         work.dispatch(&columns, workgroup_grid(groups, max_per_dim)?)
             .bind(0, block)
@@ -271,15 +206,4 @@ impl Ctx {
         }
         work.submit()
     }
-}
-
-/// `gp_load(y, x)` of `wgsl/segmented_columns.wgsl` and its binding: one element, or the
-/// vec4 unit that starts at `(x, y)`.
-pub(super) fn load_wgsl(lanes: u32, t: &str) -> String {
-    let template = if lanes == 4 {
-        LOAD_VEC4_WGSL
-    } else {
-        LOAD_WGSL
-    };
-    render(template, &[("T", t)])
 }

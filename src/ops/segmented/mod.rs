@@ -35,6 +35,7 @@
 //! grids, on GPUs; 4 on CPU adapters).
 
 mod columns;
+mod grid;
 mod kernel;
 mod rows;
 

@@ -5,19 +5,16 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::columns::load_wgsl;
+use super::grid::{GridKernel, GridPass, grid_input, grid_lanes};
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::Spec;
-use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::context::Ctx;
-use crate::runtime::dispatch::{Chunk, pow2_workgroup_size, workgroup_grid};
+use crate::runtime::dispatch::{pow2_workgroup_size, workgroup_grid};
 use crate::runtime::record::Work;
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
-
-const SHORT_ROWS_WGSL: &str = include_str!("../../../wgsl/segmented_short_rows.wgsl");
 
 /// Pieces (vec4 units or elements) per invocation of a row at most, unless the grid
 /// has `MANY_ROWS` rows: wider rows of fewer take the segmented kernel, which splits
@@ -47,49 +44,6 @@ struct RowsParams {
     _pad: [u32; 2],
 }
 
-/// `wgsl/segmented_short_rows.wgsl`: one operator, element type and shape.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct ShortRowsKernel {
-    element: &'static str,
-    enable: &'static str,
-    spec: Spec,
-    workgroup_size: u32,
-    /// Invocations per row.
-    per_row: u32,
-    /// Elements an invocation reads at once: 4 (a vec4) or 1.
-    lanes: u32,
-}
-
-impl KernelSource for ShortRowsKernel {
-    fn name(&self) -> &'static str {
-        "segmented_short_rows"
-    }
-
-    fn element(&self) -> &'static str {
-        self.element
-    }
-
-    fn wgsl(&self) -> String {
-        render(
-            SHORT_ROWS_WGSL,
-            &[
-                ("ENABLE", self.enable.to_string()),
-                ("T", self.element.to_string()),
-                ("A", self.spec.accumulator.to_string()),
-                ("OP", self.spec.functions()),
-                ("WG", self.workgroup_size.to_string()),
-                ("G", self.per_row.to_string()),
-                ("LANES", self.lanes.to_string()),
-                ("LOAD", load_wgsl(self.lanes, self.element)),
-            ],
-        )
-    }
-
-    fn user_code(&self) -> &str {
-        &self.spec.code
-    }
-}
-
 impl Ctx {
     /// Records the row reduction of `grid` by the short-rows kernel and returns true,
     /// or returns false (recording nothing) where that kernel does not apply: no
@@ -111,11 +65,7 @@ impl Ctx {
             && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>");
         let view = View::of(grid.vec());
         let used = u64::from(pitch) * u64::from(height - 1) + u64::from(width);
-        let lanes: u32 = if pitch.is_multiple_of(4) && view.vec4() {
-            4
-        } else {
-            1
-        };
+        let lanes = grid_lanes(&view, pitch);
         let units = width.div_ceil(lanes);
         let max_per_row = info.subgroup_min_size.max(1).min(wg);
         if !subgroups
@@ -128,12 +78,13 @@ impl Ctx {
         // A power of two of invocations per row, for about PIECES_WANTED pieces each.
         let per_row = (units / PIECES_WANTED).max(1);
         let per_row = (1u32 << per_row.ilog2()).min(max_per_row);
-        let config = ShortRowsKernel {
+        let config = GridKernel {
+            pass: GridPass::ShortRows,
             element: T::WGSL,
             enable: T::ENABLE,
             spec: spec.clone(),
             workgroup_size: wg,
-            per_row,
+            across: per_row,
             lanes,
         };
         let kernel = self.kernel_for(&config, "rows_main")?;
@@ -154,18 +105,7 @@ impl Ctx {
             groups: groups as u32,
             ..RowsParams::default()
         });
-        let input = if lanes == 4 {
-            view.window(&Chunk {
-                offset_units: 0,
-                units: used.div_ceil(4),
-            })
-        } else {
-            View {
-                len: used as usize,
-                ..view
-            }
-            .exact()
-        };
+        let input = grid_input(view, lanes, used);
         work.dispatch(&kernel, workgroup_grid(groups, max_per_dim)?)
             .bind(0, block)
             .bind(2, input)
