@@ -211,7 +211,8 @@ fn gp_mark(k: u32, id: u32) {
 }
 
 // What marking needs of segment s, loaded at once: its begin (NONE past the last
-// segment), its end, where the next begins (gp_after), and the bounds of segment s - 1.
+// segment), its end, where the next begins (gp_after), and the bounds of segment s - 1
+// (prev_begin NONE past the last segment).
 struct GpBounds {
     begin: u32,
     end: u32,
@@ -227,7 +228,11 @@ fn gp_bounds(s: u32) -> GpBounds {
         g.end = gp_end(s);
         g.after = gp_after(s);
     }
-    if s > 0u {
+    // Past the last segment there is no segment s - 1 to meet: prev_begin stays NONE,
+    // so only the lane at s = segments (or the first segment after the tile) records
+    // `up`. (Rows' bounds past the last row would wrap.)
+    g.prev_begin = NONE;
+    if s > 0u && s <= gp_reduce.segments {
         g.prev_begin = gp_begin(s - 1u);
         g.prev_end = gp_end(s - 1u);
     }

@@ -64,10 +64,11 @@ const SHAPES_GPU: [(u32, u32); 2] = [(256, 8), (64, 4)];
 const SHAPES_CPU: [(u32, u32); 1] = [(64, 4)];
 
 /// Workgroup memory of `tiles_main` for a shape: the heads (a word per value and one of
-/// padding every 32), the scan's keys and values.
+/// padding every 32), the head masks, the scan's keys and values, and the shared bounds
+/// and word.
 fn tile_storage_bytes(wg: u32, v: u32, accumulator_bytes: u64) -> u64 {
     let tile = u64::from(wg * v);
-    4 * (tile + tile / 32) + u64::from(wg) * (4 + accumulator_bytes) + 16
+    4 * (tile + tile / 32) + u64::from(wg) * (8 + accumulator_bytes) + 16 + 4
 }
 
 /// Workgroup ranges at most: on a GPU 4096, several per compute unit, each long enough

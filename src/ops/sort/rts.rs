@@ -182,7 +182,11 @@ pub(super) fn rts_shape(
         .min(limits.max_compute_workgroup_size_x);
     // The tile (keys and origins), the split's cells with their padding, its raking
     // totals and blocks, the digits' runs and next positions.
-    let bytes = |wg: u32, kpt: u32| 4 * (2 * wg * kpt + 8 * wg + wg / 4 + wg + wg / 16 + 3 * RADIX);
+    let bytes = |wg: u32, kpt: u32| {
+        let (wg, kpt) = (u64::from(wg), u64::from(kpt));
+        4 * (2 * wg * kpt + 8 * wg + wg / 4 + wg + wg / 16 + 3 * u64::from(RADIX))
+    };
+    let storage = u64::from(limits.max_compute_workgroup_storage_size);
     let (wg, kpt) = match tile {
         Some(asked) => asked,
         None => {
@@ -194,20 +198,25 @@ pub(super) fn rts_shape(
                 _ => RTS_TILE_GPU,
             };
             wg = wg.min(1 << max_wg.max(1).ilog2());
-            while wg > 32 && bytes(wg, kpt) > limits.max_compute_workgroup_storage_size {
+            while wg > 32 && bytes(wg, kpt) > storage {
                 wg /= 2;
             }
             (wg, kpt)
         }
     };
-    let bytes = bytes(wg, kpt);
-    if !wg.is_power_of_two() || wg > max_wg || kpt == 0 || wg * kpt >= 65536 {
+    if !wg.is_power_of_two()
+        || !(16..=max_wg).contains(&wg)
+        || kpt == 0
+        || u64::from(wg) * u64::from(kpt) >= 65536
+    {
         return Err(format!(
-            "a reduce-then-scan tile of {wg} x {kpt}: the workgroup must be a power of two up \
-             to {max_wg} invocations, the tile under 65536 keys"
+            "a reduce-then-scan tile of {wg} x {kpt}: the workgroup must be a power of two from \
+             16 to {max_wg} invocations (the split scans its totals in blocks of 16), the tile \
+             under 65536 keys"
         ));
     }
-    if bytes > limits.max_compute_workgroup_storage_size {
+    let bytes = bytes(wg, kpt);
+    if bytes > storage {
         return Err(format!(
             "a reduce-then-scan tile of {wg} x {kpt} needs {bytes} bytes of workgroup memory, \
              more than this adapter's {}",
