@@ -1,0 +1,457 @@
+//! gpuprim's sort, argsort and cumulative scans for [Burn](https://burn.dev)'s wgpu
+//! tensors, on Burn's own device, with no copy through the host.
+//!
+//! Burn 0.22's wgpu backend sorts by reading the tensor back and sorting on the CPU, and
+//! its cumulative sums are a sequential kernel. [`BurnGpu`] makes one wgpu device that
+//! Burn's runtime and a gpuprim [`Ctx`] both run on, so a tensor's buffer is handed to
+//! gpuprim's radix sort and scans as it is, and the results are Burn tensors on the
+//! same device.
+//!
+//! Every call works along the last dimension: the other dimensions are rows, each sorted
+//! or scanned on its own. Float tensors are f32 and int tensors i32 (the wgpu backend's
+//! default element types); a tensor that is not contiguous is made contiguous by Burn
+//! first.
+//!
+//! ```
+//! use burn::tensor::Tensor;
+//! use gpuprim_burn::BurnGpu;
+//!
+//! let gpu = BurnGpu::new()?;
+//! let t = Tensor::<2>::from_floats([[3.0, -1.0, 2.0], [0.5, 0.25, 9.0]], gpu.device());
+//! let sorted = gpu.sort(t.clone(), false)?;
+//! assert_eq!(sorted.into_data().try_to_vec::<f32>().unwrap(), [-1.0, 2.0, 3.0, 0.25, 0.5, 9.0]);
+//! let order = gpu.argsort(t.clone(), true)?; // descending
+//! assert_eq!(order.into_data().try_to_vec::<i32>().unwrap(), [0, 2, 1, 2, 0, 1]);
+//! let sums = gpu.cumsum(t)?;
+//! assert_eq!(sums.into_data().try_to_vec::<f32>().unwrap(), [3.0, 2.0, 4.0, 0.5, 0.75, 9.75]);
+//! # Ok::<(), gpuprim_burn::Error>(())
+//! ```
+
+use burn::backend::Wgpu;
+use burn::backend::wgpu::CubeTensor;
+use burn::tensor::wgpu::WgpuSetup;
+use burn::tensor::{DType, Device, Float, Int, Shape, Tensor};
+use cubecl::wgpu::{AutoCompiler, WgpuServer};
+use gpuprim::wgpu;
+use gpuprim::{Ctx, GpuElement, GpuVec, ScanOp, Sort, SortKey};
+
+/// What can go wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// gpuprim refused the call or the device failed.
+    #[error(transparent)]
+    Gpuprim(#[from] gpuprim::Error),
+    /// Burn or CubeCL refused a step (setting up the device, reaching a buffer).
+    #[error("burn: {0}")]
+    Burn(String),
+    /// A tensor of an element type these calls do not take.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// This crate's results.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// A tensor kind these calls take: [`Float`] (f32 elements) or [`Int`] (i32).
+pub trait Kind: burn::tensor::kind::Basic + Sized {
+    /// The element type gpuprim sorts and scans.
+    type Elem: SortKey + GpuElement;
+    /// Burn's name of that type.
+    const DTYPE: DType;
+    #[doc(hidden)]
+    fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor>;
+    #[doc(hidden)]
+    fn from_cube<const D: usize>(c: CubeTensor) -> Tensor<D, Self>;
+}
+
+impl Kind for Float {
+    type Elem = f32;
+    const DTYPE: DType = DType::F32;
+    fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
+        t.try_into_primitive::<Wgpu>()
+            .map_err(|e| Error::Burn(format!("not a tensor of the wgpu backend: {e:?}")))
+    }
+    fn from_cube<const D: usize>(c: CubeTensor) -> Tensor<D, Self> {
+        Tensor::from_primitive::<Wgpu>(c)
+    }
+}
+
+impl Kind for Int {
+    type Elem = i32;
+    const DTYPE: DType = DType::I32;
+    fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
+        t.try_into_primitive::<Wgpu>()
+            .map_err(|e| Error::Burn(format!("not a tensor of the wgpu backend: {e:?}")))
+    }
+    fn from_cube<const D: usize>(c: CubeTensor) -> Tensor<D, Self> {
+        Tensor::from_primitive::<Wgpu>(c)
+    }
+}
+
+/// One wgpu device shared by Burn's wgpu runtime ([`BurnGpu::device`]) and a gpuprim
+/// context ([`BurnGpu::ctx`]).
+pub struct BurnGpu {
+    ctx: Ctx,
+    device: Device,
+}
+
+impl BurnGpu {
+    /// The machine's default adapter (as wgpu picks it among Vulkan, Metal and DX12,
+    /// else GL; `WGPU_BACKEND` and wgpu's other environment variables apply), one device
+    /// on it with the adapter's features and limits, registered with Burn (which reads
+    /// them from the adapter) and wrapped by gpuprim. Make one per process: Burn keeps
+    /// the device registered for the process's lifetime.
+    ///
+    /// # Errors
+    /// [`Error::Gpuprim`] with gpuprim's advice when there is no adapter;
+    /// [`Error::Burn`] when the device cannot be made or Burn refuses it.
+    pub fn new() -> Result<BurnGpu> {
+        // Vulkan, Metal and DX12 first, GL only where they have no adapter (probing GL
+        // also probes EGL's displays, which complains on machines without one);
+        // `WGPU_BACKEND` chooses instead.
+        let from_env = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        let chosen = std::env::var_os("WGPU_BACKEND").is_some();
+        let tries = if chosen {
+            vec![from_env.backends]
+        } else {
+            vec![wgpu::Backends::PRIMARY, wgpu::Backends::GL]
+        };
+        let mut found = None;
+        for backends in tries {
+            let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+                backends,
+                ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+            });
+            if let Ok(adapter) = pollster::block_on(instance.request_adapter(&Default::default())) {
+                found = Some((instance, adapter));
+                break;
+            }
+        }
+        let (instance, adapter) = found.ok_or_else(|| {
+            Error::Gpuprim(gpuprim::Error::NoAdapter {
+                searched: "wgpu's default adapter of Vulkan, Metal or DX12, then of GL".into(),
+            })
+        })?;
+        // CubeCL's own device request, so the code it generates matches the device.
+        let (device, queue) = pollster::block_on(
+            adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("gpuprim-burn"),
+                required_features: adapter
+                    .features()
+                    .difference(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
+                required_limits: adapter.limits(),
+                ..Default::default()
+            }),
+        )
+        .map_err(|e| {
+            Error::Gpuprim(gpuprim::Error::RequestDevice {
+                adapter: adapter.get_info().name,
+                message: e.to_string(),
+            })
+        })?;
+        let setup = WgpuSetup {
+            instance: instance.clone(),
+            adapter: adapter.clone(),
+            device: device.clone(),
+            queue: queue.clone(),
+            backend: adapter.get_info().backend,
+        };
+        let burn_device = Device::wgpu_options()
+            .setup(setup)
+            .init()
+            .map_err(|e| Error::Burn(format!("registering the device with Burn: {e:?}")))?;
+        let ctx = Ctx::from_wgpu(device, queue)?;
+        Ok(BurnGpu {
+            ctx,
+            device: burn_device,
+        })
+    }
+
+    /// Burn's device: make the tensors for these calls on it.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The gpuprim context on the same wgpu device.
+    pub fn ctx(&self) -> &Ctx {
+        &self.ctx
+    }
+
+    /// The tensor sorted along its last dimension, ascending or descending, stable
+    /// (equal elements keep their order). f32 elements are ordered as `f32::total_cmp`
+    /// orders them, as Burn's sort does: -NaN first, then -inf ... -0.0, 0.0 ... inf,
+    /// then NaN.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for elements other than f32 / i32; gpuprim's errors (for
+    /// example a tensor past one storage binding).
+    pub fn sort<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        descending: bool,
+    ) -> Result<Tensor<D, K>> {
+        Ok(self
+            .sort_impl(t, descending, true, false)?
+            .0
+            .expect("values asked"))
+    }
+
+    /// Each row's sorting permutation along the last dimension: the indices (within
+    /// the row) of its elements in sorted order, stable, ordered as [`BurnGpu::sort`].
+    ///
+    /// # Errors
+    /// As [`BurnGpu::sort`].
+    pub fn argsort<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        descending: bool,
+    ) -> Result<Tensor<D, Int>> {
+        Ok(self
+            .sort_impl(t, descending, false, true)?
+            .1
+            .expect("indices asked"))
+    }
+
+    /// [`BurnGpu::sort`] and [`BurnGpu::argsort`] in one call.
+    ///
+    /// # Errors
+    /// As [`BurnGpu::sort`].
+    pub fn sort_with_indices<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        descending: bool,
+    ) -> Result<(Tensor<D, K>, Tensor<D, Int>)> {
+        let (values, indices) = self.sort_impl(t, descending, true, true)?;
+        Ok((
+            values.expect("values asked"),
+            indices.expect("indices asked"),
+        ))
+    }
+
+    /// Running sums along the last dimension (integers wrap). f32 sums are added in an
+    /// order fixed by the length (gpuprim's scan), not one by one.
+    ///
+    /// # Errors
+    /// As [`BurnGpu::sort`].
+    pub fn cumsum<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, K>> {
+        self.scan(t, &ScanOp::Sum)
+    }
+
+    /// Running products along the last dimension (integers wrap).
+    ///
+    /// # Errors
+    /// As [`BurnGpu::sort`].
+    pub fn cumprod<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, K>> {
+        self.scan(t, &ScanOp::Product)
+    }
+
+    /// Running minima along the last dimension.
+    ///
+    /// # Errors
+    /// As [`BurnGpu::sort`].
+    pub fn cummin<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, K>> {
+        self.scan(t, &ScanOp::Min)
+    }
+
+    /// Running maxima along the last dimension.
+    ///
+    /// # Errors
+    /// As [`BurnGpu::sort`].
+    pub fn cummax<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, K>> {
+        self.scan(t, &ScanOp::Max)
+    }
+
+    /// The sort of `t`'s rows: its values and / or indices as asked.
+    #[allow(clippy::type_complexity)]
+    fn sort_impl<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        descending: bool,
+        want_values: bool,
+        want_indices: bool,
+    ) -> Result<(Option<Tensor<D, K>>, Option<Tensor<D, Int>>)> {
+        let rows = Rows::of(&t);
+        if rows.n == 0 {
+            // Nothing to sort: empty tensors of the shape, from Burn.
+            let shape = rows.shape.clone();
+            return Ok((
+                want_values.then(|| Tensor::empty(shape.clone(), &self.device)),
+                want_indices.then(|| Tensor::empty(shape, &self.device)),
+            ));
+        }
+        let input = self.contiguous::<D, K>(t)?;
+        let values_out = want_values.then(|| self.empty_like(&input, K::DTYPE, rows.n));
+        let indices_out = want_indices.then(|| self.empty_like(&input, DType::I32, rows.n));
+        if rows.n > 0 {
+            let keys: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
+            let order = if descending {
+                Sort::descending()
+            } else {
+                Sort::ascending()
+            };
+            // p: each row's elements in sorted order, as flat indices. One stable sort
+            // of all keys, then a stable sort by row, which keeps the keys' order within
+            // each row.
+            let mut p = self.ctx.argsort_with(&keys, &order)?;
+            if rows.rows > 1 {
+                let mut row = self.ctx.zeros::<u32>(rows.n)?;
+                self.ctx
+                    .elementwise("r = p / cols;")
+                    .read("p", &p)
+                    .scalar("cols", rows.cols as u32)
+                    .write("r", &mut row)
+                    .run()?;
+                self.ctx.sort_by_key(&mut row, &mut p)?;
+            }
+            if let Some(out) = &values_out {
+                let mut v: GpuVec<K::Elem> = self.vec_of(out, rows.n)?;
+                self.ctx
+                    .elementwise("v = src[p];")
+                    .read("p", &p)
+                    .raw("src", &keys)
+                    .write("v", &mut v)
+                    .run()?;
+            }
+            if let Some(out) = &indices_out {
+                let mut idx: GpuVec<i32> = self.vec_of(out, rows.n)?;
+                self.ctx
+                    .elementwise("idx = i32(p % cols);")
+                    .read("p", &p)
+                    .scalar("cols", rows.cols as u32)
+                    .write("idx", &mut idx)
+                    .run()?;
+            }
+        }
+        // What gpuprim holds for batching goes to the queue now, ahead of Burn's next work.
+        self.ctx.flush()?;
+        Ok((
+            values_out.map(|c| rows.shaped(K::from_cube(c))),
+            indices_out.map(|c| rows.shaped(Int::from_cube(c))),
+        ))
+    }
+
+    /// An inclusive scan of each row of `t` by `op`.
+    fn scan<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        op: &ScanOp<K::Elem>,
+    ) -> Result<Tensor<D, K>> {
+        let rows = Rows::of(&t);
+        if rows.n == 0 {
+            return Ok(Tensor::empty(rows.shape.clone(), &self.device));
+        }
+        let input = self.contiguous::<D, K>(t)?;
+        let out = self.empty_like(&input, K::DTYPE, rows.n);
+        if rows.n > 0 {
+            // Burn keeps tensors in shared pages, so the input and the result may be two
+            // views of one wgpu buffer, which one dispatch cannot bind read-only and
+            // writable: the scan reads a copy (made by an element-wise kernel, which
+            // binds both views writable).
+            let input: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
+            let mut values = self.ctx.zeros::<K::Elem>(rows.n)?;
+            self.ctx
+                .elementwise("y = x;")
+                .read("x", &input)
+                .write("y", &mut values)
+                .run()?;
+            let mut result: GpuVec<K::Elem> = self.vec_of(&out, rows.n)?;
+            if rows.rows > 1 {
+                // The running value restarts where the key (the row) changes.
+                let mut row = self.ctx.zeros::<u32>(rows.n)?;
+                self.ctx
+                    .elementwise("r = i / cols;")
+                    .scalar("cols", rows.cols as u32)
+                    .write("r", &mut row)
+                    .run()?;
+                self.ctx
+                    .scan_by_key_with_into(&row, &values, op, &mut result)?;
+            } else {
+                self.ctx.scan_with_into(
+                    &values,
+                    &gpuprim::Scan::inclusive(op.clone()),
+                    &mut result,
+                )?;
+            }
+        }
+        self.ctx.flush()?;
+        Ok(rows.shaped(K::from_cube(out)))
+    }
+
+    /// `t` as a contiguous CubeCL tensor of `K`'s element type.
+    fn contiguous<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<CubeTensor> {
+        let cube = K::into_cube(t)?;
+        if cube.dtype != K::DTYPE {
+            return Err(Error::Unsupported(format!(
+                "a tensor of {:?}: gpuprim-burn takes {:?} tensors of this kind",
+                cube.dtype,
+                K::DTYPE
+            )));
+        }
+        Ok(if cube.is_contiguous() {
+            cube
+        } else {
+            burn_cubecl::kernel::into_contiguous(cube)
+        })
+    }
+
+    /// A new contiguous tensor of `n` elements of `dtype` on `like`'s device (flat: the
+    /// caller gives it its shape).
+    fn empty_like(&self, like: &CubeTensor, dtype: DType, n: usize) -> CubeTensor {
+        let handle = like.client.empty(n * dtype.size());
+        CubeTensor::new_contiguous(
+            like.client.clone(),
+            like.device.clone(),
+            Shape::new([n]),
+            handle,
+            dtype,
+        )
+    }
+
+    /// The first `n` elements of a contiguous tensor's buffer as a gpuprim vector. Burn's
+    /// queued work is submitted first, so gpuprim's work on the shared queue runs after
+    /// it.
+    fn vec_of<T: GpuElement>(&self, cube: &CubeTensor, n: usize) -> Result<GpuVec<T>> {
+        let managed = cube
+            .client
+            .get_resource::<WgpuServer<AutoCompiler>>(cube.handle.clone())
+            .map_err(|e| Error::Burn(format!("reaching a tensor's buffer: {e:?}")))?;
+        cube.client
+            .flush()
+            .map_err(|e| Error::Burn(format!("submitting Burn's queued work: {e:?}")))?;
+        let resource = managed.resource();
+        Ok(GpuVec::from_buffer_at(
+            &self.ctx,
+            resource.buffer.clone(),
+            resource.offset,
+            n,
+        )?)
+    }
+}
+
+/// A tensor's shape as rows (every dimension but the last) of `cols` elements.
+struct Rows {
+    shape: Shape,
+    rows: usize,
+    cols: usize,
+    n: usize,
+}
+
+impl Rows {
+    fn of<const D: usize, K: Kind>(t: &Tensor<D, K>) -> Rows {
+        let shape = t.shape();
+        let dims = t.dims();
+        let cols = dims.last().copied().unwrap_or(1);
+        let n: usize = dims.iter().product();
+        Rows {
+            shape,
+            rows: n.checked_div(cols).unwrap_or(0),
+            cols,
+            n,
+        }
+    }
+
+    /// A flat result in the input's shape.
+    fn shaped<const D: usize, K: Kind>(&self, flat: Tensor<1, K>) -> Tensor<D, K> {
+        flat.reshape(self.shape.clone())
+    }
+}

@@ -1,0 +1,299 @@
+//! gpuprim-burn against Burn's own results (its sort reads the tensor back and sorts on
+//! the CPU with `total_cmp`) and CPU references, on random tensors with ties, NaN, ±inf
+//! and -0.0: 1-D, many short rows, few long rows, 3-D, and sizes 0, 1 and not a multiple
+//! of 4. Every element is checked.
+
+use std::sync::OnceLock;
+
+use burn::tensor::{Int, Tensor, TensorData};
+use gpuprim_burn::BurnGpu;
+
+/// One shared device for the whole binary (a device per test would make several wgpu
+/// devices in one process).
+fn gpu() -> &'static BurnGpu {
+    static GPU: OnceLock<BurnGpu> = OnceLock::new();
+    GPU.get_or_init(|| BurnGpu::new().unwrap_or_else(|e| panic!("no device for the tests: {e}")))
+}
+
+/// Shapes as [rows..., cols]: 1-D of 0, 1, 7 and 1001 elements, many short rows, few
+/// long rows, 3-D, and empty rows.
+const SHAPES_2D: &[[usize; 2]] = &[[300, 5], [3, 1001], [1, 1], [64, 1], [2, 0], [0, 3]];
+const SHAPES_1D: &[usize] = &[0, 1, 7, 1001, 4096];
+const SHAPE_3D: [usize; 3] = [4, 3, 17];
+
+/// A deterministic stream (splitmix64).
+struct Rand(u64);
+
+impl Rand {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Floats with many ties (a few dozen distinct values), and NaN, ±inf, ±0.0 when
+    /// `special`.
+    fn floats(&mut self, n: usize, special: bool) -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                let r = self.next();
+                match (special, r % 23) {
+                    (true, 0) => f32::NAN,
+                    (true, 1) => f32::INFINITY,
+                    (true, 2) => f32::NEG_INFINITY,
+                    (true, 3) => -0.0,
+                    (true, 4) => 0.0,
+                    _ => ((r >> 8) % 40) as f32 * 0.25 - 5.0,
+                }
+            })
+            .collect()
+    }
+
+    fn ints(&mut self, n: usize) -> Vec<i32> {
+        (0..n)
+            .map(|_| ((self.next() >> 16) % 61) as i32 - 30)
+            .collect()
+    }
+}
+
+fn floats_of<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data().try_to_vec::<f32>().unwrap()
+}
+
+fn ints_of<const D: usize>(t: Tensor<D, Int>) -> Vec<i32> {
+    t.into_data().try_to_vec::<i32>().unwrap()
+}
+
+/// Bit-for-bit equality of float vectors, naming the first difference.
+fn assert_bits_eq(got: &[f32], want: &[f32], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(
+            g.to_bits(),
+            w.to_bits(),
+            "{what}: element {i}: {g} against {w}"
+        );
+    }
+}
+
+/// Each row's stable sorting permutation by `f32::total_cmp` (reversed for descending,
+/// equal elements still in input order).
+fn cpu_argsort(values: &[f32], cols: usize, descending: bool) -> Vec<i32> {
+    let mut out = Vec::with_capacity(values.len());
+    if cols == 0 {
+        return out;
+    }
+    for row in values.chunks(cols) {
+        let mut idx: Vec<usize> = (0..row.len()).collect();
+        idx.sort_by(|&a, &b| {
+            let o = row[a].total_cmp(&row[b]);
+            if descending { o.reverse() } else { o }
+        });
+        out.extend(idx.iter().map(|&i| i as i32));
+    }
+    out
+}
+
+/// Sort, argsort and sort_with_indices of one float tensor, both directions.
+fn check_float_sorts<const D: usize>(t: Tensor<D>, cols: usize, what: &str) {
+    let g = gpu();
+    let host = floats_of(t.clone());
+    for descending in [false, true] {
+        let what = format!("{what}, descending {descending}");
+        let burn = if descending {
+            t.clone().sort_descending(D - 1)
+        } else {
+            t.clone().sort(D - 1)
+        };
+        let ours = g.sort(t.clone(), descending).unwrap();
+        assert_eq!(ours.dims(), t.dims(), "{what}: shape");
+        assert_bits_eq(
+            &floats_of(ours),
+            &floats_of(burn.clone()),
+            &format!("{what}: sort"),
+        );
+        let want = cpu_argsort(&host, cols, descending);
+        let order = ints_of(g.argsort(t.clone(), descending).unwrap());
+        assert_eq!(order, want, "{what}: argsort");
+        let (values, indices) = g.sort_with_indices(t.clone(), descending).unwrap();
+        assert_bits_eq(
+            &floats_of(values),
+            &floats_of(burn),
+            &format!("{what}: sort_with_indices"),
+        );
+        assert_eq!(ints_of(indices), want, "{what}: sort_with_indices' indices");
+    }
+}
+
+#[test]
+fn float_sorts_match_burn_on_every_shape() {
+    let g = gpu();
+    let mut r = Rand(1);
+    for &n in SHAPES_1D {
+        let t = Tensor::<1>::from_data(TensorData::new(r.floats(n, true), [n]), g.device());
+        check_float_sorts(t, n, &format!("1-D {n}"));
+    }
+    for &[rows, cols] in SHAPES_2D {
+        let data = r.floats(rows * cols, true);
+        let t = Tensor::<2>::from_data(TensorData::new(data, [rows, cols]), g.device());
+        check_float_sorts(t, cols, &format!("{rows} x {cols}"));
+    }
+    let [a, b, c] = SHAPE_3D;
+    let t = Tensor::<3>::from_data(
+        TensorData::new(r.floats(a * b * c, true), SHAPE_3D),
+        g.device(),
+    );
+    check_float_sorts(t, c, "3-D");
+}
+
+#[test]
+fn a_transposed_tensor_is_sorted_as_burn_sees_it() {
+    let g = gpu();
+    let mut r = Rand(2);
+    let t = Tensor::<2>::from_data(TensorData::new(r.floats(6 * 9, true), [6, 9]), g.device())
+        .transpose();
+    check_float_sorts(t, 6, "transposed 9 x 6");
+}
+
+#[test]
+fn int_sorts_match_burn() {
+    let g = gpu();
+    let mut r = Rand(3);
+    for (rows, cols) in [(1usize, 1001usize), (250, 7), (3, 0)] {
+        let data = r.ints(rows * cols);
+        let t =
+            Tensor::<2, Int>::from_data(TensorData::new(data.clone(), [rows, cols]), g.device());
+        for descending in [false, true] {
+            let what = format!("i32 {rows} x {cols}, descending {descending}");
+            let burn = if descending {
+                t.clone().sort_descending(1)
+            } else {
+                t.clone().sort(1)
+            };
+            assert_eq!(
+                ints_of(g.sort(t.clone(), descending).unwrap()),
+                ints_of(burn),
+                "{what}"
+            );
+            let floats: Vec<f32> = data.iter().map(|&v| v as f32).collect();
+            let want = cpu_argsort(&floats, cols, descending);
+            assert_eq!(
+                ints_of(g.argsort(t.clone(), descending).unwrap()),
+                want,
+                "{what}: argsort"
+            );
+        }
+    }
+}
+
+/// Each row's inclusive scan on the CPU, in f64 for floats.
+fn cpu_scan<T: Copy>(values: &[T], cols: usize, mut f: impl FnMut(T, T) -> T) -> Vec<T> {
+    let mut out = Vec::with_capacity(values.len());
+    if cols == 0 {
+        return out;
+    }
+    for row in values.chunks(cols) {
+        let mut acc = row[0];
+        out.push(acc);
+        for &v in &row[1..] {
+            acc = f(acc, v);
+            out.push(acc);
+        }
+    }
+    out
+}
+
+#[test]
+fn cumulative_scans_match_the_cpu_and_burn() {
+    let g = gpu();
+    let mut r = Rand(4);
+    for (rows, cols) in [
+        (1usize, 4099usize),
+        (500, 9),
+        (3, 1000),
+        (1, 1),
+        (0, 4),
+        (4, 0),
+    ] {
+        let n = rows * cols;
+        let what = format!("{rows} x {cols}");
+        // f32: sums within the bound of gpuprim's scan (each value passes through at
+        // most a few dozen additions plus log2(n)), checked against f64 sums; min and
+        // max exact. No NaN: min and max of NaN are unspecified in WGSL.
+        let x = r.floats(n, false);
+        let t = Tensor::<2>::from_data(TensorData::new(x.clone(), [rows, cols]), g.device());
+        let sums = floats_of(g.cumsum(t.clone()).unwrap());
+        let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        let exact = cpu_scan(&x64, cols, |a, b| a + b);
+        let abs = cpu_scan(
+            &x64.iter().map(|v| v.abs()).collect::<Vec<_>>(),
+            cols,
+            |a, b| a + b,
+        );
+        for i in 0..n {
+            let tol = 64.0 * f64::from(f32::EPSILON) * abs[i];
+            assert!(
+                (f64::from(sums[i]) - exact[i]).abs() <= tol,
+                "{what}: cumsum element {i}: {} against {}",
+                sums[i],
+                exact[i]
+            );
+        }
+        let burn = floats_of(t.clone().cumsum(1));
+        for i in 0..n {
+            let tol = 128.0 * f64::from(f32::EPSILON) * abs[i];
+            assert!(
+                (f64::from(sums[i]) - f64::from(burn[i])).abs() <= tol,
+                "{what}: against Burn's cumsum at {i}"
+            );
+        }
+        assert_bits_eq(
+            &floats_of(g.cummin(t.clone()).unwrap()),
+            &cpu_scan(&x, cols, f32::min),
+            &format!("{what}: cummin"),
+        );
+        assert_bits_eq(
+            &floats_of(g.cummax(t.clone()).unwrap()),
+            &cpu_scan(&x, cols, f32::max),
+            &format!("{what}: cummax"),
+        );
+        // i32: exact, wrapping.
+        let k = r.ints(n);
+        let t = Tensor::<2, Int>::from_data(TensorData::new(k.clone(), [rows, cols]), g.device());
+        assert_eq!(
+            ints_of(g.cumsum(t.clone()).unwrap()),
+            cpu_scan(&k, cols, i32::wrapping_add),
+            "{what}: i32 cumsum"
+        );
+        assert_eq!(
+            ints_of(g.cumprod(t.clone()).unwrap()),
+            cpu_scan(&k, cols, i32::wrapping_mul),
+            "{what}: i32 cumprod"
+        );
+        assert_eq!(
+            ints_of(g.cummin(t.clone()).unwrap()),
+            cpu_scan(&k, cols, i32::min),
+            "{what}: i32 cummin"
+        );
+        assert_eq!(
+            ints_of(g.cummax(t).unwrap()),
+            cpu_scan(&k, cols, i32::max),
+            "{what}: i32 cummax"
+        );
+    }
+}
+
+#[test]
+fn the_results_feed_burn_ops_on_the_same_device() {
+    // A result is an ordinary tensor of Burn's device: Burn's own kernels take it.
+    let g = gpu();
+    let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], g.device());
+    let sorted = g.sort(t, false).unwrap();
+    let doubled = (sorted * 2.0 + 1.0)
+        .into_data()
+        .try_to_vec::<f32>()
+        .unwrap();
+    assert_eq!(doubled, [3.0, 5.0, 7.0]);
+}
