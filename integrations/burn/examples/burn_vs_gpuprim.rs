@@ -1,4 +1,4 @@
-//! Sorts, argsorts and cumsums one tensor through Burn alone and through gpuprim-burn,
+//! Sorts, argsorts, top-ks and cumsums one tensor through Burn alone and through gpuprim-burn,
 //! prints both times and checks that the results agree.
 //!
 //! ```sh
@@ -57,6 +57,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Burn's sort is unstable: compare the values the two orders pick.
     let picked = |order: Tensor<2, Int>| m.clone().gather(1, order);
     check_floats(picked(burn), picked(ours), "argsort");
+
+    // topk, k = 100 (or the row) per row of `side`
+    let k = side.min(100);
+    let (burn_time, burn) = once(|| m.clone().topk(k, 1));
+    let (ours_time, ours) = median(|| gpu.topk(m.clone(), k).unwrap());
+    report(
+        &format!("topk k={k}, {} rows of {side}", n / side),
+        burn_time,
+        ours_time,
+    );
+    check_floats(burn, ours, "topk");
 
     // cumsum, 1 row and rows of `side`
     let (burn_time, burn) = once(|| t.clone().cumsum(0));

@@ -1,5 +1,5 @@
-//! gpuprim's sort, argsort and cumulative scans for [Burn](https://burn.dev)'s wgpu
-//! tensors, on Burn's own device, with no copy through the host.
+//! gpuprim's sort, argsort, top-k and cumulative scans for [Burn](https://burn.dev)'s
+//! wgpu tensors, on Burn's own device, with no copy through the host.
 //!
 //! Burn 0.22's wgpu backend sorts by reading the tensor back and sorting on the CPU, and
 //! its cumulative sums are a sequential kernel. [`BurnGpu`] makes one wgpu device that
@@ -47,6 +47,9 @@ pub enum Error {
     /// A tensor of an element type these calls do not take.
     #[error("{0}")]
     Unsupported(String),
+    /// An argument out of range (a `k` past the last dimension).
+    #[error("{0}")]
+    InvalidArgument(String),
 }
 
 /// This crate's results.
@@ -226,6 +229,46 @@ impl BurnGpu {
             values.expect("values asked"),
             indices.expect("indices asked"),
         ))
+    }
+
+    /// The `k` largest elements of each row along the last dimension, largest first;
+    /// among equal elements the lower index first; NaN is largest (the order of
+    /// [`BurnGpu::sort`], descending). Each row is sorted whole (a stable radix sort),
+    /// and the result is a view of its first `k` columns.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a `k` larger than the last dimension; as
+    /// [`BurnGpu::sort`] otherwise.
+    pub fn topk<const D: usize, K: Kind>(&self, t: Tensor<D, K>, k: usize) -> Result<Tensor<D, K>> {
+        Ok(self.topk_with_indices(t, k)?.0)
+    }
+
+    /// [`BurnGpu::topk`] and the indices (within the row) of the elements it picks.
+    ///
+    /// # Errors
+    /// As [`BurnGpu::topk`].
+    pub fn topk_with_indices<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        k: usize,
+    ) -> Result<(Tensor<D, K>, Tensor<D, Int>)> {
+        let cols = t.dims().last().copied().unwrap_or(1);
+        if k > cols {
+            return Err(Error::InvalidArgument(format!(
+                "topk of k = {k} along a last dimension of {cols}: k must be at most {cols}"
+            )));
+        }
+        if k == 0 {
+            // Burn has no empty narrow: empty tensors of the shape with a last dimension of 0.
+            let mut dims = t.dims();
+            dims[D - 1] = 0;
+            return Ok((
+                Tensor::empty(dims, &self.device),
+                Tensor::empty(dims, &self.device),
+            ));
+        }
+        let (values, indices) = self.sort_with_indices(t, true)?;
+        Ok((values.narrow(D - 1, 0, k), indices.narrow(D - 1, 0, k)))
     }
 
     /// Running sums along the last dimension (integers wrap). f32 sums are added in an

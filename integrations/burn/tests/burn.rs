@@ -286,6 +286,62 @@ fn cumulative_scans_match_the_cpu_and_burn() {
 }
 
 #[test]
+fn topk_matches_burn_and_the_cpu() {
+    let g = gpu();
+    let mut r = Rand(5);
+    for (rows, cols, k) in [
+        (1usize, 1001usize, 100usize),
+        (40, 33, 5),
+        (7, 9, 9),
+        (3, 4, 0),
+        (5, 1, 1),
+    ] {
+        let what = format!("{rows} x {cols}, k = {k}");
+        // No NaN against Burn: its top-k kernel orders NaN its own way.
+        let x = r.floats(rows * cols, false);
+        let t = Tensor::<2>::from_data(TensorData::new(x.clone(), [rows, cols]), g.device());
+        let (values, indices) = g.topk_with_indices(t.clone(), k).unwrap();
+        assert_eq!(values.dims(), [rows, k], "{what}: shape");
+        let burn = t.clone().topk(k, 1);
+        assert_bits_eq(
+            &floats_of(values),
+            &floats_of(burn),
+            &format!("{what}: values"),
+        );
+        let want: Vec<i32> = cpu_argsort(&x, cols, true)
+            .chunks(cols.max(1))
+            .flat_map(|row| row[..k].to_vec())
+            .collect();
+        assert_eq!(
+            ints_of(indices),
+            want,
+            "{what}: indices (ties: lower index first)"
+        );
+        assert_bits_eq(
+            &floats_of(g.topk(t, k).unwrap()),
+            &cpu_argsort(&x, cols, true)
+                .chunks(cols.max(1))
+                .enumerate()
+                .flat_map(|(row, order)| {
+                    order[..k]
+                        .iter()
+                        .map(move |&i| (row, i))
+                        .collect::<Vec<_>>()
+                })
+                .map(|(row, i)| x[row * cols + i as usize])
+                .collect::<Vec<f32>>(),
+            &format!("{what}: topk"),
+        );
+    }
+    // NaN is the largest, as in the sort; k past the row is an error, not a panic.
+    let t = Tensor::<1>::from_floats([1.0, f32::NAN, 3.0, f32::INFINITY], g.device());
+    let top = floats_of(g.topk(t.clone(), 2).unwrap());
+    assert!(top[0].is_nan() && top[1] == f32::INFINITY, "{top:?}");
+    let err = g.topk(t, 5).unwrap_err().to_string();
+    assert!(err.contains("k = 5") && err.contains("at most 4"), "{err}");
+}
+
+#[test]
 fn the_results_feed_burn_ops_on_the_same_device() {
     // A result is an ordinary tensor of Burn's device: Burn's own kernels take it.
     let g = gpu();
