@@ -1,5 +1,5 @@
-//! Sorts, argsorts, top-ks and cumsums one tensor through Burn alone and through gpuprim-burn,
-//! prints both times and checks that the results agree.
+//! Sorts, argsorts, top-ks, argmaxes and cumsums one tensor through Burn alone and
+//! through gpuprim-burn, prints both times and checks that the results agree.
 //!
 //! ```sh
 //! cargo run --release --example burn_vs_gpuprim -- [LOG2_N]
@@ -68,6 +68,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ours_time,
     );
     check_floats(burn, ours, "topk");
+
+    // argmax, 1 row
+    let (burn_time, burn) = once(|| t.clone().argmax(0));
+    let (ours_time, ours) = median(|| gpu.argmax(t.clone()).unwrap());
+    report("argmax f32, 1 row", burn_time, ours_time);
+    let (a, b) = (
+        burn.into_data().try_to_vec::<i32>()?,
+        ours.into_data().try_to_vec::<i32>()?,
+    );
+    assert_eq!(a, b, "argmax: the indices differ");
+    println!("  argmax: equal, index {}", b[0]);
 
     // cumsum, 1 row and rows of `side`
     let (burn_time, burn) = once(|| t.clone().cumsum(0));

@@ -1,5 +1,6 @@
-//! gpuprim's sort, argsort, top-k and cumulative scans for [Burn](https://burn.dev)'s
-//! wgpu tensors, on Burn's own device, with no copy through the host.
+//! gpuprim's sort, argsort, top-k, argmax and cumulative scans for
+//! [Burn](https://burn.dev)'s wgpu tensors, on Burn's own device, with no copy through
+//! the host.
 //!
 //! Burn 0.22's wgpu backend sorts by reading the tensor back and sorting on the CPU, and
 //! its cumulative sums are a sequential kernel. [`BurnGpu`] makes one wgpu device that
@@ -61,6 +62,10 @@ pub trait Kind: burn::tensor::kind::Basic + Sized {
     type Elem: SortKey + GpuElement;
     /// Burn's name of that type.
     const DTYPE: DType;
+    /// WGSL setting `k` (u32) to element `x`'s place in the order of `argmax` /
+    /// `argmin`: NaN (any) is `nan_key`, -0.0 and 0.0 are equal.
+    #[doc(hidden)]
+    const ARG_KEY_WGSL: &'static str;
     #[doc(hidden)]
     fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor>;
     #[doc(hidden)]
@@ -70,6 +75,9 @@ pub trait Kind: burn::tensor::kind::Basic + Sized {
 impl Kind for Float {
     type Elem = f32;
     const DTYPE: DType = DType::F32;
+    const ARG_KEY_WGSL: &'static str = "let b = bitcast<u32>(select(x, 0.0, x == 0.0)); \
+        if (b & 0x7fffffffu) > 0x7f800000u { k = nan_key; } \
+        else { k = select(b ^ 0x80000000u, ~b, (b >> 31u) == 1u); }";
     fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
         t.try_into_primitive::<Wgpu>()
             .map_err(|e| Error::Burn(format!("not a tensor of the wgpu backend: {e:?}")))
@@ -82,6 +90,7 @@ impl Kind for Float {
 impl Kind for Int {
     type Elem = i32;
     const DTYPE: DType = DType::I32;
+    const ARG_KEY_WGSL: &'static str = "k = bitcast<u32>(x) ^ 0x80000000u;";
     fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
         t.try_into_primitive::<Wgpu>()
             .map_err(|e| Error::Burn(format!("not a tensor of the wgpu backend: {e:?}")))
@@ -271,6 +280,26 @@ impl BurnGpu {
         Ok((values.narrow(D - 1, 0, k), indices.narrow(D - 1, 0, k)))
     }
 
+    /// The index (within the row) of each row's largest element along the last
+    /// dimension, the dimension kept with size 1, as Burn's `argmax`: ties go to the
+    /// lowest index, the first NaN wins (as in NumPy), -0.0 equals 0.0. One row is
+    /// gpuprim's `argmax`; several rows are sorted (a stable radix sort of each row by
+    /// that order).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a last dimension of 0; as [`BurnGpu::sort`].
+    pub fn argmax<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, Int>> {
+        self.arg(t, true)
+    }
+
+    /// [`BurnGpu::argmax`] for the smallest element (the first NaN wins here too).
+    ///
+    /// # Errors
+    /// As [`BurnGpu::argmax`].
+    pub fn argmin<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, Int>> {
+        self.arg(t, false)
+    }
+
     /// Running sums along the last dimension (integers wrap). f32 sums are added in an
     /// order fixed by the length (gpuprim's scan), not one by one.
     ///
@@ -332,20 +361,7 @@ impl BurnGpu {
             } else {
                 Sort::ascending()
             };
-            // p: each row's elements in sorted order, as flat indices. One stable sort
-            // of all keys, then a stable sort by row, which keeps the keys' order within
-            // each row.
-            let mut p = self.ctx.argsort_with(&keys, &order)?;
-            if rows.rows > 1 {
-                let mut row = self.ctx.zeros::<u32>(rows.n)?;
-                self.ctx
-                    .elementwise("r = p / cols;")
-                    .read("p", &p)
-                    .scalar("cols", rows.cols as u32)
-                    .write("r", &mut row)
-                    .run()?;
-                self.ctx.sort_by_key(&mut row, &mut p)?;
-            }
+            let p = self.row_order(&keys, &rows, &order)?;
             if let Some(out) = &values_out {
                 let mut v: GpuVec<K::Elem> = self.vec_of(out, rows.n)?;
                 self.ctx
@@ -371,6 +387,87 @@ impl BurnGpu {
             values_out.map(|c| rows.shaped(K::from_cube(c))),
             indices_out.map(|c| rows.shaped(Int::from_cube(c))),
         ))
+    }
+
+    /// argmax (`max`) or argmin of each row of `t`.
+    fn arg<const D: usize, K: Kind>(&self, t: Tensor<D, K>, max: bool) -> Result<Tensor<D, Int>> {
+        let rows = Rows::of(&t);
+        let mut dims = t.dims();
+        if rows.cols == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "arg{} along a last dimension of 0 (shape {dims:?}): a row needs an element",
+                if max { "max" } else { "min" }
+            )));
+        }
+        dims[D - 1] = 1;
+        if rows.n == 0 {
+            return Ok(Tensor::empty(dims, &self.device));
+        }
+        let input = self.contiguous::<D, K>(t)?;
+        let out = self.empty_like(&input, DType::I32, rows.rows);
+        let values: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
+        let mut result: GpuVec<i32> = self.vec_of(&out, rows.rows)?;
+        if rows.rows == 1 {
+            let mut found = self.ctx.zeros::<u32>(1)?;
+            let mut value = self.ctx.zeros::<K::Elem>(1)?;
+            if max {
+                self.ctx.argmax_into(&values, &mut value, &mut found)?;
+            } else {
+                self.ctx.argmin_into(&values, &mut value, &mut found)?;
+            }
+            self.ctx
+                .elementwise("o = i32(f);")
+                .read("f", &found)
+                .write("o", &mut result)
+                .run()?;
+        } else {
+            // Each row's elements in the order of the call (NaN first), stable: the
+            // first of a row's sorted permutation is its answer.
+            let mut keys = self.ctx.zeros::<u32>(rows.n)?;
+            self.ctx
+                .elementwise(K::ARG_KEY_WGSL)
+                .read("x", &values)
+                .scalar("nan_key", if max { u32::MAX } else { 0 })
+                .write("k", &mut keys)
+                .run()?;
+            let order = if max {
+                Sort::descending()
+            } else {
+                Sort::ascending()
+            };
+            let p = self.row_order(&keys, &rows, &order)?;
+            self.ctx
+                .elementwise("o = i32(p[i * cols] % cols);")
+                .raw("p", &p)
+                .scalar("cols", rows.cols as u32)
+                .write("o", &mut result)
+                .run()?;
+        }
+        self.ctx.flush()?;
+        Ok(Int::from_cube::<1>(out).reshape(dims))
+    }
+
+    /// Each row's elements in `order` of their keys, as flat indices, stable: one stable
+    /// sort of all keys, then (for several rows) a stable sort by row, which keeps the
+    /// keys' order within each row.
+    fn row_order<T: SortKey>(
+        &self,
+        keys: &GpuVec<T>,
+        rows: &Rows,
+        order: &Sort,
+    ) -> Result<GpuVec<u32>> {
+        let mut p = self.ctx.argsort_with(keys, order)?;
+        if rows.rows > 1 {
+            let mut row = self.ctx.zeros::<u32>(rows.n)?;
+            self.ctx
+                .elementwise("r = p / cols;")
+                .read("p", &p)
+                .scalar("cols", rows.cols as u32)
+                .write("r", &mut row)
+                .run()?;
+            self.ctx.sort_by_key(&mut row, &mut p)?;
+        }
+        Ok(p)
     }
 
     /// An inclusive scan of each row of `t` by `op`.

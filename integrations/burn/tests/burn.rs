@@ -342,6 +342,66 @@ fn topk_matches_burn_and_the_cpu() {
 }
 
 #[test]
+fn argmax_and_argmin_match_burn() {
+    let g = gpu();
+    let mut r = Rand(6);
+    // Ties everywhere, NaN, ±inf and ±0.0 in the floats; one row takes gpuprim's argmax,
+    // several rows the sort.
+    for (rows, cols) in [
+        (1usize, 5001usize),
+        (1, 1),
+        (300, 7),
+        (4, 1000),
+        (9, 1),
+        (0, 3),
+    ] {
+        let what = format!("{rows} x {cols}");
+        let t = Tensor::<2>::from_data(
+            TensorData::new(r.floats(rows * cols, true), [rows, cols]),
+            g.device(),
+        );
+        let max = g.argmax(t.clone()).unwrap();
+        assert_eq!(max.dims(), [rows, 1], "{what}: shape");
+        assert_eq!(
+            ints_of(max),
+            ints_of(t.clone().argmax(1)),
+            "{what}: f32 argmax"
+        );
+        assert_eq!(
+            ints_of(g.argmin(t.clone()).unwrap()),
+            ints_of(t.argmin(1)),
+            "{what}: f32 argmin"
+        );
+        let ti = Tensor::<2, Int>::from_data(
+            TensorData::new(r.ints(rows * cols), [rows, cols]),
+            g.device(),
+        );
+        assert_eq!(
+            ints_of(g.argmax(ti.clone()).unwrap()),
+            ints_of(ti.clone().argmax(1)),
+            "{what}: i32 argmax"
+        );
+        assert_eq!(
+            ints_of(g.argmin(ti.clone()).unwrap()),
+            ints_of(ti.argmin(1)),
+            "{what}: i32 argmin"
+        );
+    }
+    let t3 = Tensor::<3>::from_data(
+        TensorData::new(r.floats(4 * 3 * 17, true), [4, 3, 17]),
+        g.device(),
+    );
+    assert_eq!(
+        ints_of(g.argmax(t3.clone()).unwrap()),
+        ints_of(t3.argmax(2)),
+        "3-D argmax"
+    );
+    let empty_rows = Tensor::<2>::empty([3, 0], g.device());
+    let err = g.argmax(empty_rows).unwrap_err().to_string();
+    assert!(err.contains("last dimension of 0"), "{err}");
+}
+
+#[test]
 fn the_results_feed_burn_ops_on_the_same_device() {
     // A result is an ordinary tensor of Burn's device: Burn's own kernels take it.
     let g = gpu();
