@@ -13,6 +13,13 @@
 //! default element types); a tensor that is not contiguous is made contiguous by Burn
 //! first.
 //!
+//! Ordering: before gpuprim reads a tensor's buffer, the work Burn queued on the calling
+//! thread's stream is submitted, and every call ends by submitting its own work, so Burn
+//! work before and after a call runs before and after it. Burn keeps a stream per
+//! thread: a tensor whose producing work was queued on another thread must have been
+//! submitted there (for example by reading an element of it on that thread) before it
+//! is given to these calls.
+//!
 //! ```
 //! use burn::tensor::Tensor;
 //! use gpuprim_burn::BurnGpu;

@@ -121,9 +121,11 @@ impl Ctx {
     /// segment. Every [`Reduce`] operator works; see the [module docs](self) for the
     /// order of combination and the accuracy.
     ///
-    /// Speed does not depend on the lengths: the values are split evenly across the
-    /// GPU, so one segment of all values costs about what [`Ctx::reduce_with`] costs and
-    /// millions of short ones little more.
+    /// The values are split evenly across the GPU whatever the lengths: one segment of
+    /// all values, or long segments of any lengths, cost about what
+    /// [`Ctx::reduce_with`] costs; millions of short segments (16 values each) cost about
+    /// 2.5 times that, the price of finding and joining their bounds in every tile
+    /// (docs/PERFORMANCE.md).
     ///
     /// Offsets that are not ascending or point past `values` give unspecified values
     /// (for any segment, not only theirs); no call reads or writes outside the vectors.
@@ -191,9 +193,11 @@ impl Ctx {
 
     /// One reduction per row of `grid`: `grid.height()` values, row `y` being the
     /// `width` elements from `y * pitch` (the elements between `width` and `pitch` are
-    /// left out). The rows are equal segments of a [`Ctx::segmented_reduce`], with their
-    /// bounds computed instead of read; the grid's vector may be larger than one storage
-    /// binding. Every [`Reduce`] operator works.
+    /// left out). Where the adapter has subgroups, short rows (or the rows of a grid of
+    /// 8192 rows or more) take a few invocations of one subgroup each; otherwise the rows
+    /// are equal segments of a [`Ctx::segmented_reduce`], with their bounds computed
+    /// instead of read, and the grid's vector may be larger than one storage binding.
+    /// Every [`Reduce`] operator works.
     ///
     /// # Errors
     /// As [`Ctx::segmented_reduce`] for the operator and sizes.
