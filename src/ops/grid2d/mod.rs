@@ -97,7 +97,12 @@ impl Shape {
                 message: format!("row pitch {pitch} is less than the width {width}"),
             });
         }
-        let needed = u64::from(pitch) * u64::from(height - 1) + u64::from(width);
+        let shape = Shape {
+            width,
+            height,
+            pitch,
+        };
+        let needed = shape.span();
         if needed > len as u64 {
             return Err(Error::InvalidArgument {
                 op,
@@ -107,11 +112,13 @@ impl Shape {
                 ),
             });
         }
-        Ok(Shape {
-            width,
-            height,
-            pitch,
-        })
+        Ok(shape)
+    }
+
+    /// Elements from the grid's first to its last, both in: `pitch * (height - 1) +
+    /// width` (height is at least 1).
+    fn span(&self) -> u64 {
+        u64::from(self.pitch) * u64::from(self.height - 1) + u64::from(self.width)
     }
 }
 
@@ -167,6 +174,11 @@ grid_accessors!(Grid2D);
 grid_accessors!(Grid2DMut);
 
 impl<'a, T: GpuElement> Grid2D<'a, T> {
+    /// Elements of the vector from the grid's first to its last, both in.
+    pub(crate) fn span(&self) -> u64 {
+        self.shape.span()
+    }
+
     /// A tightly packed `width` x `height` view (pitch = width).
     ///
     /// # Errors

@@ -115,7 +115,7 @@ impl Ctx {
             ("grid columns", grid.width() as usize),
         )?;
         let (width, height, pitch) = (grid.width(), grid.height(), grid.pitch());
-        let used = u64::from(pitch) * u64::from(height - 1) + u64::from(width);
+        let used = grid.span();
         check_binding(self, name, "the grid", used * size_of::<T>() as u64)?;
         let spec = Spec::new(self, &op)?;
 

@@ -250,7 +250,7 @@ impl Ctx {
             ("grid rows", grid.height() as usize),
         )?;
         // The grid's last element; anything after it belongs to no row.
-        let used = u64::from(grid.pitch()) * u64::from(grid.height() - 1) + u64::from(grid.width());
+        let used = grid.span();
         let bounds = Bounds::Rows {
             width: grid.width(),
             pitch: grid.pitch(),

@@ -64,7 +64,7 @@ impl Ctx {
             && info.subgroup_max_size <= wg
             && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>");
         let view = View::of(grid.vec());
-        let used = u64::from(pitch) * u64::from(height - 1) + u64::from(width);
+        let used = grid.span();
         let lanes = grid_lanes(&view, pitch);
         let units = width.div_ceil(lanes);
         let max_per_row = info.subgroup_min_size.max(1).min(wg);
