@@ -38,7 +38,7 @@
 use burn::backend::Wgpu;
 use burn::backend::wgpu::CubeTensor;
 use burn::tensor::wgpu::WgpuSetup;
-use burn::tensor::{DType, Device, Float, Int, Shape, Tensor};
+use burn::tensor::{BackendPrimitive, DType, Device, Float, Int, Shape, Tensor};
 use cubecl::wgpu::{AutoCompiler, WgpuServer};
 use gpuprim::wgpu;
 use gpuprim::{Ctx, GpuElement, GpuVec, ScanOp, Sort, SortKey};
@@ -64,7 +64,9 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// A tensor kind these calls take: [`Float`] (f32 elements) or [`Int`] (i32).
-pub trait Kind: burn::tensor::kind::Basic + Sized {
+pub trait Kind:
+    burn::tensor::kind::Basic + BackendPrimitive<Wgpu, Primitive = CubeTensor> + Sized
+{
     /// The element type gpuprim sorts and scans.
     type Elem: SortKey + GpuElement;
     /// Burn's name of that type.
@@ -73,10 +75,17 @@ pub trait Kind: burn::tensor::kind::Basic + Sized {
     /// `argmin`: NaN (any) is `nan_key`, -0.0 and 0.0 are equal.
     #[doc(hidden)]
     const ARG_KEY_WGSL: &'static str;
+
     #[doc(hidden)]
-    fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor>;
+    fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
+        t.try_into_primitive::<Wgpu>()
+            .map_err(|e| Error::Burn(format!("not a tensor of the wgpu backend: {e:?}")))
+    }
+
     #[doc(hidden)]
-    fn from_cube<const D: usize>(c: CubeTensor) -> Tensor<D, Self>;
+    fn from_cube<const D: usize>(c: CubeTensor) -> Tensor<D, Self> {
+        Tensor::from_primitive::<Wgpu>(c)
+    }
 }
 
 impl Kind for Float {
@@ -85,26 +94,12 @@ impl Kind for Float {
     const ARG_KEY_WGSL: &'static str = "let b = bitcast<u32>(select(x, 0.0, x == 0.0)); \
         if (b & 0x7fffffffu) > 0x7f800000u { k = nan_key; } \
         else { k = select(b ^ 0x80000000u, ~b, (b >> 31u) == 1u); }";
-    fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
-        t.try_into_primitive::<Wgpu>()
-            .map_err(|e| Error::Burn(format!("not a tensor of the wgpu backend: {e:?}")))
-    }
-    fn from_cube<const D: usize>(c: CubeTensor) -> Tensor<D, Self> {
-        Tensor::from_primitive::<Wgpu>(c)
-    }
 }
 
 impl Kind for Int {
     type Elem = i32;
     const DTYPE: DType = DType::I32;
     const ARG_KEY_WGSL: &'static str = "k = bitcast<u32>(x) ^ 0x80000000u;";
-    fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
-        t.try_into_primitive::<Wgpu>()
-            .map_err(|e| Error::Burn(format!("not a tensor of the wgpu backend: {e:?}")))
-    }
-    fn from_cube<const D: usize>(c: CubeTensor) -> Tensor<D, Self> {
-        Tensor::from_primitive::<Wgpu>(c)
-    }
 }
 
 /// One wgpu device shared by Burn's wgpu runtime ([`BurnGpu::device`]) and a gpuprim
