@@ -6,6 +6,10 @@
 //! at 3 per dimension); borrowed vectors of ragged lengths; unsorted tables (answers in
 //! range); the errors.
 //!
+//! Each check runs the automatic choice and both of its paths: queries searched where
+//! they stand, and queries grouped by table range first (bucketed; wherever the table
+//! and the queries' pairs fit one binding).
+//!
 //! `_into` outputs start poisoned and every element is compared.
 
 mod common;
@@ -34,7 +38,48 @@ fn cpu_bound<K: SortKey>(table: &[K], q: K, upper: bool) -> u32 {
     }) as u32
 }
 
-/// Both bounds of every query, blocking and `_into` (poisoned), against the CPU.
+/// How a search meets its queries: as the call chooses, or forced one way.
+#[derive(Clone, Copy, Debug)]
+enum Order {
+    Auto,
+    Direct,
+    Bucketed,
+}
+
+/// `lower_bound_into` / `upper_bound_into` in `order`. `None` where a bucketed search
+/// does not fit the context's bindings (the call's error says so).
+fn bound_into<K: SortKey>(
+    ctx: &Ctx,
+    table: &GpuVec<K>,
+    queries: &GpuVec<K>,
+    upper: bool,
+    order: Order,
+    out: &mut GpuVec<u32>,
+) -> Option<()> {
+    let result = match (order, upper) {
+        (Order::Auto, false) => ctx.lower_bound_into(table, queries, out),
+        (Order::Auto, true) => ctx.upper_bound_into(table, queries, out),
+        (Order::Direct, _) => ctx.search_order_into(table, queries, upper, false, out),
+        (Order::Bucketed, _) => ctx.search_order_into(table, queries, upper, true, out),
+    };
+    match result {
+        Ok(()) => Some(()),
+        Err(Error::InvalidArgument { message, .. })
+            if matches!(order, Order::Bucketed)
+                && (8 * queries.len() as u64 > ctx.info().max_binding_bytes
+                    || 4 * table.len() as u64 > ctx.info().max_binding_bytes) =>
+        {
+            assert!(message.contains("bucketed"), "{message}");
+            None
+        }
+        Err(e) => panic!("{order:?} search: {e}"),
+    }
+}
+
+const ORDERS: [Order; 3] = [Order::Auto, Order::Direct, Order::Bucketed];
+
+/// Both bounds of every query, blocking and `_into` (poisoned) on each path, against the
+/// CPU.
 fn check<K: SortKey + TestElement>(ctx: &Ctx, table: &[K], queries: &[K], what: &str) {
     let (t, q) = (ctx.upload(table).unwrap(), ctx.upload(queries).unwrap());
     for upper in [false, true] {
@@ -54,13 +99,13 @@ fn check<K: SortKey + TestElement>(ctx: &Ctx, table: &[K], queries: &[K], what: 
             ctx.lower_bound(&t, &q)
         };
         assert_all_eq(&blocking.unwrap().to_vec().unwrap(), &want, &what);
-        let mut out = poisoned::<u32>(ctx, queries.len());
-        if upper {
-            ctx.upper_bound_into(&t, &q, &mut out).unwrap();
-        } else {
-            ctx.lower_bound_into(&t, &q, &mut out).unwrap();
+        for order in ORDERS {
+            let mut out = poisoned::<u32>(ctx, queries.len());
+            if bound_into(ctx, &t, &q, upper, order, &mut out).is_some() {
+                let what = format!("{what} (into, {order:?})");
+                assert_all_eq(&out.to_vec().unwrap(), &want, &what);
+            }
         }
-        assert_all_eq(&out.to_vec().unwrap(), &want, &format!("{what} (into)"));
     }
 }
 
@@ -188,17 +233,18 @@ fn unsorted_tables_answer_in_range() {
             let table = random_vec::<u32>(n, n as u64 + 3);
             let queries = random_vec::<u32>(2000, 4);
             let (t, q) = (ctx.upload(&table).unwrap(), ctx.upload(&queries).unwrap());
-            for upper in [false, true] {
+            for (upper, order) in [false, true]
+                .into_iter()
+                .flat_map(|u| ORDERS.map(|o| (u, o)))
+            {
                 let mut out = poisoned::<u32>(ctx, queries.len());
-                if upper {
-                    ctx.upper_bound_into(&t, &q, &mut out).unwrap();
-                } else {
-                    ctx.lower_bound_into(&t, &q, &mut out).unwrap();
+                if bound_into(ctx, &t, &q, upper, order, &mut out).is_none() {
+                    continue;
                 }
                 let got = out.to_vec().unwrap();
                 if let Some(i) = got.iter().position(|&a| a as usize > n) {
                     panic!(
-                        "table of {n}: answer {} for query {i} is past the table",
+                        "table of {n}, {order:?}: answer {} for query {i} is past the table",
                         got[i]
                     );
                 }
@@ -214,6 +260,16 @@ fn larger_table_and_reuse() {
     let ctx = ctx();
     let (table, queries) = case::<u32>(1 << 16, 1 << 14, 12, |r| r >> 10);
     check(ctx, &table, &queries, "2^16 table");
+    // Sorted queries, and all queries equal: each tile of bucketing meets one bucket.
+    let mut sorted = queries.clone();
+    sorted.sort();
+    check(ctx, &table, &sorted, "2^16 table, sorted queries");
+    check(
+        ctx,
+        &table,
+        &vec![table[30_000]; 5000],
+        "2^16 table, equal queries",
+    );
     let compiled = ctx.pipelines_compiled();
     check(ctx, &table, &queries, "2^16 table again");
     assert_eq!(
@@ -233,7 +289,9 @@ fn app_buffer(ctx: &Ctx, initial: &[u32]) -> wgpu::Buffer {
     let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("application buffer"),
         size: 4 * initial.len() as u64,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: true,
     });
     buffer
@@ -266,23 +324,32 @@ fn borrowed_vectors_of_ragged_lengths() {
             };
             let (t, q) = (view(&inputs, t_at, n), view(&inputs, q_at, m));
             let mut out = view(&output, a, m);
-            for upper in [false, true] {
-                if upper {
-                    ctx.upper_bound_into(&t, &q, &mut out).unwrap();
-                } else {
-                    ctx.lower_bound_into(&t, &q, &mut out).unwrap();
+            for (upper, order) in [false, true]
+                .into_iter()
+                .flat_map(|u| ORDERS.map(|o| (u, o)))
+            {
+                // Poison the output again: each order must write every answer itself.
+                let poison = random_vec::<u32>(m, 100 + upper as u64);
+                ctx.queue()
+                    .write_buffer(&output, 4 * a as u64, bytemuck::cast_slice(&poison));
+                if bound_into(ctx, &t, &q, upper, order, &mut out).is_none() {
+                    continue;
                 }
                 let got = read_words_as_application(ctx, &output);
                 let want: Vec<u32> = queries
                     .iter()
                     .map(|&x| cpu_bound(&table, x, upper))
                     .collect();
-                assert_all_eq(&got[a..a + m], &want, &format!("borrowed {n}/{m}"));
+                assert_all_eq(
+                    &got[a..a + m],
+                    &want,
+                    &format!("borrowed {n}/{m}, {order:?}"),
+                );
                 for (i, (&w, &g)) in got.iter().zip(&initial).enumerate() {
                     if !(a..a + m).contains(&i) {
                         assert_eq!(
                             w, g,
-                            "borrowed {n}/{m}: word {i} outside the output changed"
+                            "borrowed {n}/{m}, {order:?}: word {i} outside the output changed"
                         );
                     }
                 }

@@ -36,10 +36,12 @@ struct GpSearchParams {
 @group(0) @binding(1) var<storage, read_write> gp_pivots: array<u32>;
 @group(0) @binding(2) var<storage, read> gp_table: array<u32>;
 
-// The queries at binding 3 (gp_queries_load(u) -> vec4<u32>, the keys' bits) and the
-// answers at binding 4 (gp_out_load, gp_out_store).
-{{QUERIES}}
-{{OUT}}
+// How queries are read and answers written: `gp_query(u)`, the four ordered query words
+// of unit u, and `gp_answer(u, a)`, their answers. Direct (wgsl/search_io_direct.wgsl):
+// the queries and the answers at bindings 3 and 4, unit by unit. Bucketed
+// (wgsl/search_io_bucketed.wgsl): (ordered query, index) pairs at binding 3, grouped by
+// table range by wgsl/search_buckets.wgsl, and each answer written at its index.
+{{IO}}
 
 const GP_KEY_XOR: u32 = {{KEY_XOR}}u;
 const GP_NEG_MASK: u32 = {{NEG_MASK}}u;
@@ -102,7 +104,7 @@ fn search_main(ids: GpIds) {
     let last = vec4<u32>(max(gp_params.n, 1u) - 1u);
     let sv = vec4<u32>(s);
     for (var u = group * {{WG}}u + ids.lane; u < gp_params.units; u += gp_params.groups * {{WG}}u) {
-        let q = gp_ordered4(gp_queries_load(u));
+        let q = gp_query(u);
         // c: how many pivots come before q (0..=s), by probing counts from s down.
         var c = vec4<u32>(0u);
         for (var step = s; step > 0u; step >>= 1u) {
@@ -125,10 +127,6 @@ fn search_main(ids: GpIds) {
             lo = select(lo, mid + 1u, take);
             len = select(half, len - half - 1u, take);
         }
-        var answer = lo;
-        if gp_params.accumulate != 0u {
-            answer += gp_out_load(u);
-        }
-        gp_out_store(u, answer);
+        gp_answer(u, lo);
     }
 }

@@ -10,24 +10,51 @@
 //! independent loads are in flight at every step, and every invocation takes the same
 //! number of steps (no divergence).
 //!
+//! Many random queries in a large table take a bucketed search instead
+//! (`wgsl/search_buckets.wgsl`): an unstable counting sort of the queries by which of
+//! 257 table ranges they fall in (count, offsets, scatter into (query, index) pairs),
+//! then the search above over the pairs, each answer written at its query's index.
+//! Queries in random order touch the whole table at every step and miss the cache at
+//! most of them; grouped by range, the queries that run at one time touch a few ranges,
+//! which stay in the cache. [`bucketing_pays`] chooses; it needs the table, the queries
+//! and the pairs each in one storage binding.
+//!
 //! Keys are compared as `u32` words in key order, as the sorts compare them
 //! ([`SortKey`]): `f32` in the order of [`f32::total_cmp`].
 
 use crate::error::{Error, Result};
 use crate::ops::sort::SortKey;
-use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::cache::{Kernel, KernelSource, render};
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::{View, units_wgsl};
+use std::sync::Arc;
 
 const SEARCH_WGSL: &str = include_str!("../../wgsl/search.wgsl");
+const SEARCH_IO_DIRECT_WGSL: &str = include_str!("../../wgsl/search_io_direct.wgsl");
+const SEARCH_IO_BUCKETED_WGSL: &str = include_str!("../../wgsl/search_io_bucketed.wgsl");
+const SEARCH_BUCKETS_WGSL: &str = include_str!("../../wgsl/search_buckets.wgsl");
 
 /// Most pivots a workgroup keeps in workgroup memory (16 KiB of `u32`, the least every
 /// WebGPU device offers): 12 of the 24 levels of a search in 2^24 elements. Fewer where
 /// the device offers less workgroup memory, and never more than the table has room for.
 const MAX_PIVOTS: u32 = 4096;
+
+/// Most bucket pivots of a bucketed search: 257 table ranges of 1/256 of the table
+/// each. The queries searched at one time then fall in a few of them, which stay in the
+/// cache, and a tile of bucketing meets few enough buckets to reserve each one's slots
+/// with one atomic add.
+const MAX_BUCKETS: u32 = 256;
+
+/// Query units (of four) per invocation in a tile of `scatter_main`.
+const SCATTER_UNITS: u32 = 2;
+
+/// The least queries, and the least table elements, for which [`QueryOrder::Auto`]
+/// groups the queries by table range first (see [`bucketing_pays`]).
+const BUCKETED_MIN_QUERIES: usize = 1 << 18;
+const BUCKETED_MIN_TABLE: usize = 1 << 20;
 
 /// Which bound a call finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,6 +74,18 @@ impl Side {
     }
 }
 
+/// How the search pass reads queries and writes answers (the `{{IO}}` of
+/// `wgsl/search.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Io {
+    /// The queries and the answers unit by unit (`wgsl/search_io_direct.wgsl`), each as
+    /// `vec4` units or in the scalar layout.
+    Direct { queries_vec4: bool, out_vec4: bool },
+    /// (query, index) pairs grouped by table range, each answer written at its index
+    /// (`wgsl/search_io_bucketed.wgsl`).
+    Bucketed,
+}
+
 /// `wgsl/search.wgsl`: its pivots and search passes for one side, key type and layout.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct SearchKernel {
@@ -55,9 +94,7 @@ struct SearchKernel {
     key: &'static str,
     key_xor: u32,
     neg_mask: u32,
-    /// Whether the queries and the output are bound as `vec4` units.
-    queries_vec4: bool,
-    out_vec4: bool,
+    io: Io,
     /// Pivots a workgroup keeps in workgroup memory.
     pivots: u32,
     workgroup_size: u32,
@@ -77,14 +114,26 @@ impl KernelSource for SearchKernel {
             Side::Lower => "<",
             Side::Upper => "<=",
         };
+        let io = match self.io {
+            Io::Direct {
+                queries_vec4,
+                out_vec4,
+            } => render(
+                SEARCH_IO_DIRECT_WGSL,
+                &[
+                    (
+                        "QUERIES",
+                        units_wgsl("gp_queries", 3, "u32", false, queries_vec4),
+                    ),
+                    ("OUT", units_wgsl("gp_out", 4, "u32", true, out_vec4)),
+                ],
+            ),
+            Io::Bucketed => SEARCH_IO_BUCKETED_WGSL.to_string(),
+        };
         render(
             SEARCH_WGSL,
             &[
-                (
-                    "QUERIES",
-                    units_wgsl("gp_queries", 3, "u32", false, self.queries_vec4),
-                ),
-                ("OUT", units_wgsl("gp_out", 4, "u32", true, self.out_vec4)),
+                ("IO", io),
                 ("KEY_XOR", self.key_xor.to_string()),
                 ("NEG_MASK", self.neg_mask.to_string()),
                 ("BEFORE", before.into()),
@@ -93,6 +142,55 @@ impl KernelSource for SearchKernel {
             ],
         )
     }
+}
+
+/// `wgsl/search_buckets.wgsl`: the passes that group queries by table range.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct BucketKernel {
+    key: &'static str,
+    key_xor: u32,
+    neg_mask: u32,
+    queries_vec4: bool,
+    workgroup_size: u32,
+}
+
+impl KernelSource for BucketKernel {
+    fn name(&self) -> &'static str {
+        "lower_bound/upper_bound buckets"
+    }
+
+    fn element(&self) -> &'static str {
+        self.key
+    }
+
+    fn wgsl(&self) -> String {
+        render(
+            SEARCH_BUCKETS_WGSL,
+            &[
+                (
+                    "QUERIES",
+                    units_wgsl("gp_queries", 3, "u32", false, self.queries_vec4),
+                ),
+                ("KEY_XOR", self.key_xor.to_string()),
+                ("NEG_MASK", self.neg_mask.to_string()),
+                ("BUCKETS", MAX_BUCKETS.to_string()),
+                ("UNITS", SCATTER_UNITS.to_string()),
+                ("WG", self.workgroup_size.to_string()),
+            ],
+        )
+    }
+}
+
+/// How a search meets its queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
+enum QueryOrder {
+    /// Bucketed where [`bucketing_pays`] says so and the vectors allow it, else direct.
+    Auto,
+    /// Each query searched where it stands.
+    Direct,
+    /// Queries grouped by table range first (`wgsl/search_buckets.wgsl`).
+    Bucketed,
 }
 
 impl Ctx {
@@ -201,11 +299,48 @@ impl Ctx {
         self.search_into(sorted, queries, Side::Upper, out)
     }
 
+    /// [`Ctx::lower_bound_into`] (`upper: false`) or [`Ctx::upper_bound_into`] with the
+    /// queries searched where they stand (`bucketed: false`) or grouped by table range
+    /// first (`bucketed: true`), whatever the automatic choice would be. For tests and
+    /// tuning (`examples/bandwidth`'s `search` section).
+    ///
+    /// # Errors
+    /// As [`Ctx::lower_bound_into`]; [`Error::InvalidArgument`] for `bucketed` where the
+    /// table, the queries or their (query, index) pairs do not fit one storage binding.
+    #[cfg(feature = "internals")]
+    pub fn search_order_into<K: SortKey>(
+        &self,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+        upper: bool,
+        bucketed: bool,
+        out: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        let side = if upper { Side::Upper } else { Side::Lower };
+        let order = if bucketed {
+            QueryOrder::Bucketed
+        } else {
+            QueryOrder::Direct
+        };
+        self.search_order(sorted, queries, side, order, out)
+    }
+
     fn search_into<K: SortKey>(
         &self,
         sorted: &GpuVec<K>,
         queries: &GpuVec<K>,
         side: Side,
+        out: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.search_order(sorted, queries, side, QueryOrder::Auto, out)
+    }
+
+    fn search_order<K: SortKey>(
+        &self,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+        side: Side,
+        order: QueryOrder,
         out: &mut GpuVec<u32>,
     ) -> Result<()> {
         let op = side.name();
@@ -225,11 +360,33 @@ impl Ctx {
                 ),
             });
         }
+        let fits = bucketing_fits(self, n, queries.len());
+        let bucketed = match order {
+            QueryOrder::Auto => fits && bucketing_pays(self, n, queries.len()),
+            QueryOrder::Direct => false,
+            QueryOrder::Bucketed if fits => true,
+            QueryOrder::Bucketed => {
+                return Err(Error::InvalidArgument {
+                    op,
+                    message: format!(
+                        "a bucketed search needs the table ({n} elements), the queries and \
+                         their (query, index) pairs ({} elements of 8 bytes) each in one \
+                         storage binding of {} bytes",
+                        queries.len(),
+                        self.info().max_binding_bytes
+                    ),
+                });
+            }
+        };
         if queries.is_empty() {
             return Ok(());
         }
         let mut work = Work::new(self, op);
-        self.record_search(&mut work, sorted, queries, side, out)?;
+        if bucketed {
+            self.record_bucketed_search(&mut work, sorted, queries, side, out)?;
+        } else {
+            self.record_search(&mut work, sorted, queries, side, out)?;
+        }
         work.submit()
     }
 
@@ -250,8 +407,10 @@ impl Ctx {
             key: K::WGSL,
             key_xor: K::KEY_XOR,
             neg_mask: K::NEG_MASK,
-            queries_vec4: qv.vec4(),
-            out_vec4: ov.vec4(),
+            io: Io::Direct {
+                queries_vec4: qv.vec4(),
+                out_vec4: ov.vec4(),
+            },
             pivots: max_pivots,
             workgroup_size: wg,
         };
@@ -286,21 +445,15 @@ impl Ctx {
                 Res::range(table.buffer, table.offset + 4 * first, 4 * count)
             };
             let pivot_base = t as u32 * max_pivots;
-            if window.pivots > 0 {
-                let block = work.params(&SearchParams {
-                    n: window.n,
-                    pivots: window.pivots,
-                    gap: window.gap,
-                    extra: window.extra,
-                    pivot_base,
-                    ..SearchParams::default()
-                });
-                let grid = workgroup_grid(u64::from(window.pivots.div_ceil(wg)), max_per_dim)?;
-                work.dispatch(&pivots_kernel, grid)
-                    .bind(0, block)
-                    .bind(1, Res::whole(&pivots))
-                    .bind(2, table_binding.clone());
-            }
+            record_pivots(
+                work,
+                &pivots_kernel,
+                &pivots,
+                table_binding.clone(),
+                window,
+                pivot_base,
+                wg,
+            )?;
             for q in &query_windows {
                 let units = q.units as u32;
                 let groups = units.div_ceil(wg).clamp(1, cap);
@@ -327,6 +480,197 @@ impl Ctx {
         }
         Ok(())
     }
+
+    /// Adds a bucketed search to `work`: the pivots, the three bucketing passes of
+    /// `wgsl/search_buckets.wgsl` (count, offsets, scatter into (query, index) pairs
+    /// grouped by table range) and the search of the pairs, which writes each answer at
+    /// its query's index. The table, the queries and the pairs each fit one binding
+    /// ([`bucketing_fits`]).
+    fn record_bucketed_search<K: SortKey>(
+        &self,
+        work: &mut Work,
+        sorted: &GpuVec<K>,
+        queries: &GpuVec<K>,
+        side: Side,
+        out: &GpuVec<u32>,
+    ) -> Result<()> {
+        let wg = pow2_workgroup_size(self, 256);
+        let max_pivots = max_pivots(self);
+        let (table, qv, ov) = (View::of(sorted), View::of(queries), View::of(out));
+        let search = SearchKernel {
+            side,
+            key: K::WGSL,
+            key_xor: K::KEY_XOR,
+            neg_mask: K::NEG_MASK,
+            io: Io::Bucketed,
+            pivots: max_pivots,
+            workgroup_size: wg,
+        };
+        let buckets = BucketKernel {
+            key: K::WGSL,
+            key_xor: K::KEY_XOR,
+            neg_mask: K::NEG_MASK,
+            queries_vec4: qv.vec4(),
+            workgroup_size: wg,
+        };
+        let max_per_dim = self.info().max_workgroups_per_dimension;
+        let n = sorted.len() as u32;
+        let count = queries.len() as u32;
+        let units = count.div_ceil(4);
+        let window = Window::new(n, max_pivots);
+        // An empty table: never read, but a binding must have bytes.
+        let table_binding = if n == 0 {
+            qv.whole()
+        } else {
+            Res::range(table.buffer, table.offset, 4 * u64::from(n))
+        };
+        let pivots = work.keep(self.scratch(
+            "lower_bound/upper_bound pivots",
+            4 * u64::from(max_pivots),
+            wgpu::BufferUsages::STORAGE,
+        )?);
+        let pivots_kernel = self.kernel_for(&search, "pivots_main")?;
+        record_pivots(
+            work,
+            &pivots_kernel,
+            &pivots,
+            table_binding.clone(),
+            window,
+            0,
+            wg,
+        )?;
+
+        let bucket_pivots = window.pivots.min(MAX_BUCKETS);
+        let bins = u64::from(bucket_pivots + 1);
+        let bins_buffer = work.keep(self.scratch(
+            "lower_bound/upper_bound bucket counts",
+            8 * bins,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        )?);
+        work.clear(&bins_buffer, 0, Some(4 * bins));
+        let pairs_bytes = 8 * u64::from(count);
+        // Kept for the next call of this size, as a sort's scratch is: allocating tens of
+        // MiB for each call costs more than the search.
+        let pairs = work.keep(self.scratch_kept(
+            "lower_bound/upper_bound (query, index) pairs",
+            pairs_bytes,
+            wgpu::BufferUsages::STORAGE,
+        )?);
+        let cap = search_groups_cap(self);
+        let params = |work: &mut Work, groups: u32| {
+            work.params(&BucketParams {
+                count,
+                buckets: bucket_pivots,
+                stride: window.pivots.checked_div(bucket_pivots).unwrap_or(0),
+                pivot_base: 0,
+                groups,
+                ..BucketParams::default()
+            })
+        };
+        let bins_binding = Res::range(&bins_buffer, 0, 8 * bins);
+        let query_binding = qv.whole();
+        let pairs_binding = Res::range(&pairs, 0, pairs_bytes);
+
+        let groups = units.div_ceil(wg).clamp(1, cap);
+        let block = params(work, groups);
+        work.dispatch(
+            &self.kernel_for(&buckets, "count_main")?,
+            workgroup_grid(u64::from(groups), max_per_dim)?,
+        )
+        .bind(0, block)
+        .bind(1, Res::whole(&pivots))
+        .bind(2, bins_binding.clone())
+        .bind(3, query_binding.clone());
+
+        let block = params(work, 1);
+        work.dispatch(&self.kernel_for(&buckets, "offsets_main")?, [1, 1, 1])
+            .bind(0, block)
+            .bind(2, bins_binding.clone());
+
+        let groups = units.div_ceil(wg * SCATTER_UNITS).clamp(1, cap);
+        let block = params(work, groups);
+        work.dispatch(
+            &self.kernel_for(&buckets, "scatter_main")?,
+            workgroup_grid(u64::from(groups), max_per_dim)?,
+        )
+        .bind(0, block)
+        .bind(1, Res::whole(&pivots))
+        .bind(2, bins_binding)
+        .bind(3, query_binding)
+        .bind(4, pairs_binding.clone());
+
+        let groups = units.div_ceil(wg).clamp(1, cap);
+        let block = work.params(&SearchParams {
+            n: window.n,
+            pivots: window.pivots,
+            gap: window.gap,
+            extra: window.extra,
+            steps: window.steps,
+            pivot_base: 0,
+            accumulate: 0,
+            units,
+            groups,
+            ..SearchParams::default()
+        });
+        work.dispatch(
+            &self.kernel_for(&search, "search_main")?,
+            workgroup_grid(u64::from(groups), max_per_dim)?,
+        )
+        .bind(0, block)
+        .bind(1, Res::whole(&pivots))
+        .bind(2, table_binding)
+        .bind(3, pairs_binding)
+        .bind(4, ov.exact());
+        Ok(())
+    }
+}
+
+/// Adds the pass that copies a table window's pivots to `pivots` at `pivot_base`, if it
+/// has any.
+fn record_pivots(
+    work: &mut Work,
+    kernel: &Arc<Kernel>,
+    pivots: &wgpu::Buffer,
+    table: Res,
+    window: Window,
+    pivot_base: u32,
+    wg: u32,
+) -> Result<()> {
+    if window.pivots == 0 {
+        return Ok(());
+    }
+    let block = work.params(&SearchParams {
+        n: window.n,
+        pivots: window.pivots,
+        gap: window.gap,
+        extra: window.extra,
+        pivot_base,
+        ..SearchParams::default()
+    });
+    let max_per_dim = work.ctx().info().max_workgroups_per_dimension;
+    let grid = workgroup_grid(u64::from(window.pivots.div_ceil(wg)), max_per_dim)?;
+    work.dispatch(kernel, grid)
+        .bind(0, block)
+        .bind(1, Res::whole(pivots))
+        .bind(2, table);
+    Ok(())
+}
+
+/// Whether a bucketed search can run: the table, the queries and their (query, index)
+/// pairs each fit one storage binding (the answers are scattered over the whole output,
+/// and the pairs over the whole pair buffer).
+fn bucketing_fits(ctx: &Ctx, n: usize, queries: usize) -> bool {
+    let max = ctx.info().max_binding_bytes;
+    (n as u64) * 4 <= max && (queries as u64).div_ceil(4) * 16 <= max && (queries as u64) * 8 <= max
+}
+
+/// Whether grouping the queries by table range first is worth its three passes: on a
+/// GPU, for many queries in a table larger than the caches keep near the compute units,
+/// where random queries miss the cache at most steps of their search.
+fn bucketing_pays(ctx: &Ctx, n: usize, queries: usize) -> bool {
+    ctx.info().device_type != wgpu::DeviceType::Cpu
+        && queries >= BUCKETED_MIN_QUERIES
+        && n >= BUCKETED_MIN_TABLE
 }
 
 /// How one table window is searched: `pivots` elements split the others into
@@ -393,6 +737,25 @@ struct SearchParams {
     accumulate: u32,
     /// Query units in this query window.
     units: u32,
+    /// Workgroups that take part; the surplus ones of a folded grid return.
+    groups: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+/// The parameter block of `wgsl/search_buckets.wgsl` (`struct GpBucketParams` there).
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct BucketParams {
+    /// Queries.
+    count: u32,
+    /// Bucket pivots: 0 or a power of two, at most `MAX_BUCKETS`.
+    buckets: u32,
+    /// Bucket pivot `j` is pivot `(j + 1) * stride - 1`.
+    stride: u32,
+    /// Where the table's pivots start in the pivot buffer.
+    pivot_base: u32,
     /// Workgroups that take part; the surplus ones of a folded grid return.
     groups: u32,
     _pad0: u32,

@@ -3,6 +3,10 @@
 //! queries (neighbours take the same path), then a table of n elements. Bytes count the
 //! queries read and the answers written once (8 m); the table's reads are the search's
 //! own cost. Each row's answers are checked against the host at a sample of queries.
+//!
+//! `order_rows` (section `search_order`, only when named): random and sorted queries,
+//! searched where they stand and bucketed (grouped by table range first), over table
+//! and query sizes, to place the automatic choice between the two.
 
 use gpuprim::{GpuVec, Result, SortKey};
 
@@ -106,22 +110,90 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     Ok(())
 }
 
+/// Random and sorted queries, searched where they stand and bucketed, for table and
+/// query sizes up to 2^24 (and a table of n where n is larger).
+pub fn order_rows(b: &mut Bench) -> Result<()> {
+    let n = b.n;
+    let biggest = log2(n.min(1 << 24));
+    let mut shapes: Vec<(u32, u32)> = [
+        (24, 24),
+        (24, 20),
+        (24, 18),
+        (24, 16),
+        (22, 24),
+        (20, 24),
+        (20, 20),
+        (18, 24),
+        (16, 24),
+    ]
+    .into_iter()
+    .filter(|&(t, q)| t <= biggest && q <= biggest)
+    .collect();
+    if n > 1 << 24 {
+        shapes.push((log2(n), 24));
+    }
+    for (t, q) in shapes {
+        let (tn, qn) = (1usize << t, 1usize << q);
+        b.n = qn;
+        let table_host = sorted_u32(tn, 61);
+        let table = b.ctx.upload(&table_host)?;
+        let mut queries_host: Vec<u32> = stream(qn, 62).collect();
+        let mut out = b.ctx.zeros::<u32>(qn)?;
+        for sorted in [false, true] {
+            if sorted {
+                queries_host.sort_unstable();
+            }
+            let queries = b.ctx.upload(&queries_host)?;
+            let kind = if sorted { "sorted" } else { "random" };
+            for (order, how) in [
+                (None, "auto"),
+                (Some(false), "direct"),
+                (Some(true), "bucketed"),
+            ] {
+                row_in(
+                    b,
+                    &format!("lower_bound u32, 2^{q} {kind} queries, table 2^{t}, {how}"),
+                    (&table, &table_host),
+                    (&queries, &queries_host),
+                    &mut out,
+                    false,
+                    order,
+                )?;
+            }
+        }
+    }
+    b.n = n;
+    Ok(())
+}
+
 /// Times `lower_bound_into` (or `upper_bound_into`) and checks every 4099th answer.
 fn row<K: SortKey>(
+    b: &mut Bench,
+    name: &str,
+    tables: (&GpuVec<K>, &[K]),
+    queries: (&GpuVec<K>, &[K]),
+    out: &mut GpuVec<u32>,
+    upper: bool,
+) -> Result<()> {
+    row_in(b, name, tables, queries, out, upper, None)
+}
+
+/// [`row`] with the queries met as `order` says: `None` as the call chooses, `Some(true)`
+/// bucketed, `Some(false)` where they stand.
+fn row_in<K: SortKey>(
     b: &mut Bench,
     name: &str,
     (table, table_host): (&GpuVec<K>, &[K]),
     (queries, queries_host): (&GpuVec<K>, &[K]),
     out: &mut GpuVec<u32>,
     upper: bool,
+    order: Option<bool>,
 ) -> Result<()> {
     let ctx = b.ctx;
-    let call = |out: &mut GpuVec<u32>| {
-        if upper {
-            ctx.upper_bound_into(table, queries, out)
-        } else {
-            ctx.lower_bound_into(table, queries, out)
-        }
+    let call = |out: &mut GpuVec<u32>| match order {
+        Some(bucketed) => ctx.search_order_into(table, queries, upper, bucketed, out),
+        None if upper => ctx.upper_bound_into(table, queries, out),
+        None => ctx.lower_bound_into(table, queries, out),
     };
     call(out)?;
     let got = out.to_vec()?;
