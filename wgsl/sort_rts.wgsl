@@ -82,9 +82,16 @@ fn upsweep(ids: Ids) {
     }
 }
 
-// The tile in its current order: keys and their positions in the input tile.
-var<workgroup> tile_keys: array<u32, TILE>;
-var<workgroup> tile_origin: array<u32, TILE>;
+// The tile in its current order: keys and their positions in the input tile, position p
+// at gp_at(p): a word of padding every 32, so that invocations reading their KPT
+// consecutive positions side by side (a stride of KPT words) meet in no bank.
+const TILE_WORDS: u32 = TILE + TILE / 32u;
+var<workgroup> tile_keys: array<u32, TILE_WORDS>;
+var<workgroup> tile_origin: array<u32, TILE_WORDS>;
+
+fn gp_at(p: u32) -> u32 {
+    return p + p / 32u;
+}
 // A split's counters: word w of invocation i (at gp_cell(w * WG + i)) counts the
 // invocation's keys of bucket w (low 16 bits) and w + 8 (high 16 bits); after the
 // split's scan it holds the bucket's first place for the invocation's keys. A word of
@@ -178,13 +185,13 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
         if b >= 8u {
             p = (first >> 16u) + low_total + rank[k];
         }
-        tile_keys[p] = (*keys)[k];
-        tile_origin[p] = (*origin)[k];
+        tile_keys[gp_at(p)] = (*keys)[k];
+        tile_origin[gp_at(p)] = (*origin)[k];
     }
     workgroupBarrier();
     for (var k = 0u; k < KPT; k++) {
-        (*keys)[k] = tile_keys[i * KPT + k];
-        (*origin)[k] = tile_origin[i * KPT + k];
+        (*keys)[k] = tile_keys[gp_at(i * KPT + k)];
+        (*origin)[k] = tile_origin[gp_at(i * KPT + k)];
     }
 }
 
@@ -202,15 +209,25 @@ fn downsweep(ids: Ids) {
     for (var t = t0; t < t1; t++) {
         let base = t * TILE;
         let valid = min(params.n - base, TILE);
+        // Loaded striped (consecutive invocations, consecutive addresses) into workgroup
+        // memory, then taken KPT consecutive keys an invocation.
+        for (var k = 0u; k < KPT; k++) {
+            let p = k * WG + ids.index;
+            if p < valid {
+                tile_keys[gp_at(p)] = keys_in[base + p];
+            }
+        }
+        workgroupBarrier();
         var keys: array<u32, KPT>;
         var origin: array<u32, KPT>;
         for (var k = 0u; k < KPT; k++) {
             let p = ids.index * KPT + k;
             origin[k] = p;
             if p < valid {
-                keys[k] = keys_in[base + p];
+                keys[k] = tile_keys[gp_at(p)];
             }
         }
+        workgroupBarrier();
         split(&keys, &origin, 0u, valid, ids);
         split(&keys, &origin, 4u, valid, ids);
         // Runs of equal digits in the sorted tile.
@@ -223,10 +240,10 @@ fn downsweep(ids: Ids) {
             let p = ids.index * KPT + k;
             if p < valid {
                 let d = digit_of(keys[k]);
-                if p == 0u || digit_of(tile_keys[p - 1u]) != d {
+                if p == 0u || digit_of(tile_keys[gp_at(p - 1u)]) != d {
                     run_start[d] = p;
                 }
-                if p + 1u == valid || digit_of(tile_keys[p + 1u]) != d {
+                if p + 1u == valid || digit_of(tile_keys[gp_at(p + 1u)]) != d {
                     run_end[d] = p + 1u;
                 }
             }
@@ -236,7 +253,7 @@ fn downsweep(ids: Ids) {
         for (var k = 0u; k < KPT; k++) {
             let p = k * WG + ids.index;
             if p < valid {
-                let key = tile_keys[p];
+                let key = tile_keys[gp_at(p)];
                 let d = digit_of(key);
                 let to = next[d] + p - run_start[d];
                 if to >= params.out_lo && to < params.out_hi {

@@ -1,4 +1,4 @@
-let origin = base + tile_origin[p];
+let origin = base + tile_origin[gp_at(p)];
                     var v = params.first + origin;
                     if params.indices == 0u {
                         v = values_in[origin];

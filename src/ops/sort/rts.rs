@@ -17,9 +17,11 @@ use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::Work;
 use crate::runtime::vec::{GpuVec, LANES};
 
-/// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters).
-const RTS_TILE_GPU: (u32, u32) = (256, 8);
-const RTS_TILE_CPU: (u32, u32) = (128, 8);
+/// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters), the first that
+/// fits the device: on a GPU 16 keys an invocation where workgroup memory holds them
+/// (fewer tiles, so less of the tiles' fixed cost per key), else 8.
+const RTS_TILES_GPU: [(u32, u32); 2] = [(256, 16), (256, 8)];
+const RTS_TILES_CPU: [(u32, u32); 1] = [(128, 8)];
 /// Reduce-then-scan workgroups per pass (each owns a contiguous range of tiles): the
 /// counts to scan are 256 per workgroup.
 const RTS_GROUPS_GPU: u64 = 2048;
@@ -180,28 +182,36 @@ pub(super) fn rts_shape(
     let max_wg = limits
         .max_compute_invocations_per_workgroup
         .min(limits.max_compute_workgroup_size_x);
-    // The tile (keys and origins), the split's cells with their padding, its raking
+    // The tile (keys and origins, padded), the split's cells with their padding, its raking
     // totals and blocks, the digits' runs and next positions.
     let bytes = |wg: u32, kpt: u32| {
         let (wg, kpt) = (u64::from(wg), u64::from(kpt));
-        4 * (2 * wg * kpt + 8 * wg + wg / 4 + wg + wg / 16 + 3 * u64::from(RADIX))
+        4 * (2 * (wg * kpt + wg * kpt / 32) + 8 * wg + wg / 4 + wg + wg / 16 + 3 * u64::from(RADIX))
     };
     let storage = u64::from(limits.max_compute_workgroup_storage_size);
     let (wg, kpt) = match tile {
         Some(asked) => asked,
         None => {
-            // The default, with the workgroup halved while it is more than the device
-            // allows or its tile does not fit workgroup memory (WebGPU's default 16 KiB
-            // holds 128 x 8, not 256 x 8).
-            let (mut wg, kpt) = match info.device_type {
-                wgpu::DeviceType::Cpu => RTS_TILE_CPU,
-                _ => RTS_TILE_GPU,
+            // The first default that fits; with the last, the workgroup halved while it
+            // is more than the device allows or its tile does not fit workgroup memory
+            // (WebGPU's default 16 KiB holds 128 x 8, not 256 x 8).
+            let tiles: &[(u32, u32)] = match info.device_type {
+                wgpu::DeviceType::Cpu => &RTS_TILES_CPU,
+                _ => &RTS_TILES_GPU,
             };
-            wg = wg.min(1 << max_wg.max(1).ilog2());
-            while wg > 32 && bytes(wg, kpt) > storage {
-                wg /= 2;
+            let most = 1 << max_wg.max(1).ilog2();
+            let fits = |&&(wg, kpt): &&(u32, u32)| wg <= most && bytes(wg, kpt) <= storage;
+            match tiles.iter().find(fits) {
+                Some(&tile) => tile,
+                None => {
+                    let (mut wg, kpt) = tiles[tiles.len() - 1];
+                    wg = wg.min(most);
+                    while wg > 32 && bytes(wg, kpt) > storage {
+                        wg /= 2;
+                    }
+                    (wg, kpt)
+                }
             }
-            (wg, kpt)
         }
     };
     if !wg.is_power_of_two()

@@ -2,9 +2,13 @@
 //! context of the same adapter built `without_features(SUBGROUP)`, so the two paths
 //! stand next to each other in one process. Adapters without subgroups print one row
 //! each (the only path they have).
+//!
+//! `GP_RTS_TILES=256x8,256x16` in the environment adds a row per reduce-then-scan tile
+//! shape (invocations x keys per invocation) for the sort of the first size on the
+//! context without subgroups.
 
 use gpuprim::wgpu::Features;
-use gpuprim::{Ctx, Result, Scan, ScanAlgorithm, ScanOp, Sort};
+use gpuprim::{Ctx, Result, Scan, ScanAlgorithm, ScanOp, Sort, SortAlgorithm};
 
 use gpuprim_lab::timing::Bench;
 
@@ -57,9 +61,31 @@ pub fn rows(b: &mut Bench) -> Result<()> {
             if m == sizes(n)[0] {
                 let name = format!("sort_by_key u32 + u32 n=2^{}, {path}", log2(m));
                 pairs_row_on(b, c, &name, &keys, &Sort::ascending())?;
+                if !c.has_features(Features::SUBGROUP) {
+                    for (wg, kpt) in rts_tiles() {
+                        let name =
+                            format!("sort u32 keys n=2^{}, {path}, tile {wg}x{kpt}", log2(m));
+                        let sort = Sort::ascending()
+                            .algorithm(SortAlgorithm::ReduceThenScan)
+                            .tile(wg, kpt);
+                        keys_row_on(b, c, &name, &keys, &sort)?;
+                    }
+                }
             }
         }
     }
     b.n = n;
     Ok(())
+}
+
+/// The tile shapes of `GP_RTS_TILES` (`256x8,256x16`); none when it is not set.
+fn rts_tiles() -> Vec<(u32, u32)> {
+    std::env::var("GP_RTS_TILES")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|t| {
+            let (wg, kpt) = t.split_once('x')?;
+            Some((wg.trim().parse().ok()?, kpt.trim().parse().ok()?))
+        })
+        .collect()
 }
