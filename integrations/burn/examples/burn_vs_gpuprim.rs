@@ -6,9 +6,10 @@
 //! ```
 //!
 //! LOG2_N defaults to 24 on a GPU and 14 on a CPU adapter (Burn's cumsum is quadratic and
-//! its sort runs on the host). Times are host clock, each call ended by reading one
-//! element back; gpuprim's are the median of five after a warm-up, Burn's one run after
-//! a warm-up.
+//! its sort runs on the host). Times are host clock, each call ended by waiting until
+//! the device is idle; gpuprim's are the median of five after a warm-up, Burn's one run after
+//! a warm-up (for the cumsum of one row, a warm-up on a short row: Burn's kernel is
+//! quadratic in the row's length).
 
 use std::time::{Duration, Instant};
 
@@ -36,19 +37,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
         })
         .collect();
-    let t = Tensor::<1>::from_data(TensorData::new(values, [n]), gpu.device());
+    let t = Tensor::<1>::from_data(TensorData::new(values.clone(), [n]), gpu.device());
     let side = 1usize << (log2 / 2);
     let m = t.clone().reshape([n / side, side]);
 
     // sort, 1 row
-    let (burn_time, burn) = once(|| t.clone().sort(0));
-    let (ours_time, ours) = median(|| gpu.sort(t.clone(), false).unwrap());
+    let (burn_time, burn) = once(&gpu, || t.clone().sort(0));
+    let (ours_time, ours) = median(&gpu, || gpu.sort(t.clone(), false).unwrap());
     report("sort f32, 1 row", burn_time, ours_time);
     check_floats(burn, ours, "sort");
 
     // argsort, rows of `side`
-    let (burn_time, burn) = once(|| m.clone().argsort(1));
-    let (ours_time, ours) = median(|| gpu.argsort(m.clone(), false).unwrap());
+    let (burn_time, burn) = once(&gpu, || m.clone().argsort(1));
+    let (ours_time, ours) = median(&gpu, || gpu.argsort(m.clone(), false).unwrap());
     report(
         &format!("argsort f32, {} rows of {side}", n / side),
         burn_time,
@@ -58,20 +59,51 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let picked = |order: Tensor<2, Int>| m.clone().gather(1, order);
     check_floats(picked(burn), picked(ours), "argsort");
 
-    // topk, k = 100 (or the row) per row of `side`
-    let k = side.min(100);
-    let (burn_time, burn) = once(|| m.clone().topk(k, 1));
-    let (ours_time, ours) = median(|| gpu.topk(m.clone(), k).unwrap());
+    // topk, k = 100 (or the row) per row of 16384 (or the whole tensor)
+    let wide = n.min(1 << 14);
+    let w = t.clone().reshape([n / wide, wide]);
+    let k = wide.min(100);
+    let (burn_time, burn) = once(&gpu, || w.clone().topk(k, 1));
+    let (ours_time, ours) = median(&gpu, || gpu.topk(w.clone(), k).unwrap());
     report(
-        &format!("topk k={k}, {} rows of {side}", n / side),
+        &format!("topk k={k}, {} rows of {wide}", n / wide),
         burn_time,
         ours_time,
     );
-    check_floats(burn, ours, "topk");
+    // Against the CPU's answer (each row's k largest, largest first): gpuprim-burn's
+    // must equal it; Burn's is reported, since on some adapters it differs (seen on
+    // lavapipe for rows of 8192 and more, and for 4 rows of 1024, with k = 100).
+    let cpu: Vec<f32> = values
+        .chunks(wide)
+        .flat_map(|row| {
+            let mut row = row.to_vec();
+            row.sort_by(|a, b| b.total_cmp(a));
+            row.truncate(k);
+            row
+        })
+        .collect();
+    let cpu = Tensor::<1>::from_data(TensorData::new(cpu, [n / wide * k]), gpu.device())
+        .reshape([n / wide, k]);
+    check_floats(cpu.clone(), ours, "topk, gpuprim-burn against the CPU");
+    let burn = burn.into_data().try_to_vec::<f32>().expect("f32");
+    let cpu = cpu.into_data().try_to_vec::<f32>().expect("f32");
+    match burn
+        .iter()
+        .zip(&cpu)
+        .position(|(x, y)| x.to_bits() != y.to_bits())
+    {
+        None => println!("  topk, Burn against the CPU: equal"),
+        Some(i) => println!(
+            "  topk, Burn against the CPU: DIFFERENT first at element {i} of {}: Burn {}, CPU {}",
+            cpu.len(),
+            burn[i],
+            cpu[i]
+        ),
+    }
 
     // argmax, 1 row
-    let (burn_time, burn) = once(|| t.clone().argmax(0));
-    let (ours_time, ours) = median(|| gpu.argmax(t.clone()).unwrap());
+    let (burn_time, burn) = once(&gpu, || t.clone().argmax(0));
+    let (ours_time, ours) = median(&gpu, || gpu.argmax(t.clone()).unwrap());
     report("argmax f32, 1 row", burn_time, ours_time);
     let (a, b) = (
         burn.into_data().try_to_vec::<i32>()?,
@@ -81,12 +113,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  argmax: equal, index {}", b[0]);
 
     // cumsum, 1 row and rows of `side`
-    let (burn_time, burn) = once(|| t.clone().cumsum(0));
-    let (ours_time, ours) = median(|| gpu.cumsum(t.clone()).unwrap());
+    // Burn's kernel is quadratic in the row: its warm-up (which compiles it) runs on a
+    // short row.
+    let _ = t.clone().slice(0..n.min(1024)).cumsum(0);
+    settle(&gpu);
+    let (burn_time, burn) = timed(&gpu, || t.clone().cumsum(0));
+    let (ours_time, ours) = median(&gpu, || gpu.cumsum(t.clone()).unwrap());
     report("cumsum f32, 1 row", burn_time, ours_time);
     check_sums(burn, ours, n, "cumsum, 1 row");
-    let (burn_time, burn) = once(|| m.clone().cumsum(1));
-    let (ours_time, ours) = median(|| gpu.cumsum(m.clone()).unwrap());
+    let (burn_time, burn) = once(&gpu, || m.clone().cumsum(1));
+    let (ours_time, ours) = median(&gpu, || gpu.cumsum(m.clone()).unwrap());
     report(
         &format!("cumsum f32, {} rows of {side}", n / side),
         burn_time,
@@ -96,42 +132,40 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// A result whose call ends by reading one element back, so the time covers the work.
-trait Settle {
-    fn settle(&self);
-}
-
-impl<const D: usize> Settle for Tensor<D> {
-    fn settle(&self) {
-        let _ = self.clone().flatten::<1>(0, D - 1).slice(0..1).into_data();
-    }
-}
-
-impl<const D: usize> Settle for Tensor<D, Int> {
-    fn settle(&self) {
-        let _ = self.clone().flatten::<1>(0, D - 1).slice(0..1).into_data();
-    }
+/// Waits until the device has done all the work handed to it: Burn's (`Device::sync`
+/// hands its queued work to the GPU and waits for it) and gpuprim's
+/// (`Ctx::synchronize`). Reading one element of a result back is not enough: such a
+/// read of a Burn result has come back long before the kernel that writes the result
+/// had finished (a cumsum, on lavapipe and on an H100).
+fn settle(gpu: &BurnGpu) {
+    gpu.device().sync().expect("Burn's device sync");
+    gpu.ctx().synchronize().expect("gpuprim's synchronize");
 }
 
 /// One timed run after a warm-up.
-fn once<T: Settle>(f: impl Fn() -> T) -> (Duration, T) {
-    f().settle();
+fn once<T>(gpu: &BurnGpu, f: impl Fn() -> T) -> (Duration, T) {
+    f();
+    settle(gpu);
+    timed(gpu, f)
+}
+
+/// One timed run.
+fn timed<T>(gpu: &BurnGpu, f: impl Fn() -> T) -> (Duration, T) {
     let start = Instant::now();
     let out = f();
-    out.settle();
+    settle(gpu);
     (start.elapsed(), out)
 }
 
 /// The median of five timed runs after a warm-up.
-fn median<T: Settle>(f: impl Fn() -> T) -> (Duration, T) {
-    f().settle();
+fn median<T>(gpu: &BurnGpu, f: impl Fn() -> T) -> (Duration, T) {
+    f();
+    settle(gpu);
     let mut times = Vec::new();
     let mut last = None;
     for _ in 0..5 {
-        let start = Instant::now();
-        let out = f();
-        out.settle();
-        times.push(start.elapsed());
+        let (time, out) = timed(gpu, &f);
+        times.push(time);
         last = Some(out);
     }
     times.sort();
@@ -147,13 +181,21 @@ fn report(what: &str, burn: Duration, ours: Duration) {
     );
 }
 
-fn check_floats<const D: usize>(burn: Tensor<D>, ours: Tensor<D>, what: &str) {
-    let a = burn.into_data().try_to_vec::<f32>().expect("f32");
+fn check_floats<const D: usize>(want: Tensor<D>, ours: Tensor<D>, what: &str) {
+    let a = want.into_data().try_to_vec::<f32>().expect("f32");
     let b = ours.into_data().try_to_vec::<f32>().expect("f32");
-    assert!(
-        a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
-        "{what}: the results differ"
-    );
+    if let Some(i) = a
+        .iter()
+        .zip(&b)
+        .position(|(x, y)| x.to_bits() != y.to_bits())
+    {
+        panic!(
+            "{what}: the results differ first at element {i} of {}: {}, gpuprim-burn {}",
+            a.len(),
+            a[i],
+            b[i]
+        );
+    }
     println!("  {what}: equal, all {} elements", a.len());
 }
 

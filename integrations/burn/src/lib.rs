@@ -146,17 +146,19 @@ impl BurnGpu {
                 searched: "wgpu's default adapter of Vulkan, Metal or DX12, then of GL".into(),
             })
         })?;
-        // CubeCL's own device request, so the code it generates matches the device.
-        let (device, queue) = pollster::block_on(
-            adapter.request_device(&wgpu::DeviceDescriptor {
-                label: Some("gpuprim-burn"),
-                required_features: adapter
-                    .features()
-                    .difference(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS),
-                required_limits: adapter.limits(),
-                ..Default::default()
-            }),
-        )
+        // CubeCL's own device request (every feature of the adapter but mapped primary
+        // buffers, its full limits), so the code it generates matches the device; less
+        // wgpu's experimental features (mesh shaders, cooperative matrices, ray tracing,
+        // which some GPUs' adapters list), which a device takes only with an `unsafe`
+        // opt-in and which CubeCL's WGSL compiler does not use.
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpuprim-burn"),
+            required_features: adapter.features().difference(
+                wgpu::Features::MAPPABLE_PRIMARY_BUFFERS | wgpu::Features::all_experimental_mask(),
+            ),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
         .map_err(|e| {
             Error::Gpuprim(gpuprim::Error::RequestDevice {
                 adapter: adapter.get_info().name,
