@@ -5,11 +5,14 @@ searchsorted, top-k), in the style of peers.py: median device time over repeated
 written once, so the rows compare with the bandwidth table's sections `segmented`,
 `arg_reduce`, `scan_by_key`, `search` and `top_k`.
 
-usage: python3 peers_next.py
+usage: python3 peers_next.py [WORD]   (only the rows whose name contains WORD)
 """
 import statistics
+import sys
 
 import torch
+
+only = sys.argv[1] if len(sys.argv) > 1 else ""
 
 dev = "cuda"
 
@@ -36,6 +39,8 @@ def row(name, ms, nbytes):
 
 
 def attempt(name, fn, nbytes):
+    if only not in name:
+        return
     try:
         row(name, timed(fn), nbytes)
     except Exception as e:  # a peer that lacks the call prints why
@@ -74,6 +79,13 @@ n = 1 << 24
 table = torch.sort(torch.randint(0, 1 << 31, (n,), device=dev, dtype=torch.int32, generator=g)).values
 queries = torch.randint(0, 1 << 31, (n,), device=dev, dtype=torch.int32, generator=g)
 attempt("searchsorted 2^24 queries in 2^24 int32 (left)", lambda: torch.searchsorted(table, queries, out_int32=True), 4 * n + 4 * n)
+in_order = torch.sort(queries).values
+attempt("searchsorted 2^24 sorted queries in 2^24 int32 (left)", lambda: torch.searchsorted(table, in_order, out_int32=True), 4 * n + 4 * n)
+del in_order
+for t in [20, 28]:
+    other = torch.sort(torch.randint(0, 1 << 31, (1 << t,), device=dev, dtype=torch.int32, generator=g)).values
+    attempt(f"searchsorted 2^24 queries in 2^{t} int32 (left)", lambda: torch.searchsorted(other, queries, out_int32=True), 4 * n + 4 * n)
+    del other
 
 n = 1 << 26
 y = torch.rand(n, device=dev, generator=g)
