@@ -27,7 +27,7 @@ struct GpSearchParams {
     accumulate: u32, // 1: add to the answers of the earlier table windows
     units: u32,      // query units in this query window
     groups: u32,     // workgroups that take part; surplus ones of a folded grid return
-    _pad0: u32,
+    unsorted_at: u32, // bucketed: the word of gp_bins that says the queries were not in order
     _pad1: u32,
     _pad2: u32,
 }
@@ -36,11 +36,13 @@ struct GpSearchParams {
 @group(0) @binding(1) var<storage, read_write> gp_pivots: array<u32>;
 @group(0) @binding(2) var<storage, read> gp_table: array<u32>;
 
-// How queries are read and answers written: `gp_query(u)`, the four ordered query words
-// of unit u, and `gp_answer(u, a)`, their answers. Direct (wgsl/search_io_direct.wgsl):
-// the queries and the answers at bindings 3 and 4, unit by unit. Bucketed
-// (wgsl/search_io_bucketed.wgsl): (ordered query, index) pairs at binding 3, grouped by
-// table range by wgsl/search_buckets.wgsl, and each answer written at its index.
+// How queries are read and answers written: `gp_io_begin()` once, then `gp_query(u)`,
+// the four ordered query words of unit u, and `gp_answer(u, a)`, their answers. Direct
+// (wgsl/search_io_direct.wgsl): the queries and the answers at bindings 3 and 4, unit by
+// unit. Bucketed (wgsl/search_io_bucketed.wgsl): (ordered query, index) pairs at binding
+// 3, grouped by table range by wgsl/search_buckets.wgsl, and each answer written at its
+// index; or, where the bucketing found the queries in order already, the queries
+// themselves.
 {{IO}}
 
 const GP_KEY_XOR: u32 = {{KEY_XOR}}u;
@@ -100,6 +102,7 @@ fn search_main(ids: GpIds) {
         gp_shared_pivots[i] = gp_pivots[gp_params.pivot_base + i];
     }
     workgroupBarrier();
+    gp_io_begin();
     let n = vec4<u32>(gp_params.n);
     let last = vec4<u32>(max(gp_params.n, 1u) - 1u);
     let sv = vec4<u32>(s);

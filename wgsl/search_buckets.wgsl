@@ -14,6 +14,11 @@
 //   buckets in workgroup memory, reserves each bucket's slots with one atomic add and
 //   writes (ordered query word, query index) pairs there.
 // The order within a bucket is whatever the atomics give: the search does not need it.
+//
+// Queries whose buckets never decrease (sorted queries, for one) are in a good order
+// already: `count_main` notes any query whose bucket is below the one before it in
+// gp_bins[2 * (buckets + 1)] (0: none), and then `scatter_main` writes nothing and the
+// search reads the queries themselves (wgsl/search_io_bucketed.wgsl).
 
 struct GpBucketParams {
     count: u32,      // queries
@@ -28,7 +33,8 @@ struct GpBucketParams {
 
 @group(0) @binding(0) var<uniform> gp_params: GpBucketParams;
 @group(0) @binding(1) var<storage, read> gp_pivots: array<u32>;
-// Counts per bucket, then each bucket's next free slot: 2 * (buckets + 1) words.
+// Counts per bucket, then each bucket's next free slot (2 * (buckets + 1) words), then
+// the word that is not 0 when some query's bucket is below the one before it.
 @group(0) @binding(2) var<storage, read_write> gp_bins: array<atomic<u32>>;
 // The queries (gp_queries_load(u) -> vec4<u32>, the keys' bits).
 {{QUERIES}}
@@ -52,8 +58,10 @@ struct GpIds {
 }
 
 var<workgroup> gp_bucket_pivots: array<u32, {{BUCKETS}}>;
+var<workgroup> gp_unsorted: atomic<u32>;
 var<workgroup> gp_counts: array<atomic<u32>, GP_BINS>;
 var<workgroup> gp_base: array<u32, GP_BINS>;
+var<workgroup> gp_in_order: bool;
 
 fn gp_group(ids: GpIds) -> u32 {
     return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
@@ -90,15 +98,30 @@ fn count_main(ids: GpIds) {
         return;  // whole workgroup: control flow stays uniform for its barriers
     }
     gp_setup(ids.lane);
+    if ids.lane == 0u {
+        atomicStore(&gp_unsorted, 0u);
+    }
     workgroupBarrier();
     let units = (gp_params.count + 3u) / 4u;
+    var unsorted = false;
     for (var u = group * {{WG}}u + ids.lane; u < units; u += gp_params.groups * {{WG}}u) {
         let q = gp_queries_load(u);
+        // The bucket of the query before this unit's first, to compare with.
+        var before = 0u;
+        if u > 0u {
+            before = gp_bucket(gp_ordered(gp_queries_load(u - 1u)[3]));
+        }
         for (var k = 0u; k < 4u; k++) {
             if 4u * u + k < gp_params.count {
-                atomicAdd(&gp_counts[gp_bucket(gp_ordered(q[k]))], 1u);
+                let b = gp_bucket(gp_ordered(q[k]));
+                atomicAdd(&gp_counts[b], 1u);
+                unsorted = unsorted || b < before;
+                before = b;
             }
         }
+    }
+    if unsorted {
+        atomicOr(&gp_unsorted, 1u);
     }
     workgroupBarrier();
     for (var i = ids.lane; i < GP_BINS; i += {{WG}}u) {
@@ -106,6 +129,9 @@ fn count_main(ids: GpIds) {
         if c != 0u {
             atomicAdd(&gp_bins[i], c);
         }
+    }
+    if ids.lane == 0u && atomicLoad(&gp_unsorted) != 0u {
+        atomicOr(&gp_bins[2u * (gp_params.buckets + 1u)], 1u);
     }
 }
 
@@ -148,6 +174,13 @@ fn scatter_main(ids: GpIds) {
         return;
     }
     let bins = gp_params.buckets + 1u;
+    // Queries in order already: the search reads them where they stand.
+    if ids.lane == 0u {
+        gp_in_order = atomicLoad(&gp_bins[2u * bins]) == 0u;
+    }
+    if workgroupUniformLoad(&gp_in_order) {
+        return;
+    }
     let units = (gp_params.count + 3u) / 4u;
     let tile = {{WG}}u * GP_UNITS;
     let tiles = (units + tile - 1u) / tile;

@@ -2,6 +2,8 @@
 {{QUERIES}}
 {{OUT}}
 
+fn gp_io_begin() {}
+
 fn gp_query(u: u32) -> vec4<u32> {
     return gp_ordered4(gp_queries_load(u));
 }

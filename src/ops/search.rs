@@ -16,7 +16,9 @@
 //! then the search above over the pairs, each answer written at its query's index.
 //! Queries in random order touch the whole table at every step and miss the cache at
 //! most of them; grouped by range, the queries that run at one time touch a few ranges,
-//! which stay in the cache. [`bucketing_pays`] chooses; it needs the table, the queries
+//! which stay in the cache. Queries whose ranges are in order already (sorted queries)
+//! are noticed by the counting pass: then no pairs are written and the search reads the
+//! queries where they stand. [`bucketing_pays`] chooses; it needs the table, the queries
 //! and the pairs each in one storage binding.
 //!
 //! Keys are compared as `u32` words in key order, as the sorts compare them
@@ -81,9 +83,10 @@ enum Io {
     /// The queries and the answers unit by unit (`wgsl/search_io_direct.wgsl`), each as
     /// `vec4` units or in the scalar layout.
     Direct { queries_vec4: bool, out_vec4: bool },
-    /// (query, index) pairs grouped by table range, each answer written at its index
-    /// (`wgsl/search_io_bucketed.wgsl`).
-    Bucketed,
+    /// (query, index) pairs grouped by table range, each answer written at its index,
+    /// or the queries (`vec4` units or the scalar layout) where they were in order
+    /// already (`wgsl/search_io_bucketed.wgsl`).
+    Bucketed { queries_vec4: bool },
 }
 
 /// `wgsl/search.wgsl`: its pivots and search passes for one side, key type and layout.
@@ -128,7 +131,13 @@ impl KernelSource for SearchKernel {
                     ("OUT", units_wgsl("gp_out", 4, "u32", true, out_vec4)),
                 ],
             ),
-            Io::Bucketed => SEARCH_IO_BUCKETED_WGSL.to_string(),
+            Io::Bucketed { queries_vec4 } => render(
+                SEARCH_IO_BUCKETED_WGSL,
+                &[(
+                    "QUERIES",
+                    units_wgsl("gp_queries", 5, "u32", false, queries_vec4),
+                )],
+            ),
         };
         render(
             SEARCH_WGSL,
@@ -502,7 +511,9 @@ impl Ctx {
             key: K::WGSL,
             key_xor: K::KEY_XOR,
             neg_mask: K::NEG_MASK,
-            io: Io::Bucketed,
+            io: Io::Bucketed {
+                queries_vec4: qv.vec4(),
+            },
             pivots: max_pivots,
             workgroup_size: wg,
         };
@@ -542,12 +553,14 @@ impl Ctx {
 
         let bucket_pivots = window.pivots.min(MAX_BUCKETS);
         let bins = u64::from(bucket_pivots + 1);
+        // Counts, then slots, then the word that says the queries were not in order.
+        let bins_bytes = 4 * (2 * bins + 1);
         let bins_buffer = work.keep(self.scratch(
             "lower_bound/upper_bound bucket counts",
-            8 * bins,
+            bins_bytes,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         )?);
-        work.clear(&bins_buffer, 0, Some(4 * bins));
+        work.clear(&bins_buffer, 0, Some(bins_bytes));
         let pairs_bytes = 8 * u64::from(count);
         // Kept for the next call of this size, as a sort's scratch is: allocating tens of
         // MiB for each call costs more than the search.
@@ -567,7 +580,7 @@ impl Ctx {
                 ..BucketParams::default()
             })
         };
-        let bins_binding = Res::range(&bins_buffer, 0, 8 * bins);
+        let bins_binding = Res::range(&bins_buffer, 0, bins_bytes);
         let query_binding = qv.whole();
         let pairs_binding = Res::range(&pairs, 0, pairs_bytes);
 
@@ -595,8 +608,8 @@ impl Ctx {
         )
         .bind(0, block)
         .bind(1, Res::whole(&pivots))
-        .bind(2, bins_binding)
-        .bind(3, query_binding)
+        .bind(2, bins_binding.clone())
+        .bind(3, query_binding.clone())
         .bind(4, pairs_binding.clone());
 
         let groups = units.div_ceil(wg).clamp(1, cap);
@@ -610,6 +623,7 @@ impl Ctx {
             accumulate: 0,
             units,
             groups,
+            unsorted_at: 2 * (bucket_pivots + 1),
             ..SearchParams::default()
         });
         work.dispatch(
@@ -620,7 +634,9 @@ impl Ctx {
         .bind(1, Res::whole(&pivots))
         .bind(2, table_binding)
         .bind(3, pairs_binding)
-        .bind(4, ov.exact());
+        .bind(4, ov.exact())
+        .bind(5, query_binding)
+        .bind(6, bins_binding);
         Ok(())
     }
 }
@@ -739,7 +755,9 @@ struct SearchParams {
     units: u32,
     /// Workgroups that take part; the surplus ones of a folded grid return.
     groups: u32,
-    _pad0: u32,
+    /// Bucketed: the word of the bucket counts that is not 0 when the queries were not
+    /// in order.
+    unsorted_at: u32,
     _pad1: u32,
     _pad2: u32,
 }
