@@ -12,6 +12,9 @@
 
 const WG: u32 = {{WG}}u;
 const KPT: u32 = {{KPT}}u;
+// Whether values move with the keys: only then does the tile keep each key's position in
+// the input tile (its origin), to fetch its value by.
+const PAIRS: bool = {{PAIRS}};
 const TILE: u32 = WG * KPT;
 const RADIX: u32 = 256u;
 
@@ -82,12 +85,12 @@ fn upsweep(ids: Ids) {
     }
 }
 
-// The tile in its current order: keys and their positions in the input tile, position p
-// at gp_at(p): a word of padding every 32, so that invocations reading their KPT
-// consecutive positions side by side (a stride of KPT words) meet in no bank.
+// The tile in its current order: keys and (with values) their positions in the input
+// tile, position p at gp_at(p): a word of padding every 32, so that invocations reading
+// their KPT consecutive positions side by side (a stride of KPT words) meet in no bank.
 const TILE_WORDS: u32 = TILE + TILE / 32u;
 var<workgroup> tile_keys: array<u32, TILE_WORDS>;
-var<workgroup> tile_origin: array<u32, TILE_WORDS>;
+var<workgroup> tile_origin: array<u32, {{ORIGIN_WORDS}}>;
 
 fn gp_at(p: u32) -> u32 {
     return p + p / 32u;
@@ -114,7 +117,7 @@ fn gp_cell(k: u32) -> u32 {
 
 // A stable split of the tile (invocation i holds positions i * KPT ..< (i + 1) * KPT in
 // `keys` and `origin`) by bits `bit ..< bit + 4` of the digit; positions past `valid`
-// go to bucket 15 (they are last and stay last). Each invocation counts its keys per
+// go to bucket 15 (they are last, and a stable split keeps them last). Each invocation counts its keys per
 // bucket in its own cells, the cells are scanned in bucket-major order (each invocation
 // rakes eight consecutive cells; the totals are scanned in blocks of 16, then the
 // blocks), and a key's place is its bucket's first place for the invocation plus the
@@ -128,7 +131,7 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
     var bucket: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
         var b = 15u;
-        if (*origin)[k] < valid {
+        if i * KPT + k < valid {
             b = (digit_of((*keys)[k]) >> bit) & 15u;
         }
         bucket[k] = b;
@@ -186,12 +189,16 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
             p = (first >> 16u) + low_total + rank[k];
         }
         tile_keys[gp_at(p)] = (*keys)[k];
-        tile_origin[gp_at(p)] = (*origin)[k];
+        if PAIRS {
+            tile_origin[gp_at(p)] = (*origin)[k];
+        }
     }
     workgroupBarrier();
     for (var k = 0u; k < KPT; k++) {
         (*keys)[k] = tile_keys[gp_at(i * KPT + k)];
-        (*origin)[k] = tile_origin[gp_at(i * KPT + k)];
+        if PAIRS {
+            (*origin)[k] = tile_origin[gp_at(i * KPT + k)];
+        }
     }
 }
 

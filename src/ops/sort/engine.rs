@@ -144,8 +144,12 @@ impl Plan {
             other => other,
         };
         if algorithm == SortAlgorithm::ReduceThenScan {
-            let shape =
-                rts_shape(ctx, tile).map_err(|message| Error::InvalidArgument { op, message })?;
+            // The tile with values where it fits: the smaller one, so at least as many
+            // workgroups as the sort will have. A shape for keys alone is checked again
+            // when the sort knows whether it has values.
+            let shape = rts_shape(ctx, tile, true)
+                .or_else(|_| rts_shape(ctx, tile, false))
+                .map_err(|message| Error::InvalidArgument { op, message })?;
             let counts = 4 * u64::from(RADIX) * rts_groups(ctx, &windows, &shape).1;
             if counts > max_binding {
                 return Err(Error::TooLarge {

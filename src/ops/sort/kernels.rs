@@ -208,6 +208,13 @@ fn stage_wgsl(shape: &OneSweepShape) -> String {
     }
 }
 
+/// Words of `tile_origin` in `wgsl/sort_rts.wgsl`: a padded tile's with values, one (an
+/// array cannot be empty) without.
+pub(super) fn rts_origin_words(wg: u32, kpt: u32, pairs: bool) -> u32 {
+    let tile = wg * kpt;
+    if pairs { tile + tile / 32 } else { 1 }
+}
+
 /// `wgsl/sort_rts.wgsl`: reduce-then-scan's digit counts per workgroup (`upsweep`) and
 /// its scatter (`downsweep`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -242,6 +249,11 @@ impl KernelSource for SortRtsKernel {
                 ("VALUE_BINDINGS", value_bindings.to_string()),
                 ("VALUES", values.to_string()),
                 ("KEYS", KEYS_WGSL.to_string()),
+                ("PAIRS", self.pairs.to_string()),
+                (
+                    "ORIGIN_WORDS",
+                    rts_origin_words(self.workgroup_size, self.kpt, self.pairs).to_string(),
+                ),
             ],
         )
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::engine::{Plan, RADIX, Route, ScratchBuffers, Window, keys_out};
-use super::kernels::SortRtsKernel;
+use super::kernels::{SortRtsKernel, rts_origin_words};
 use crate::error::{Error, Result};
 use crate::runtime::cache::Kernel;
 use crate::runtime::context::Ctx;
@@ -19,7 +19,9 @@ use crate::runtime::vec::{GpuVec, LANES};
 
 /// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters), the first that
 /// fits the device: on a GPU 16 keys an invocation where workgroup memory holds them
-/// (fewer tiles, so less of the tiles' fixed cost per key), else 8.
+/// (fewer tiles, so less of the tiles' fixed cost per key), else 8. A sort of keys alone
+/// keeps no origins in the tile, so its tile takes less workgroup memory; the larger
+/// tiles that would then fit (256 x 32) measured slower (docs/perf-journal.md).
 const RTS_TILES_GPU: [(u32, u32); 2] = [(256, 16), (256, 8)];
 const RTS_TILES_CPU: [(u32, u32); 1] = [(128, 8)];
 /// Reduce-then-scan workgroups per pass (each owns a contiguous range of tiles): the
@@ -60,8 +62,8 @@ impl Plan {
     ) -> Result<()> {
         let pairs = routes[0].values_in.is_some();
         let op = self.op;
-        let shape =
-            rts_shape(ctx, self.tile).map_err(|message| Error::InvalidArgument { op, message })?;
+        let shape = rts_shape(ctx, self.tile, pairs)
+            .map_err(|message| Error::InvalidArgument { op, message })?;
         let kernels = rts_kernels(ctx, &shape, pairs)?;
         let windows = &self.windows;
         let (layout, total_groups) = rts_groups(ctx, windows, &shape);
@@ -176,17 +178,26 @@ pub(super) struct RtsShape {
 pub(super) fn rts_shape(
     ctx: &Ctx,
     tile: Option<(u32, u32)>,
+    pairs: bool,
 ) -> std::result::Result<RtsShape, String> {
     let info = ctx.info();
     let limits = &info.limits;
     let max_wg = limits
         .max_compute_invocations_per_workgroup
         .min(limits.max_compute_workgroup_size_x);
-    // The tile (keys and origins, padded), the split's cells with their padding, its raking
-    // totals and blocks, the digits' runs and next positions.
+    // The tile's keys (padded) and origins, the split's cells with their padding, its
+    // raking totals and blocks, the digits' runs and next positions.
     let bytes = |wg: u32, kpt: u32| {
+        let origins = u64::from(rts_origin_words(wg, kpt, pairs));
         let (wg, kpt) = (u64::from(wg), u64::from(kpt));
-        4 * (2 * (wg * kpt + wg * kpt / 32) + 8 * wg + wg / 4 + wg + wg / 16 + 3 * u64::from(RADIX))
+        4 * (wg * kpt
+            + wg * kpt / 32
+            + origins
+            + 8 * wg
+            + wg / 4
+            + wg
+            + wg / 16
+            + 3 * u64::from(RADIX))
     };
     let storage = u64::from(limits.max_compute_workgroup_storage_size);
     let (wg, kpt) = match tile {
