@@ -54,9 +54,11 @@ const MAX_BUCKETS: u32 = 256;
 const SCATTER_UNITS: u32 = 2;
 
 /// The least queries, and the least table elements, for which [`QueryOrder::Auto`]
-/// groups the queries by table range first (see [`bucketing_pays`]).
+/// groups the queries by table range first (see [`bucketing_pays`]): below 2^18 queries
+/// the passes cost what they save, and a table of 2^20 elements (4 MiB) stays in a
+/// GPU's cache whatever order the queries come in (docs/perf-journal.md).
 const BUCKETED_MIN_QUERIES: usize = 1 << 18;
-const BUCKETED_MIN_TABLE: usize = 1 << 20;
+const BUCKETED_MIN_TABLE: usize = 1 << 22;
 
 /// Which bound a call finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -680,9 +682,9 @@ fn bucketing_fits(ctx: &Ctx, n: usize, queries: usize) -> bool {
     (n as u64) * 4 <= max && (queries as u64).div_ceil(4) * 16 <= max && (queries as u64) * 8 <= max
 }
 
-/// Whether grouping the queries by table range first is worth its three passes: on a
-/// GPU, for many queries in a table larger than the caches keep near the compute units,
-/// where random queries miss the cache at most steps of their search.
+/// Whether grouping the queries by table range first is worth its passes: on a GPU,
+/// for many queries in a table larger than its cache, where random queries miss the
+/// cache at most steps of their search.
 fn bucketing_pays(ctx: &Ctx, n: usize, queries: usize) -> bool {
     ctx.info().device_type != wgpu::DeviceType::Cpu
         && queries >= BUCKETED_MIN_QUERIES
