@@ -18,11 +18,12 @@ use crate::runtime::record::Work;
 use crate::runtime::vec::{GpuVec, LANES};
 
 /// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters), the first that
-/// fits the device: on a GPU 16 keys an invocation where workgroup memory holds them
-/// (fewer tiles, so less of the tiles' fixed cost per key), else 8. A sort of keys alone
-/// keeps no origins in the tile, so its tile takes less workgroup memory; the larger
-/// tiles that would then fit (256 x 32) measured slower (docs/perf-journal.md).
-const RTS_TILES_GPU: [(u32, u32); 2] = [(256, 16), (256, 8)];
+/// fits the device: on a GPU 4096 keys a tile where workgroup memory holds them (fewer
+/// tiles, so less of the tiles' fixed cost per key), else 2048. A sort of keys alone
+/// keeps no origins in the tile, so 512 invocations fit, and measured faster than 256 x
+/// 16 (and 256 x 32 slower; docs/perf-journal.md).
+const RTS_TILES_GPU_KEYS: [(u32, u32); 3] = [(512, 8), (256, 16), (256, 8)];
+const RTS_TILES_GPU_PAIRS: [(u32, u32); 2] = [(256, 16), (256, 8)];
 const RTS_TILES_CPU: [(u32, u32); 1] = [(128, 8)];
 /// Reduce-then-scan workgroups per pass (each owns a contiguous range of tiles): the
 /// counts to scan are 256 per workgroup.
@@ -206,9 +207,10 @@ pub(super) fn rts_shape(
             // The first default that fits; with the last, the workgroup halved while it
             // is more than the device allows or its tile does not fit workgroup memory
             // (WebGPU's default 16 KiB holds 128 x 8, not 256 x 8).
-            let tiles: &[(u32, u32)] = match info.device_type {
-                wgpu::DeviceType::Cpu => &RTS_TILES_CPU,
-                _ => &RTS_TILES_GPU,
+            let tiles: &[(u32, u32)] = match (info.device_type, pairs) {
+                (wgpu::DeviceType::Cpu, _) => &RTS_TILES_CPU,
+                (_, true) => &RTS_TILES_GPU_PAIRS,
+                (_, false) => &RTS_TILES_GPU_KEYS,
             };
             let most = 1 << max_wg.max(1).ilog2();
             let fits = |&&(wg, kpt): &&(u32, u32)| wg <= most && bytes(wg, kpt) <= storage;
