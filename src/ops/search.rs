@@ -18,8 +18,9 @@
 //! most of them; grouped by range, the queries that run at one time touch a few ranges,
 //! which stay in the cache. Queries whose ranges are in order already (sorted queries)
 //! are noticed by the counting pass: then no pairs are written and the search reads the
-//! queries where they stand. [`bucketing_pays`] chooses; it needs the table, the queries
-//! and the pairs each in one storage binding.
+//! queries where they stand. GPUs take it from 2^18 queries in 2^22 table elements
+//! (`bucketing_pays`), where the table, the queries and the pairs each fit one storage
+//! binding.
 //!
 //! Keys are compared as `u32` words in key order, as the sorts compare them
 //! ([`SortKey`]): `f32` in the order of [`f32::total_cmp`].
@@ -215,6 +216,12 @@ impl Ctx {
     /// +NaN), in which `-0.0` is less than `+0.0` and NaNs have places. Queries may
     /// come in any order. On a table that is not sorted the answers are unspecified but
     /// each lies in `0..=sorted.len()`, and nothing outside the table is read.
+    ///
+    /// On a GPU, many queries (2^18 or more) in a large table (2^22 elements or more)
+    /// are first grouped by the range of the table they fall in, so that the searches
+    /// running at one time share the cache: that takes a scratch buffer of 8 bytes per
+    /// query, which the context keeps for the next call of that size (as a sort's
+    /// scratch). Queries that come sorted are noticed and searched where they stand.
     ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
