@@ -106,6 +106,22 @@ struct SearchKernel {
     workgroup_size: u32,
 }
 
+impl SearchKernel {
+    /// The kernel for `K` keys meeting their queries by `io`, at the device's workgroup
+    /// size and pivot count.
+    fn new<K: SortKey>(ctx: &Ctx, side: Side, io: Io) -> SearchKernel {
+        SearchKernel {
+            side,
+            key: K::WGSL,
+            key_xor: K::KEY_XOR,
+            neg_mask: K::NEG_MASK,
+            io,
+            pivots: max_pivots(ctx),
+            workgroup_size: pow2_workgroup_size(ctx, 256),
+        }
+    }
+}
+
 impl KernelSource for SearchKernel {
     fn name(&self) -> &'static str {
         self.side.name()
@@ -417,21 +433,16 @@ impl Ctx {
         side: Side,
         out: &GpuVec<u32>,
     ) -> Result<()> {
-        let wg = pow2_workgroup_size(self, 256);
-        let max_pivots = max_pivots(self);
         let (table, qv, ov) = (View::of(sorted), View::of(queries), View::of(out));
-        let config = SearchKernel {
+        let config = SearchKernel::new::<K>(
+            self,
             side,
-            key: K::WGSL,
-            key_xor: K::KEY_XOR,
-            neg_mask: K::NEG_MASK,
-            io: Io::Direct {
+            Io::Direct {
                 queries_vec4: qv.vec4(),
                 out_vec4: ov.vec4(),
             },
-            pivots: max_pivots,
-            workgroup_size: wg,
-        };
+        );
+        let (wg, max_pivots) = (config.workgroup_size, config.pivots);
         let pivots_kernel = self.kernel_for(&config, "pivots_main")?;
         let search_kernel = self.kernel_for(&config, "search_main")?;
 
@@ -476,16 +487,10 @@ impl Ctx {
                 let units = q.units as u32;
                 let groups = units.div_ceil(wg).clamp(1, cap);
                 let block = work.params(&SearchParams {
-                    n: window.n,
-                    pivots: window.pivots,
-                    gap: window.gap,
-                    extra: window.extra,
-                    steps: window.steps,
-                    pivot_base,
                     accumulate: u32::from(t > 0),
                     units,
                     groups,
-                    ..SearchParams::default()
+                    ..window.params(pivot_base)
                 });
                 let grid = workgroup_grid(u64::from(groups), max_per_dim)?;
                 work.dispatch(&search_kernel, grid)
@@ -512,20 +517,15 @@ impl Ctx {
         side: Side,
         out: &GpuVec<u32>,
     ) -> Result<()> {
-        let wg = pow2_workgroup_size(self, 256);
-        let max_pivots = max_pivots(self);
         let (table, qv, ov) = (View::of(sorted), View::of(queries), View::of(out));
-        let search = SearchKernel {
+        let search = SearchKernel::new::<K>(
+            self,
             side,
-            key: K::WGSL,
-            key_xor: K::KEY_XOR,
-            neg_mask: K::NEG_MASK,
-            io: Io::Bucketed {
+            Io::Bucketed {
                 queries_vec4: qv.vec4(),
             },
-            pivots: max_pivots,
-            workgroup_size: wg,
-        };
+        );
+        let (wg, max_pivots) = (search.workgroup_size, search.pivots);
         let buckets = BucketKernel {
             key: K::WGSL,
             key_xor: K::KEY_XOR,
@@ -623,17 +623,10 @@ impl Ctx {
 
         let groups = units.div_ceil(wg).clamp(1, cap);
         let block = work.params(&SearchParams {
-            n: window.n,
-            pivots: window.pivots,
-            gap: window.gap,
-            extra: window.extra,
-            steps: window.steps,
-            pivot_base: 0,
-            accumulate: 0,
             units,
             groups,
             unsorted_at: 2 * (bucket_pivots + 1),
-            ..SearchParams::default()
+            ..window.params(0)
         });
         work.dispatch(
             &self.kernel_for(&search, "search_main")?,
@@ -664,14 +657,7 @@ fn record_pivots(
     if window.pivots == 0 {
         return Ok(());
     }
-    let block = work.params(&SearchParams {
-        n: window.n,
-        pivots: window.pivots,
-        gap: window.gap,
-        extra: window.extra,
-        pivot_base,
-        ..SearchParams::default()
-    });
+    let block = work.params(&window.params(pivot_base));
     let max_per_dim = work.ctx().info().max_workgroups_per_dimension;
     let grid = workgroup_grid(u64::from(window.pivots.div_ceil(wg)), max_per_dim)?;
     work.dispatch(kernel, grid)
@@ -732,6 +718,19 @@ impl Window {
             gap,
             extra,
             steps: u32::BITS - longest.leading_zeros(),
+        }
+    }
+
+    /// The parameters that describe this window, its pivots at `pivot_base`.
+    fn params(&self, pivot_base: u32) -> SearchParams {
+        SearchParams {
+            n: self.n,
+            pivots: self.pivots,
+            gap: self.gap,
+            extra: self.extra,
+            steps: self.steps,
+            pivot_base,
+            ..SearchParams::default()
         }
     }
 
