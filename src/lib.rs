@@ -136,6 +136,7 @@ pub use ops::reduce::{Reduce, TransformReduce};
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use ops::sort::{Sort, SortAlgorithm, SortKey, SortValue};
 pub use runtime::context::{Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES};
+pub use runtime::device::new_instance;
 pub use runtime::profile::{Profile, ProfileRow, ProfiledCall};
 pub use runtime::vec::GpuVec;
 pub use runtime::wait::DEFAULT_WAIT_TIMEOUT;

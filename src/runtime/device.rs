@@ -204,7 +204,26 @@ fn primary_adapters(desc: wgpu::InstanceDescriptor) -> Vec<wgpu::Adapter> {
     adapters
 }
 
-fn new_instance(desc: wgpu::InstanceDescriptor) -> wgpu::Instance {
+/// A wgpu instance as gpuprim makes its own: [`wgpu::Instance::new`], except that on
+/// Linux and FreeBSD, when no Wayland display can be reached, the Vulkan backend is made
+/// without the `VK_KHR_wayland_surface` extension. With it, Mesa's device-selection
+/// layer asks libwayland for a display while listing devices, and libwayland prints
+/// `error: XDG_RUNTIME_DIR is invalid or not set in the environment.` on every machine
+/// without a desktop session (a GPU server, CI). For programs that make no window
+/// surfaces, such as a compute runtime handed a device (Burn's, in
+/// `integrations/burn`): on such an instance making a Wayland surface is an error, and
+/// everything else is as `wgpu::Instance::new` makes it.
+///
+/// gpuprim's contexts use instances of their own ([`Ctx::new`](crate::Ctx::new)); this
+/// is for a program that needs its own instance, for example to share one device with
+/// another library through [`Ctx::from_wgpu`](crate::Ctx::from_wgpu).
+///
+/// ```
+/// let instance = gpuprim::new_instance(gpuprim::wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+/// let adapters = pollster::block_on(instance.enumerate_adapters(gpuprim::wgpu::Backends::all()));
+/// assert!(!adapters.is_empty(), "the tests run where wgpu finds an adapter");
+/// ```
+pub fn new_instance(desc: wgpu::InstanceDescriptor) -> wgpu::Instance {
     #[cfg(any(target_os = "linux", target_os = "freebsd"))]
     if desc.backends.contains(wgpu::Backends::VULKAN) && !wayland_reachable() {
         if let Some(instance) = vulkan_without_wayland(&desc) {
@@ -249,9 +268,10 @@ fn vulkan_without_wayland(desc: &wgpu::InstanceDescriptor) -> Option<wgpu::Insta
     // wgpu-hal may assume an available extension is enabled. For this one it does not:
     // its only use, `create_surface_from_wayland`, checks the instance's enabled list
     // (which is the list after the callback) and returns an error when it is missing
-    // (wgpu-hal 30.0.1, vulkan/instance.rs). gpuprim makes no surfaces, and this
-    // instance is never handed out. `from_hal` takes a valid, usable instance of the
-    // Vulkan backend, which `init_with_callback` returns.
+    // (wgpu-hal 30.0.1, vulkan/instance.rs): a Wayland surface asked of this instance
+    // is an error, not undefined behaviour (`new_instance` hands it out saying so).
+    // `from_hal` takes a valid, usable instance of the Vulkan backend, which
+    // `init_with_callback` returns.
     let hal_instance =
         unsafe { hal::vulkan::Instance::init_with_callback(&hal_desc, Some(without_wayland)) }
             .ok()?;

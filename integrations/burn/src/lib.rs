@@ -112,9 +112,11 @@ pub struct BurnGpu {
 impl BurnGpu {
     /// The machine's default adapter (as wgpu picks it among Vulkan, Metal and DX12,
     /// else GL; `WGPU_BACKEND` and wgpu's other environment variables apply), one device
-    /// on it with the adapter's features and limits, registered with Burn (which reads
-    /// them from the adapter) and wrapped by gpuprim. Make one per process: Burn keeps
-    /// the device registered for the process's lifetime.
+    /// on it with the adapter's features and limits (less wgpu's experimental ones),
+    /// registered with Burn (which reads them from the adapter) and wrapped by gpuprim.
+    /// The instance is [`gpuprim::new_instance`]'s, which on a machine without a desktop
+    /// session prints nothing. Make one per process: Burn keeps the device registered for
+    /// the process's lifetime.
     ///
     /// # Errors
     /// [`Error::Gpuprim`] with gpuprim's advice when there is no adapter;
@@ -132,7 +134,8 @@ impl BurnGpu {
         };
         let mut found = None;
         for backends in tries {
-            let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            // (gpuprim's instance: no libwayland lines on machines without a desktop)
+            let instance = gpuprim::new_instance(wgpu::InstanceDescriptor {
                 backends,
                 ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
             });
