@@ -189,7 +189,7 @@ fn scatter_main(ids: GpIds) {
     for (var t = group; t < tiles; t += gp_params.groups) {
         workgroupBarrier();  // the bucket pivots are loaded, the counts clear
         var words: array<vec4<u32>, GP_UNITS>;
-        var slots: array<vec4<u32>, GP_UNITS>;  // bucket, then rank within it
+        var slots: array<vec4<u32>, GP_UNITS>;  // each query's rank within its bucket
         var buckets: array<vec4<u32>, GP_UNITS>;
         for (var j = 0u; j < GP_UNITS; j++) {
             let u = t * tile + j * {{WG}}u + ids.lane;
