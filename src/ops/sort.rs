@@ -290,7 +290,7 @@ impl Ctx {
         let op = "sort";
         self.check_owned(op, &[&keys.ctx])?;
         keys.require_host_len(op)?;
-        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort)?;
+        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort, false)?;
         plan.run(
             self,
             engine::Buffers {
@@ -351,7 +351,7 @@ impl Ctx {
         check_len(op, ("keys", keys.len()), ("values", values.len()))?;
         let (keys, values) = (View::of(keys), View::of(values));
         check_apart(op, ("keys", &keys), ("values", &values))?;
-        let plan = engine::Plan::new::<K>(self, op, keys.len, sort)?;
+        let plan = engine::Plan::new::<K>(self, op, keys.len, sort, true)?;
         plan.run(
             self,
             engine::Buffers {
@@ -427,7 +427,7 @@ impl Ctx {
                     .into(),
             });
         }
-        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort)?;
+        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort, true)?;
         plan.run(
             self,
             engine::Buffers {

@@ -65,13 +65,15 @@ pub(super) struct Window {
 }
 
 impl Plan {
-    /// Checks a sort of `n` keys of type `K` with `sort`'s options on `ctx`, and picks
-    /// the algorithm.
+    /// Checks a sort of `n` keys of type `K` with `sort`'s options on `ctx`, with values
+    /// moving along (`pairs`: a sort by key or an argsort) or not, and picks the
+    /// algorithm.
     pub(super) fn new<K: SortKey>(
         ctx: &Ctx,
         op: &'static str,
         n: usize,
         sort: &Sort,
+        pairs: bool,
     ) -> Result<Plan> {
         check_bits(op, &sort.bits)?;
         let n = n as u64;
@@ -144,11 +146,7 @@ impl Plan {
             other => other,
         };
         if algorithm == SortAlgorithm::ReduceThenScan {
-            // The tile with values where it fits: the smaller one, so at least as many
-            // workgroups as the sort will have. A shape for keys alone is checked again
-            // when the sort knows whether it has values.
-            let shape = rts_shape(ctx, tile, true)
-                .or_else(|_| rts_shape(ctx, tile, false))
+            let shape = rts_shape(ctx, tile, pairs)
                 .map_err(|message| Error::InvalidArgument { op, message })?;
             let counts = 4 * u64::from(RADIX) * rts_groups(ctx, &windows, &shape).1;
             if counts > max_binding {
