@@ -256,7 +256,7 @@ impl BurnGpu {
     /// [`Error::InvalidArgument`] for a `k` larger than the last dimension; as
     /// [`BurnGpu::sort`] otherwise.
     pub fn topk<const D: usize, K: Kind>(&self, t: Tensor<D, K>, k: usize) -> Result<Tensor<D, K>> {
-        Ok(self.topk_with_indices(t, k)?.0)
+        Ok(self.topk_impl(t, k, false)?.0)
     }
 
     /// [`BurnGpu::topk`] and the indices (within the row) of the elements it picks.
@@ -268,6 +268,17 @@ impl BurnGpu {
         t: Tensor<D, K>,
         k: usize,
     ) -> Result<(Tensor<D, K>, Tensor<D, Int>)> {
+        let (values, indices) = self.topk_impl(t, k, true)?;
+        Ok((values, indices.expect("indices asked")))
+    }
+
+    /// The top `k` of each row, with their indices if `want_indices`.
+    fn topk_impl<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        k: usize,
+        want_indices: bool,
+    ) -> Result<(Tensor<D, K>, Option<Tensor<D, Int>>)> {
         let cols = t.dims().last().copied().unwrap_or(1);
         if k > cols {
             return Err(Error::InvalidArgument(format!(
@@ -280,11 +291,14 @@ impl BurnGpu {
             dims[D - 1] = 0;
             return Ok((
                 Tensor::empty(dims, &self.device),
-                Tensor::empty(dims, &self.device),
+                want_indices.then(|| Tensor::empty(dims, &self.device)),
             ));
         }
-        let (values, indices) = self.sort_with_indices(t, true)?;
-        Ok((values.narrow(D - 1, 0, k), indices.narrow(D - 1, 0, k)))
+        let (values, indices) = self.sort_impl(t, true, true, want_indices)?;
+        Ok((
+            values.expect("values asked").narrow(D - 1, 0, k),
+            indices.map(|i| i.narrow(D - 1, 0, k)),
+        ))
     }
 
     /// The index (within the row) of each row's largest element along the last
