@@ -49,6 +49,19 @@ fn offsets_of(lengths: &[usize], start: usize) -> Vec<u32> {
     o
 }
 
+thread_local! {
+    /// The kernel `gpu_segmented` asks for: `None` the automatic choice, `Some(true)` the
+    /// one for short segments, `Some(false)` the segmented (tiles) kernel.
+    static PATH: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with `gpu_segmented` forcing a kernel (see `PATH`).
+fn with_path(short: Option<bool>, f: impl FnOnce()) {
+    PATH.with(|p| p.set(short));
+    f();
+    PATH.with(|p| p.set(None));
+}
+
 fn gpu_segmented<T: TestElement>(
     ctx: &Ctx,
     values: &GpuVec<T>,
@@ -56,8 +69,11 @@ fn gpu_segmented<T: TestElement>(
     op: Reduce<T>,
 ) -> Vec<T> {
     let mut out = poisoned::<T>(ctx, offsets.len() - 1);
-    ctx.segmented_reduce_into(values, offsets, op, &mut out)
-        .unwrap_or_else(|e| panic!("segmented_reduce_into: {e}"));
+    match PATH.with(|p| p.get()) {
+        None => ctx.segmented_reduce_into(values, offsets, op, &mut out),
+        Some(short) => ctx.segmented_path_into(values, offsets, op, short, &mut out),
+    }
+    .unwrap_or_else(|e| panic!("segmented_reduce_into: {e}"));
     out.to_vec().unwrap()
 }
 
@@ -184,7 +200,9 @@ fn check_f32(ctx: &Ctx, lengths: &[usize], seed: u64, what: &str) {
         let gpu = gpu_segmented(ctx, &v, &o, op.clone());
         assert_sums_close(&gpu, &exact, &abs, &lens, &format!("{what} f32 {op:?}"));
     }
-    if ctx.has_features(wgpu::Features::SHADER_F64) {
+    // (The kernel for short segments shuffles 32-bit accumulators: forced, it refuses
+    // SumWide's f64.)
+    if ctx.has_features(wgpu::Features::SHADER_F64) && PATH.with(|p| p.get()) != Some(true) {
         // One rounding of the exact sum.
         let gpu = gpu_segmented(ctx, &v, &o, Reduce::SumWide);
         for i in 0..gpu.len() {
@@ -226,6 +244,60 @@ fn random_lengths_with_many_empty_segments() {
         let lengths = random_lengths(count, long, seed);
         check_all_int(ctx, &lengths, 0, 0, seed, &format!("{count} segments"));
         check_f32(ctx, &lengths, seed, &format!("{count} segments"));
+    }
+}
+
+/// Both kernels for segments read from offsets, forced, on short segments (the kernel
+/// for them takes the whole call), on short ones with a few long ones (it hands the call
+/// to the segmented kernel), and on lengths around the longest it takes itself, with
+/// segments starting anywhere in a vec4 unit. Without subgroups the short kernel is
+/// refused with `InvalidArgument`.
+#[test]
+fn short_and_tiles_kernels() {
+    let ctx = ctx();
+    let short_ok = ctx.has_features(wgpu::Features::SUBGROUP);
+    let mut layouts: Vec<(String, Vec<usize>, usize, usize)> = Vec::new();
+    let bits: Vec<u32> = random_vec(3000, 41);
+    let short: Vec<usize> = bits.iter().map(|&b| (b % 41) as usize).collect();
+    layouts.push(("short 0..40".into(), short.clone(), 3, 5));
+    let mut with_long = short.clone();
+    for k in [7usize, 1500, 2999] {
+        with_long[k] = 5000 + k;
+    }
+    layouts.push(("short with 3 long".into(), with_long, 1, 2));
+    layouts.push((
+        "random_lengths".into(),
+        random_lengths(2000, 20_000, 9),
+        0,
+        0,
+    ));
+    // The kernel for short segments takes one invocation per segment of this mean and at
+    // most 32 vec4 units each: lengths 100..140 cross that limit at some starts.
+    let around: Vec<usize> = bits
+        .iter()
+        .take(500)
+        .map(|&b| 100 + (b % 41) as usize)
+        .collect();
+    layouts.push(("lengths 100..140".into(), around, 2, 3));
+    layouts.push(("lengths of 16".into(), vec![16; 1000], 0, 0));
+    for (what, lengths, start, trail) in &layouts {
+        for forced in [false, true] {
+            let what = format!("{what}, short kernel {forced}");
+            if forced && !short_ok {
+                let v = ctx.upload(&[1.0f32; 8]).unwrap();
+                let o = ctx.upload(&[0u32, 4, 8]).unwrap();
+                let mut out = ctx.zeros::<f32>(2).unwrap();
+                let e = ctx
+                    .segmented_path_into(&v, &o, Reduce::Sum, true, &mut out)
+                    .unwrap_err();
+                assert!(matches!(e, Error::InvalidArgument { .. }), "{what}: {e}");
+                continue;
+            }
+            with_path(Some(forced), || {
+                check_all_int(ctx, lengths, *start, *trail, 77, &what);
+                check_f32(ctx, lengths, 78, &what);
+            });
+        }
     }
 }
 

@@ -38,6 +38,7 @@ mod columns;
 mod grid;
 mod kernel;
 mod rows;
+mod short;
 
 use kernel::{SegmentLayout, SegmentedKernel};
 
@@ -51,7 +52,7 @@ use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::dispatch::{
     chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
 };
-use crate::runtime::record::{Res, Work};
+use crate::runtime::record::{Grid, Res, Work};
 use crate::runtime::vec::{GpuVec, LANES};
 use crate::runtime::view::View;
 
@@ -101,6 +102,19 @@ enum Bounds<'a> {
     Offsets(&'a GpuVec<u32>),
     /// Segment s is `s * pitch..s * pitch + width` (the rows of a grid).
     Rows { width: u32, pitch: u32 },
+}
+
+/// Which kernel reduces segments read from offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// The short kernel where the segments are short on average (at most
+    /// [`short::SHORT_MEAN`] values) and it applies, else the segmented kernel.
+    Auto,
+    /// The segmented kernel alone.
+    Tiles,
+    /// The short kernel (handing the call to the segmented kernel if a segment is too
+    /// long for it).
+    Short,
 }
 
 impl Bounds<'_> {
@@ -158,7 +172,14 @@ impl Ctx {
     ) -> Result<GpuVec<T>> {
         let segments = segments_of("segmented_reduce", offsets)?;
         let mut out = self.zeros::<T>(segments)?;
-        self.segmented_into("segmented_reduce", values, offsets, &op, &mut out)?;
+        self.segmented_into(
+            "segmented_reduce",
+            values,
+            offsets,
+            &op,
+            &mut out,
+            Path::Auto,
+        )?;
         Ok(out)
     }
 
@@ -188,7 +209,36 @@ impl Ctx {
         op: Reduce<T>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        self.segmented_into("segmented_reduce_into", values, offsets, &op, out)
+        self.segmented_into(
+            "segmented_reduce_into",
+            values,
+            offsets,
+            &op,
+            out,
+            Path::Auto,
+        )
+    }
+
+    /// [`Ctx::segmented_reduce_into`] by the segmented kernel alone (`short: false`) or
+    /// by the kernel for short segments (`short: true`, which hands the call to the
+    /// segmented kernel if a segment is too long for it), whatever the automatic choice
+    /// would be. For tests and tuning (`bandwidth`'s `segmented_paths` section).
+    ///
+    /// # Errors
+    /// As [`Ctx::segmented_reduce_into`]; [`Error::InvalidArgument`] for `short` where
+    /// that kernel does not apply (no subgroups, an accumulator shuffles cannot move,
+    /// values past one storage binding).
+    #[cfg(feature = "internals")]
+    pub fn segmented_path_into<T: GpuElement>(
+        &self,
+        values: &GpuVec<T>,
+        offsets: &GpuVec<u32>,
+        op: Reduce<T>,
+        short: bool,
+        out: &mut GpuVec<T>,
+    ) -> Result<()> {
+        let path = if short { Path::Short } else { Path::Tiles };
+        self.segmented_into("segmented_reduce_into", values, offsets, &op, out, path)
     }
 
     /// One reduction per row of `grid`: `grid.height()` values, row `y` being the
@@ -263,10 +313,10 @@ impl Ctx {
         self.record_segmented(
             &mut work,
             (values, used as usize),
-            bounds,
-            grid.height() as usize,
+            (bounds, grid.height() as usize),
             &spec,
             out,
+            Path::Tiles,
         )?;
         work.submit()
     }
@@ -279,6 +329,7 @@ impl Ctx {
         offsets: &GpuVec<u32>,
         op: &Reduce<T>,
         out: &mut GpuVec<T>,
+        path: Path,
     ) -> Result<()> {
         self.check_owned(name, &[&values.ctx, &offsets.ctx, &out.ctx])?;
         for on_host in [values.require_host_len(name), out.require_host_len(name)] {
@@ -296,10 +347,10 @@ impl Ctx {
         self.record_segmented(
             &mut work,
             (values, values.len()),
-            Bounds::Offsets(offsets),
-            segments,
+            (Bounds::Offsets(offsets), segments),
             &spec,
             out,
+            path,
         )?;
         work.submit()
     }
@@ -310,10 +361,10 @@ impl Ctx {
         &self,
         work: &mut Work,
         (values, n): (&GpuVec<T>, usize),
-        bounds: Bounds<'_>,
-        segments: usize,
+        (bounds, segments): (Bounds<'_>, usize),
         spec: &Spec,
         out: &GpuVec<T>,
+        path: Path,
     ) -> Result<()> {
         let name = work.op();
         self.check_element::<T>()?;
@@ -402,7 +453,61 @@ impl Ctx {
         };
         let max_per_dim = self.info().max_workgroups_per_dimension;
         let units = n.div_ceil(LANES as u64);
-        for w in chunks(units, plan.window_units) {
+        let windows: Vec<_> = chunks(units, plan.window_units).collect();
+        // An invocation per range (the ranges past the grid's size stride), at least one
+        // workgroup for the empty segments after the values.
+        let fixup_groups = plan
+            .ranges
+            .div_ceil(u64::from(wg))
+            .clamp(1, u64::from(max_per_dim).saturating_pow(3));
+        let fixup_grid = workgroup_grid(fixup_groups, max_per_dim)?;
+        // Short segments first, by their own kernel; the passes below then run only if
+        // it hands the call over (their grids come from its indirect arguments).
+        let short = match (bounds, path) {
+            (Bounds::Rows { .. }, _) | (_, Path::Tiles) => false,
+            (Bounds::Offsets(_), Path::Auto) => {
+                n <= short::SHORT_MEAN * segments as u64
+                    && windows.len() == 1
+                    && self.short_segments_apply(spec, n, size_of::<T>() as u64)
+            }
+            (Bounds::Offsets(_), Path::Short) => {
+                if windows.len() != 1 || !self.short_segments_apply(spec, n, size_of::<T>() as u64)
+                {
+                    return Err(Error::InvalidArgument {
+                        op: name,
+                        message: format!(
+                            "the kernel for short segments needs subgroups, a 32-bit \
+                             accumulator (this operator's is {}) and values in one storage \
+                             binding ({n} values of {} bytes, {} bytes a binding)",
+                            spec.accumulator,
+                            size_of::<T>(),
+                            self.info().max_binding_bytes
+                        ),
+                    });
+                }
+                true
+            }
+        };
+        let indirect = match (short, &offsets_binding) {
+            (true, Some(offsets)) => Some(self.record_short_segments(
+                work,
+                &view,
+                offsets.clone(),
+                (n, segments as u64),
+                spec,
+                out_binding.clone(),
+                short::Handover {
+                    tiles: workgroup_grid(n.div_ceil(plan.range), max_per_dim)?,
+                    fixup: fixup_grid,
+                },
+            )?),
+            _ => None,
+        };
+        let grid_of = |direct: [u32; 3], at: u64| match &indirect {
+            Some(args) => Grid::Indirect(args.clone(), at),
+            None => Grid::Direct(direct),
+        };
+        for w in &windows {
             let first_value = w.offset_units * LANES as u64;
             let groups = (n - first_value)
                 .min(w.units * LANES as u64)
@@ -412,27 +517,22 @@ impl Ctx {
                 groups: groups as u32,
                 ..base
             });
-            let d = work.dispatch(&tiles, workgroup_grid(groups, max_per_dim)?);
+            let grid = grid_of(workgroup_grid(groups, max_per_dim)?, 0);
+            let d = work.dispatch_grid(&tiles, grid);
             d.bind(0, block)
                 .bind(1, Res::range(&first, 0, partial_bytes))
-                .bind(2, view.window(&w))
+                .bind(2, view.window(w))
                 .bind(3, Res::range(&last, 0, partial_bytes))
                 .bind(4, out_binding.clone());
             if let Some(o) = &offsets_binding {
                 d.bind(5, o.clone());
             }
         }
-        // An invocation per range (the ranges past the grid's size stride), at least one
-        // workgroup for the empty segments after the values.
-        let groups = plan
-            .ranges
-            .div_ceil(u64::from(wg))
-            .clamp(1, u64::from(max_per_dim).saturating_pow(3));
         let block = work.params(&SegmentedParams {
-            groups: groups as u32,
+            groups: fixup_groups as u32,
             ..base
         });
-        let d = work.dispatch(&fixup, workgroup_grid(groups, max_per_dim)?);
+        let d = work.dispatch_grid(&fixup, grid_of(fixup_grid, 12));
         d.bind(0, block)
             .bind(1, Res::range(&first, 0, partial_bytes))
             .bind(3, Res::range(&last, 0, partial_bytes))

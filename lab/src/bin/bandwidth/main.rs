@@ -6,8 +6,9 @@
 //! sections: reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
 //! atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), top_k,
 //! no_subgroups (scan, compaction and sorts with and without subgroups), latency, all by
-//! default; sort_tiles (OneSweep's tile shapes) and search_order (bucketed searches or
-//! not) only when named; the element-wise
+//! default; sort_tiles (OneSweep's tile shapes), search_order (bucketed searches or
+//! not) and segmented_paths (both kernels of segmented reductions) only when named; the
+//! element-wise
 //! rows always run). Bytes count each input read once and each output written once.
 //! Times are medians over rounds of back-to-back calls ended by one wait. `BATCH_LIMIT=1`
 //! in the environment times every call in a submission of its own
@@ -45,13 +46,14 @@ use gpuprim_lab::timing::{self, Bench};
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 17] = [
+const SECTIONS: [(&str, Rows); 18] = [
     ("reduce", reduce::rows),
     ("arg_reduce", arg_reduce::rows),
     ("kernel", kernel::rows),
     ("scan", scan::rows),
     ("scan_by_key", scan_by_key::rows),
     ("segmented", segmented::rows),
+    ("segmented_paths", segmented::path_rows),
     ("sort", sort::rows),
     ("sort_tiles", sort::tile_rows),
     ("search", search::rows),
@@ -69,7 +71,7 @@ const USAGE: &str = "usage: bandwidth [log2 n] [section ...] [--csv PATH] [--jso
   log2 n     elements per vector: 2^log2 (default 28 on a GPU, 22 on a CPU adapter)
   section    reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
              atomic, random, grid2d, auto, top_k, no_subgroups, latency (default:
-             all), sort_tiles and search_order
+             all), sort_tiles, search_order and segmented_paths
              (only when named); the element-wise rows (the copy kernel
              first) always run
   --csv PATH, --json PATH
@@ -78,7 +80,7 @@ const USAGE: &str = "usage: bandwidth [log2 n] [section ...] [--csv PATH] [--jso
              primitive at the end (the timestamps cost the rows a little)";
 
 /// Sections that run only when named (long tuning sweeps).
-const NAMED_ONLY: [&str; 2] = ["sort_tiles", "search_order"];
+const NAMED_ONLY: [&str; 3] = ["sort_tiles", "search_order", "segmented_paths"];
 
 /// The command line: `[log2 n] [section ...]`, with `--csv PATH` and `--json PATH`
 /// (or `--csv=PATH`) anywhere.

@@ -77,3 +77,71 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     }
     Ok(())
 }
+
+/// Offsets for segment lengths from 0.
+fn offsets_of(lengths: &[usize]) -> Vec<u32> {
+    let mut offsets = Vec::with_capacity(lengths.len() + 1);
+    offsets.push(0u32);
+    for l in lengths {
+        offsets.push(offsets.last().unwrap() + *l as u32);
+    }
+    offsets
+}
+
+/// Both kernels of segmented sums over offsets (`segmented_path_into`), side by side:
+/// segments of 16, 64, 256 and 1024 values, random lengths 0..32, and segments of 16
+/// with one of a million (which the kernel for short segments hands to the segmented
+/// kernel), then the automatic choice.
+pub fn path_rows(b: &mut Bench) -> Result<()> {
+    let (ctx, n) = (b.ctx, b.n);
+    let a = b.random_f32(7)?;
+    let mut one = ctx.zeros::<f32>(1)?;
+    b.row("reduce_into f32 (reference)", 4 * n, || {
+        ctx.reduce_into(&a, &mut one)
+    })?;
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut random = Vec::new();
+    let mut total = 0usize;
+    while total < n {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let len = (((s >> 33) % 33) as usize).min(n - total);
+        random.push(len);
+        total += len;
+    }
+    let long = (1usize << 20).min(n / 2);
+    let mut one_long = vec![16usize; (n - long) / 16];
+    let middle = one_long.len() / 2;
+    one_long.insert(middle, long);
+    let mut cases: Vec<(String, Vec<usize>)> = [16usize, 64, 256, 1024]
+        .iter()
+        .map(|&len| (format!("{} segments of {len}", n / len), vec![len; n / len]))
+        .collect();
+    cases.push((format!("{} random lengths 0..32", random.len()), random));
+    cases.push((
+        format!("{} of 16 and one of {long}", one_long.len() - 1),
+        one_long,
+    ));
+    for (name, lengths) in cases {
+        let offsets = offsets_of(&lengths);
+        let o = ctx.upload(&offsets)?;
+        let mut out = ctx.zeros::<f32>(lengths.len())?;
+        let bytes = 4 * n + 4 * offsets.len() + 4 * lengths.len();
+        for (kernel, short) in [
+            ("tiles", Some(false)),
+            ("short", Some(true)),
+            ("auto", None),
+        ] {
+            b.row(
+                &format!("segmented sum f32, {name}, {kernel}"),
+                bytes,
+                || match short {
+                    Some(short) => ctx.segmented_path_into(&a, &o, Reduce::Sum, short, &mut out),
+                    None => ctx.segmented_reduce_into(&a, &o, Reduce::Sum, &mut out),
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
