@@ -271,14 +271,23 @@ fn short_and_tiles_kernels() {
         0,
         0,
     ));
-    // The kernel for short segments takes one invocation per segment of this mean and at
-    // most 32 vec4 units each: lengths 100..140 cross that limit at some starts.
-    let around: Vec<usize> = bits
-        .iter()
-        .take(500)
-        .map(|&b| 100 + (b % 41) as usize)
+    // Segments of 8 with every tenth of 128 (a mean of 20): the kernel for short
+    // segments takes one invocation per segment and at most 32 vec4 units each. A
+    // segment of 128 from a whole unit is 32 units (taken); one of 129 is 33 (handed
+    // over); starting 2 values into a unit, lengths 125..131 are 32 or 33 units.
+    let edge = |long: usize| -> Vec<usize> {
+        (0..400)
+            .map(|k| if k % 10 == 9 { long } else { 8 })
+            .collect()
+    };
+    layouts.push(("8s and 128s".into(), edge(128), 0, 0));
+    let mut one_over = edge(128);
+    one_over[199] = 129;
+    layouts.push(("8s, 128s and one 129".into(), one_over, 0, 0));
+    let around: Vec<usize> = (0..400)
+        .map(|k| if k % 10 == 9 { 125 + (k / 10) % 7 } else { 8 })
         .collect();
-    layouts.push(("lengths 100..140".into(), around, 2, 3));
+    layouts.push(("8s and 125..131s".into(), around, 2, 3));
     layouts.push(("lengths of 16".into(), vec![16; 1000], 0, 0));
     for (what, lengths, start, trail) in &layouts {
         for forced in [false, true] {

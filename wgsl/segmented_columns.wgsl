@@ -128,17 +128,23 @@ fn finish_main(ids: GpIds) {
     for (var g = start; g < gp_reduce.col_blocks; g += gp_reduce.groups) {
         let col = (g * COLS + lane % COLS) * LANES;
         var acc = gp_identities();
-        for (var l = 0u; l < LANES; l++) {
-            let x = col + l;
-            if x < w {
-                var b = phase;
-                // Four independent loads per step: this pass is a chain of latencies.
-                for (; b + 3u * PHASES < gp_reduce.row_blocks; b += 4u * PHASES) {
+        // Four independent loads per step and lane, the lanes side by side: this pass is
+        // a chain of latencies, and each lane's partials are combined in block order.
+        var b = phase;
+        for (; b + 3u * PHASES < gp_reduce.row_blocks; b += 4u * PHASES) {
+            for (var l = 0u; l < LANES; l++) {
+                let x = col + l;
+                if x < w {
                     let p = gp_combine(gp_partials[b * w + x], gp_partials[(b + PHASES) * w + x]);
                     let q = gp_combine(gp_partials[(b + 2u * PHASES) * w + x], gp_partials[(b + 3u * PHASES) * w + x]);
                     acc[l] = gp_combine(acc[l], gp_combine(p, q));
                 }
-                for (; b < gp_reduce.row_blocks; b += PHASES) {
+            }
+        }
+        for (; b < gp_reduce.row_blocks; b += PHASES) {
+            for (var l = 0u; l < LANES; l++) {
+                let x = col + l;
+                if x < w {
                     acc[l] = gp_combine(acc[l], gp_partials[b * w + x]);
                 }
             }

@@ -17,6 +17,10 @@ const KPT: u32 = {{KPT}}u;
 const PAIRS: bool = {{PAIRS}};
 const TILE: u32 = WG * KPT;
 const RADIX: u32 = 256u;
+// Phases left out, for timing the others (the results are wrong): always 0 but in
+// tuning builds (feature `internals`, GP_RTS_KNOCKOUT). 1: the upsweep's counting; 2:
+// both splits; 4: the second split; 8: the scatter to the output; 16: the runs.
+const KNOCKOUT: u32 = {{KNOCKOUT}}u;
 
 struct RtsParams {
     n: u32,               // keys in the input binding
@@ -63,6 +67,12 @@ fn digit_of(key: u32) -> u32 {
 
 var<workgroup> digit_counts: array<atomic<u32>, RADIX>;
 
+fn count_key(key: u32) {
+    if (KNOCKOUT & 1u) == 0u || key == params.n {
+        atomicAdd(&digit_counts[digit_of(key)], 1u);
+    }
+}
+
 @compute @workgroup_size(WG)
 fn upsweep(ids: Ids) {
     let group = linear_group(ids);
@@ -76,8 +86,21 @@ fn upsweep(ids: Ids) {
     let t0 = group * params.tiles_per_group;
     let t1 = min(t0 + params.tiles_per_group, params.tiles);
     let end = min(t1 * TILE, params.n);
-    for (var i = t0 * TILE + ids.index; i < end; i += WG) {
-        atomicAdd(&digit_counts[digit_of(keys_in[i])], 1u);
+    // Four keys loaded before they are counted, so each invocation has four loads in
+    // flight.
+    var i = t0 * TILE + ids.index;
+    for (; i + 3u * WG < end; i += 4u * WG) {
+        let a = keys_in[i];
+        let b = keys_in[i + WG];
+        let c = keys_in[i + 2u * WG];
+        let d = keys_in[i + 3u * WG];
+        count_key(a);
+        count_key(b);
+        count_key(c);
+        count_key(d);
+    }
+    for (; i < end; i += WG) {
+        count_key(keys_in[i]);
     }
     workgroupBarrier();
     for (var d = ids.index; d < RADIX; d += WG) {
@@ -235,8 +258,12 @@ fn downsweep(ids: Ids) {
             }
         }
         workgroupBarrier();
-        split(&keys, &origin, 0u, valid, ids);
-        split(&keys, &origin, 4u, valid, ids);
+        if (KNOCKOUT & 2u) == 0u {
+            split(&keys, &origin, 0u, valid, ids);
+            if (KNOCKOUT & 4u) == 0u {
+                split(&keys, &origin, 4u, valid, ids);
+            }
+        }
         // Runs of equal digits in the sorted tile.
         for (var d = ids.index; d < RADIX; d += WG) {
             run_start[d] = 0u;
@@ -245,7 +272,7 @@ fn downsweep(ids: Ids) {
         workgroupBarrier();
         for (var k = 0u; k < KPT; k++) {
             let p = ids.index * KPT + k;
-            if p < valid {
+            if p < valid && (KNOCKOUT & 16u) == 0u {
                 let d = digit_of(keys[k]);
                 if p == 0u || digit_of(tile_keys[gp_at(p - 1u)]) != d {
                     run_start[d] = p;
@@ -256,21 +283,30 @@ fn downsweep(ids: Ids) {
             }
         }
         workgroupBarrier();
-        // Striped, so consecutive invocations write consecutive addresses.
+        // Striped, so consecutive invocations write consecutive addresses. With values,
+        // each key's destination and origin are kept for the values' pass.
+        var dest: array<u32, KPT>;
+        var source: array<u32, KPT>;
         for (var k = 0u; k < KPT; k++) {
             let p = k * WG + ids.index;
             if p < valid {
                 let key = tile_keys[gp_at(p)];
                 let d = digit_of(key);
                 let to = next[d] + p - run_start[d];
-                if to >= params.out_lo && to < params.out_hi {
-                    if params.write_keys != 0u {
-                        keys_out[to - params.out_lo] = key;
+                if PAIRS {
+                    dest[k] = to;
+                    source[k] = tile_origin[gp_at(p)];
+                }
+                if (KNOCKOUT & 8u) != 0u {
+                    if to == params.n + 0x7fffffffu {
+                        keys_out[0] = key;  // never: keeps the phases before it alive
                     }
-{{VALUES}}
+                } else if to >= params.out_lo && to < params.out_hi && params.write_keys != 0u {
+                    keys_out[to - params.out_lo] = key;
                 }
             }
         }
+{{VALUES}}
         workgroupBarrier();
         for (var d = ids.index; d < RADIX; d += WG) {
             next[d] += run_end[d] - run_start[d];

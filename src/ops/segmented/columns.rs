@@ -136,6 +136,8 @@ impl Ctx {
             _ => NARROW_COLS,
         }
         .min(wg);
+        #[cfg(feature = "internals")]
+        let (cols, wanted) = columns_override(cols, wanted, wg);
         let phases = u64::from(wg / cols);
         let col_blocks = u64::from(width.div_ceil(cols * lanes));
         let most = u64::from(height).div_ceil(MIN_BLOCK_ROWS.max(4 * phases));
@@ -205,5 +207,21 @@ impl Ctx {
                 .bind(4, out_binding);
         }
         work.submit()
+    }
+}
+
+/// `GP_COLUMNS=COLS:GROUPS` from the environment (builds with the `internals` feature):
+/// invocations across the columns (a power of two up to the workgroup size) and the
+/// workgroups wanted, in place of the chosen ones, for tuning (`bandwidth`'s
+/// `segmented` rows).
+#[cfg(feature = "internals")]
+fn columns_override(cols: u32, wanted: u64, wg: u32) -> (u32, u64) {
+    let Ok(v) = std::env::var("GP_COLUMNS") else {
+        return (cols, wanted);
+    };
+    let mut it = v.split(':').map(|x| x.parse::<u64>().ok());
+    match (it.next().flatten(), it.next().flatten()) {
+        (Some(c), Some(g)) if c.is_power_of_two() && c <= u64::from(wg) && g > 0 => (c as u32, g),
+        _ => (cols, wanted),
     }
 }

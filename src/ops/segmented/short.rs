@@ -17,7 +17,7 @@ use crate::runtime::view::View;
 const SHORT_WGSL: &str = include_str!("../../../wgsl/segmented_short.wgsl");
 
 /// Mean values per segment (values over segments) up to which `Auto` takes this kernel.
-pub(super) const SHORT_MEAN: u64 = 256;
+pub(super) const SHORT_MEAN: u64 = 1024;
 
 /// vec4 units an invocation reads of a segment at most: a longer segment goes to the
 /// segmented kernel.

@@ -224,6 +224,20 @@ pub(super) struct SortRtsKernel {
     pub(super) kpt: u32,
     /// Whether values move with the keys.
     pub(super) pairs: bool,
+    /// Phases left out for timing (`wgsl/sort_rts.wgsl`'s KNOCKOUT): 0 but in tuning
+    /// builds ([`rts_knockout`]).
+    pub(super) knockout: u32,
+}
+
+/// `GP_RTS_KNOCKOUT` from the environment in builds with the `internals` feature, for
+/// timing the reduce-then-scan sort's phases apart (`bandwidth`'s `no_subgroups` rows;
+/// the sorts' results are then wrong); 0 otherwise.
+pub(super) fn rts_knockout() -> u32 {
+    #[cfg(feature = "internals")]
+    if let Ok(v) = std::env::var("GP_RTS_KNOCKOUT") {
+        return v.parse().unwrap_or(0);
+    }
+    0
 }
 
 impl KernelSource for SortRtsKernel {
@@ -250,6 +264,7 @@ impl KernelSource for SortRtsKernel {
                 ("VALUES", values.to_string()),
                 ("KEYS", KEYS_WGSL.to_string()),
                 ("PAIRS", self.pairs.to_string()),
+                ("KNOCKOUT", self.knockout.to_string()),
                 (
                     "ORIGIN_WORDS",
                     rts_origin_words(self.workgroup_size, self.kpt, self.pairs).to_string(),

@@ -260,6 +260,7 @@ fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
         workgroup_size: shape.wg,
         kpt: shape.kpt,
         pairs,
+        knockout: super::kernels::rts_knockout(),
     };
     Ok(RtsKernels {
         upsweep: ctx.kernel_for(&config, "upsweep")?,
