@@ -9,6 +9,10 @@
 // digit (low half, then high half), each a raking scan of 16 counters per invocation
 // packed two to a word (16 bits each: TILE < 65536). After them the tile is in digit
 // order, and each key goes to its digit's offset plus its place in the digit's run.
+//
+// Every loop `for (var k = 0u; k < KPT; k++) {` is written out by the host (KPT copies
+// of its body with k a constant: src/ops/sort/kernels.rs, unroll_kpt), so the per-key
+// arrays are indexed by constants and each invocation's loads are in flight together.
 
 const WG: u32 = {{WG}}u;
 const KPT: u32 = {{KPT}}u;

@@ -255,7 +255,7 @@ impl KernelSource for SortRtsKernel {
         } else {
             ("", "")
         };
-        render(
+        let wgsl = render(
             RTS_WGSL,
             &[
                 ("WG", self.workgroup_size.to_string()),
@@ -270,6 +270,37 @@ impl KernelSource for SortRtsKernel {
                     rts_origin_words(self.workgroup_size, self.kpt, self.pairs).to_string(),
                 ),
             ],
-        )
+        );
+        unroll_kpt(&wgsl, self.kpt)
     }
+}
+
+/// The loops `for (var k = 0u; k < KPT; k++) {` of `wgsl/sort_rts.wgsl` written out:
+/// `kpt` copies of the body, each in a block of its own with `k` a constant, so the
+/// per-key arrays are indexed by constants and stay in registers whatever the driver
+/// unrolls. A loop ends at the first `}` line at its own indentation.
+fn unroll_kpt(wgsl: &str, kpt: u32) -> String {
+    const HEAD: &str = "for (var k = 0u; k < KPT; k++) {";
+    let mut out = String::with_capacity(wgsl.len() * 4);
+    let mut lines = wgsl.lines();
+    while let Some(line) = lines.next() {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        if line.trim() != HEAD {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let close = format!("{indent}}}");
+        let body: Vec<&str> = lines.by_ref().take_while(|l| *l != close).collect();
+        for k in 0..kpt {
+            out.push_str(&format!("{indent}{{\n{indent}    const k = {k}u;\n"));
+            for b in &body {
+                out.push_str(b);
+                out.push('\n');
+            }
+            out.push_str(&close);
+            out.push('\n');
+        }
+    }
+    out
 }

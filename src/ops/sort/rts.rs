@@ -18,11 +18,12 @@ use crate::runtime::record::Work;
 use crate::runtime::vec::{GpuVec, LANES};
 
 /// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters), the first that
-/// fits the device: on a GPU 4096 keys a tile where workgroup memory holds them (fewer
-/// tiles, so less of the tiles' fixed cost per key), else 2048. A sort of keys alone
-/// keeps no origins in the tile, so 512 invocations fit, and measured faster than 256 x
-/// 16 (and 256 x 32 slower; docs/perf-journal.md).
-const RTS_TILES_GPU_KEYS: [(u32, u32); 3] = [(512, 8), (256, 16), (256, 8)];
+/// fits the device: on a GPU the largest tile workgroup memory holds (fewer tiles, so
+/// less of the tiles' fixed cost per key). A sort of keys alone keeps no origins in the
+/// tile, so 256 x 32 fits, which measured fastest once the per-key loops were written
+/// out (then 512 x 12, 128 x 16 and 512 x 8; docs/perf-journal.md); with values 256 x 16
+/// is the largest that fits 48 KiB.
+const RTS_TILES_GPU_KEYS: [(u32, u32); 4] = [(256, 32), (512, 8), (256, 16), (256, 8)];
 const RTS_TILES_GPU_PAIRS: [(u32, u32); 2] = [(256, 16), (256, 8)];
 const RTS_TILES_CPU: [(u32, u32); 1] = [(128, 8)];
 /// Reduce-then-scan workgroups per pass (each owns a contiguous range of tiles): the

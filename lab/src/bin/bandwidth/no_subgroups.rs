@@ -3,9 +3,9 @@
 //! stand next to each other in one process. Adapters without subgroups print one row
 //! each (the only path they have).
 //!
-//! `GP_RTS_TILES=256x8,256x16` in the environment adds a row per reduce-then-scan tile
-//! shape (invocations x keys per invocation) for the sort of the first size on the
-//! context without subgroups.
+//! `GP_RTS_TILES=256x8,256x16` in the environment adds rows per reduce-then-scan tile
+//! shape (invocations x keys per invocation) for the sorts (keys, and keys with values
+//! where the shape fits) of the first size on the context without subgroups.
 
 use gpuprim::wgpu::Features;
 use gpuprim::{Ctx, Result, Scan, ScanAlgorithm, ScanOp, Sort, SortAlgorithm};
@@ -69,6 +69,15 @@ pub fn rows(b: &mut Bench) -> Result<()> {
                             .algorithm(SortAlgorithm::ReduceThenScan)
                             .tile(wg, kpt);
                         keys_row_on(b, c, &name, &keys, &sort)?;
+                        // With values the tile also holds each key's origin: a shape
+                        // that fits keys alone may not fit.
+                        let name = format!(
+                            "sort_by_key u32 + u32 n=2^{}, {path}, tile {wg}x{kpt}",
+                            log2(m)
+                        );
+                        if let Err(e) = pairs_row_on(b, c, &name, &keys, &sort) {
+                            println!("{name}: {e}");
+                        }
                     }
                 }
             }
