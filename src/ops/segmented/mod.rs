@@ -11,6 +11,14 @@
 //! joined by a segmented scan of the tile, and a segment that spans ranges leaves one
 //! partial per range, which a second small pass combines in range order. So one huge
 //! segment costs what a reduction costs, and many short ones a scan per tile more.
+//!
+//! Segments read from offsets that are short on average (at most 1024 values), where
+//! the adapter has subgroups, take a kernel of their own first (`wgsl/segmented_short.wgsl`,
+//! `short.rs`): a few invocations of one subgroup per segment read its vec4 units and
+//! meet by shuffles, with nothing to mark or scan. A segment too long for it (more than
+//! 32 units per invocation) makes it hand the whole call to the segmented kernel, which
+//! is dispatched indirectly after it (zero workgroups otherwise), so each call's values
+//! come from one kernel, chosen by the lengths alone.
 //! Column reductions (`wgsl/segmented_columns.wgsl`) read blocks
 //! of consecutive columns a row at a time (a vec4 per invocation where rows start at
 //! whole units) and, for tall grids, split the rows across workgroups and combine the
@@ -30,7 +38,8 @@
 //! subgroups: rows of at most `32 S` vec4 units or elements, `S` the subgroup size, or
 //! grids of 8192 rows or more): at most `width / (4 G L) + 9 + log2(G)`, with `G`
 //! invocations per row (at most `S`) reading `L` values at once (4 where rows start at
-//! whole vec4 units, else 1). Columns: at most `height / (4 P) + P + 8 +`
+//! whole vec4 units, else 1). Segments the short-segments kernel takes: at most
+//! `32 / 4 + 6 + log2(G)` (at most 32 vec4 units per invocation, four at a time). Columns: at most `height / (4 P) + P + 8 +`
 //! the row blocks (at most `64 P`), with `P` rows read at once (4, or 16 for narrow
 //! grids, on GPUs; 4 on CPU adapters).
 
@@ -137,8 +146,12 @@ impl Ctx {
     ///
     /// The values are split evenly across the GPU whatever the lengths: one segment of
     /// all values, or long segments of any lengths, cost about what
-    /// [`Ctx::reduce_with`] costs; millions of short segments (16 values each) cost about
-    /// 2.5 times that, the price of finding and joining their bounds in every tile
+    /// [`Ctx::reduce_with`] costs. Where the adapter has subgroups, segments of at most
+    /// 1024 values on average take a kernel of their own (a few invocations per
+    /// segment), at about 0.9 of a reduction's bandwidth for millions of segments of 16
+    /// values; a segment of more than 4 to 16 times the mean length among them (never
+    /// fewer than 128 values) sends the call to the general kernel after that one, at
+    /// the cost of both
     /// (docs/PERFORMANCE.md).
     ///
     /// Offsets that are not ascending or point past `values` give unspecified values
