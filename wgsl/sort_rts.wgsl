@@ -11,14 +11,20 @@
 // order, and each key goes to its digit's offset plus its place in the digit's run.
 //
 // Every loop `for (var k = 0u; k < KPT; k++) {` is written out by the host (KPT copies
-// of its body with k a constant: src/ops/sort/kernels.rs, unroll_kpt), so the per-key
-// arrays are indexed by constants and each invocation's loads are in flight together.
+// of its body with k a constant: src/ops/sort/kernels.rs, unroll_kpt; all adapters but
+// llvmpipe's GL), so the per-key arrays are indexed by constants and each invocation's
+// loads are in flight together.
 
 const WG: u32 = {{WG}}u;
 const KPT: u32 = {{KPT}}u;
 // Whether values move with the keys: only then does the tile keep each key's position in
 // the input tile (its origin), to fetch its value by.
 const PAIRS: bool = {{PAIRS}};
+// With values: whether they are staged through workgroup memory (sort_rts_values.wgsl,
+// after the keys' scatter) or gathered from the input key by key
+// (sort_rts_values_gathered.wgsl, in it). Staged where the loops are written out; on
+// llvmpipe's GL the two more barriers a tile cost more than the gather.
+const STAGED: bool = {{STAGED}};
 const TILE: u32 = WG * KPT;
 const RADIX: u32 = 256u;
 // Phases left out, for timing the others (the results are wrong): always 0 but in
@@ -287,8 +293,8 @@ fn downsweep(ids: Ids) {
             }
         }
         workgroupBarrier();
-        // Striped, so consecutive invocations write consecutive addresses. With values,
-        // each key's destination and origin are kept for the values' pass.
+        // Striped, so consecutive invocations write consecutive addresses. With values
+        // staged, each key's destination and origin are kept for the values' pass.
         var dest: array<u32, KPT>;
         var source: array<u32, KPT>;
         for (var k = 0u; k < KPT; k++) {
@@ -297,7 +303,7 @@ fn downsweep(ids: Ids) {
                 let key = tile_keys[gp_at(p)];
                 let d = digit_of(key);
                 let to = next[d] + p - run_start[d];
-                if PAIRS {
+                if PAIRS && STAGED {
                     dest[k] = to;
                     source[k] = tile_origin[gp_at(p)];
                 }
@@ -305,8 +311,11 @@ fn downsweep(ids: Ids) {
                     if to == params.n + 0x7fffffffu {
                         keys_out[0] = key;  // never: keeps the phases before it alive
                     }
-                } else if to >= params.out_lo && to < params.out_hi && params.write_keys != 0u {
-                    keys_out[to - params.out_lo] = key;
+                } else if to >= params.out_lo && to < params.out_hi {
+                    if params.write_keys != 0u {
+                        keys_out[to - params.out_lo] = key;
+                    }
+{{VALUES_GATHERED}}
                 }
             }
         }

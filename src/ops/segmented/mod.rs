@@ -122,7 +122,8 @@ enum Path {
     /// The segmented kernel alone.
     Tiles,
     /// The short kernel (handing the call to the segmented kernel if a segment is too
-    /// long for it).
+    /// long for it). Asked for only by `segmented_path_into` (feature `internals`).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     Short,
 }
 

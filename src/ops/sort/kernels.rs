@@ -48,8 +48,11 @@ const PEER_TABLES: &str = include_str!("../../../wgsl/sort_onesweep_peer_tables.
 const VALUE_BINDINGS: &str = include_str!("../../../wgsl/sort_value_bindings.wgsl");
 /// `{{VALUES}}` of the OneSweep digit pass when values move too.
 const ONESWEEP_VALUES: &str = include_str!("../../../wgsl/sort_onesweep_values.wgsl");
-/// `{{VALUES}}` of reduce-then-scan's downsweep when values move too.
+/// `{{VALUES}}` of reduce-then-scan's downsweep when values move too, staged through
+/// workgroup memory (with the loops written out)...
 const RTS_VALUES: &str = include_str!("../../../wgsl/sort_rts_values.wgsl");
+/// ... or its `{{VALUES_GATHERED}}`, gathered from the input key by key (without).
+const RTS_VALUES_GATHERED: &str = include_str!("../../../wgsl/sort_rts_values_gathered.wgsl");
 
 /// A spliced part's text: its file less the final newline (the template's line has one).
 fn part(file: &'static str) -> &'static str {
@@ -224,6 +227,9 @@ pub(super) struct SortRtsKernel {
     pub(super) kpt: u32,
     /// Whether values move with the keys.
     pub(super) pairs: bool,
+    /// Whether its per-key loops are written out ([`unroll_kpt`]) and values staged
+    /// through workgroup memory; else loops, and values gathered key by key.
+    pub(super) unrolled: bool,
     /// Phases left out for timing (`wgsl/sort_rts.wgsl`'s KNOCKOUT): 0 but in tuning
     /// builds ([`rts_knockout`]).
     pub(super) knockout: u32,
@@ -250,14 +256,17 @@ impl KernelSource for SortRtsKernel {
     }
 
     fn wgsl(&self) -> String {
-        let (value_bindings, values) = if self.pairs {
-            (part(VALUE_BINDINGS), part(RTS_VALUES))
-        } else {
-            ("", "")
+        let staged = self.pairs && self.unrolled;
+        let (value_bindings, values, gathered) = match (self.pairs, staged) {
+            (false, _) => ("", "", ""),
+            (true, true) => (part(VALUE_BINDINGS), part(RTS_VALUES), ""),
+            (true, false) => (part(VALUE_BINDINGS), "", part(RTS_VALUES_GATHERED)),
         };
         let wgsl = render(
             RTS_WGSL,
             &[
+                ("STAGED", staged.to_string()),
+                ("VALUES_GATHERED", gathered.to_string()),
                 ("WG", self.workgroup_size.to_string()),
                 ("KPT", self.kpt.to_string()),
                 ("VALUE_BINDINGS", value_bindings.to_string()),
@@ -271,7 +280,11 @@ impl KernelSource for SortRtsKernel {
                 ),
             ],
         );
-        unroll_kpt(&wgsl, self.kpt)
+        if self.unrolled {
+            unroll_kpt(&wgsl, self.kpt)
+        } else {
+            wgsl
+        }
     }
 }
 

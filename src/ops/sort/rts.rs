@@ -257,10 +257,15 @@ struct RtsKernels {
 }
 
 fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
+    let info = ctx.info();
     let config = SortRtsKernel {
         workgroup_size: shape.wg,
         kpt: shape.kpt,
         pairs,
+        // Not on a CPU adapter's GL (llvmpipe): there the written-out kernel compiles for
+        // seconds while wgpu holds the GL context, long enough for other threads' calls
+        // to give up waiting for it (a panic in wgpu-hal).
+        unrolled: !(info.backend == wgpu::Backend::Gl && info.device_type == wgpu::DeviceType::Cpu),
         knockout: super::kernels::rts_knockout(),
     };
     Ok(RtsKernels {
