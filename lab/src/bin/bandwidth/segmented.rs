@@ -17,29 +17,14 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     })?;
 
     // (name, segment lengths)
-    let mut s = 0x9e37_79b9_7f4a_7c15u64;
-    let mut random = Vec::new();
-    let mut total = 0usize;
-    while total < n {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        let len = ((s >> 33) % 100_001) as usize;
-        let len = len.min(n - total);
-        random.push(len);
-        total += len;
-    }
+    let random = random_lengths(n, 100_000, 0x9e37_79b9_7f4a_7c15);
     let cases: [(String, Vec<usize>); 3] = [
         ("1 segment".into(), vec![n]),
         (format!("{} segments of 16", n / 16), vec![16; n / 16]),
         (format!("{} random lengths 0..100000", random.len()), random),
     ];
     for (name, lengths) in cases {
-        let mut offsets = Vec::with_capacity(lengths.len() + 1);
-        offsets.push(0u32);
-        for l in &lengths {
-            offsets.push(offsets.last().unwrap() + *l as u32);
-        }
+        let offsets = offsets_of(&lengths);
         let o = ctx.upload(&offsets)?;
         let mut out = ctx.zeros::<f32>(lengths.len())?;
         let bytes = 4 * n + 4 * offsets.len() + 4 * lengths.len();
@@ -78,6 +63,22 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     Ok(())
 }
 
+/// Segment lengths from 0 to `most` (xorshift from `seed`) that add up to `n`.
+fn random_lengths(n: usize, most: u64, seed: u64) -> Vec<usize> {
+    let mut s = seed;
+    let mut lengths = Vec::new();
+    let mut total = 0usize;
+    while total < n {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let len = (((s >> 33) % (most + 1)) as usize).min(n - total);
+        lengths.push(len);
+        total += len;
+    }
+    lengths
+}
+
 /// Offsets for segment lengths from 0.
 fn offsets_of(lengths: &[usize]) -> Vec<u32> {
     let mut offsets = Vec::with_capacity(lengths.len() + 1);
@@ -99,17 +100,7 @@ pub fn path_rows(b: &mut Bench) -> Result<()> {
     b.row("reduce_into f32 (reference)", 4 * n, || {
         ctx.reduce_into(&a, &mut one)
     })?;
-    let mut s = 0x2545_f491_4f6c_dd1du64;
-    let mut random = Vec::new();
-    let mut total = 0usize;
-    while total < n {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        let len = (((s >> 33) % 33) as usize).min(n - total);
-        random.push(len);
-        total += len;
-    }
+    let random = random_lengths(n, 32, 0x2545_f491_4f6c_dd1d);
     let long = (1usize << 20).min(n / 2);
     let mut one_long = vec![16usize; (n - long) / 16];
     let middle = one_long.len() / 2;
