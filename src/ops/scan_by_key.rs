@@ -458,9 +458,7 @@ fn kernel<T: GpuElement>(
     [keys, values, out]: [&View<'_>; 3],
     (wg, v): (u32, u32),
 ) -> Result<Arc<Kernel>> {
-    let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
-        && ctx.info().subgroup_max_size <= wg
-        && ctx.info().subgroup_min_size >= 1;
+    let subgroups = ctx.subgroups_within(wg);
     let config = ScanByKeyKernel {
         element: T::WGSL,
         workgroup_size: wg,

@@ -116,10 +116,7 @@ impl Program {
     /// The configurations for input elements `T` scanned as `A` on `ctx`'s adapter.
     fn build<T: GpuElement, A: GpuElement>(ctx: &Ctx, form: Form) -> Program {
         let wg = pow2_workgroup_size(ctx, 256);
-        let subgroups = ctx.has_features(wgpu::Features::SUBGROUP)
-            && size_of::<A>() == 4
-            && ctx.info().subgroup_max_size <= wg
-            && ctx.info().subgroup_min_size >= 1;
+        let subgroups = ctx.subgroups_within(wg) && size_of::<A>() == 4;
         // Workgroup size and vec4 units per invocation, the fastest measured on a GPU
         // (see docs/perf-journal.md). Reduce-then-scan: 2 units (1 and 4 about the same).
         // The single pass: 256 x 8 units for scans, tiles of 8192 elements (512 x 4 and

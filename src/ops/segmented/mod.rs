@@ -424,11 +424,7 @@ impl Ctx {
         let plan = plan?;
 
         let view = View::of(values);
-        // Shuffles move 32-bit scalars and their vectors.
-        let subgroups = self.has_features(wgpu::Features::SUBGROUP)
-            && self.info().subgroup_max_size <= wg
-            && self.info().subgroup_min_size >= 1
-            && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>");
+        let subgroups = shuffles_apply(self, spec, wg);
         let config = SegmentedKernel {
             element: T::WGSL,
             enable: T::ENABLE,
@@ -477,16 +473,15 @@ impl Ctx {
         let fixup_grid = workgroup_grid(fixup_groups, max_per_dim)?;
         // Short segments first, by their own kernel; the passes below then run only if
         // it hands the call over (their grids come from its indirect arguments).
+        let short_fits =
+            || windows.len() == 1 && self.short_segments_apply(spec, n, size_of::<T>() as u64);
         let short = match (bounds, path) {
             (Bounds::Rows { .. }, _) | (_, Path::Tiles) => false,
             (Bounds::Offsets(_), Path::Auto) => {
-                n <= short::SHORT_MEAN * segments as u64
-                    && windows.len() == 1
-                    && self.short_segments_apply(spec, n, size_of::<T>() as u64)
+                n <= short::SHORT_MEAN * segments as u64 && short_fits()
             }
             (Bounds::Offsets(_), Path::Short) => {
-                if windows.len() != 1 || !self.short_segments_apply(spec, n, size_of::<T>() as u64)
-                {
+                if !short_fits() {
                     return Err(Error::InvalidArgument {
                         op: name,
                         message: format!(
@@ -556,6 +551,13 @@ impl Ctx {
         }
         Ok(())
     }
+}
+
+/// Whether the segmented kernels can combine `spec`'s accumulators by subgroup shuffles
+/// in workgroups of `wg`: subgroups that fit, and an accumulator of 32-bit scalars or
+/// their vectors (what shuffles move).
+fn shuffles_apply(ctx: &Ctx, spec: &Spec, wg: u32) -> bool {
+    ctx.subgroups_within(wg) && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>")
 }
 
 /// `offsets.len() - 1`, or `Err(InvalidArgument)` for an empty `offsets`.

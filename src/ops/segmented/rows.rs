@@ -59,10 +59,7 @@ impl Ctx {
         let (width, height, pitch) = (grid.width(), grid.height(), grid.pitch());
         let wg = pow2_workgroup_size(self, 256);
         let info = self.info();
-        let subgroups = self.has_features(wgpu::Features::SUBGROUP)
-            && info.subgroup_min_size >= 1
-            && info.subgroup_max_size <= wg
-            && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>");
+        let subgroups = super::shuffles_apply(self, spec, wg);
         let view = View::of(grid.vec());
         let used = grid.span();
         let lanes = grid_lanes(&view, pitch);

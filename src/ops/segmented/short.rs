@@ -108,13 +108,8 @@ impl Ctx {
     /// storage binding) with this operator: it needs subgroups and an accumulator
     /// shuffles can move.
     pub(super) fn short_segments_apply(&self, spec: &Spec, n: u64, element_bytes: u64) -> bool {
-        let wg = pow2_workgroup_size(self, 256);
-        let info = self.info();
-        self.has_features(wgpu::Features::SUBGROUP)
-            && info.subgroup_min_size >= 1
-            && info.subgroup_max_size <= wg
-            && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>")
-            && n.div_ceil(4) * 4 * element_bytes <= info.max_binding_bytes
+        super::shuffles_apply(self, spec, pow2_workgroup_size(self, 256))
+            && n.div_ceil(4) * 4 * element_bytes <= self.info().max_binding_bytes
     }
 
     /// Records the short kernel over all `segments` (see the module docs) and returns

@@ -206,6 +206,16 @@ impl Ctx {
         self.inner.info.features.contains(features)
     }
 
+    /// Whether kernels of `workgroup_size` invocations can use subgroup operations: the
+    /// adapter has them, reports its subgroup sizes, and no subgroup is larger than the
+    /// workgroup.
+    pub(crate) fn subgroups_within(&self, workgroup_size: u32) -> bool {
+        let info = &self.inner.info;
+        self.has_features(wgpu::Features::SUBGROUP)
+            && info.subgroup_min_size >= 1
+            && info.subgroup_max_size <= workgroup_size
+    }
+
     /// How many times this context (and its clones) has called `queue.submit`: each
     /// submission of held work counts once, however many calls it carries. Your own
     /// submissions through [`Ctx::queue`] do not count.
