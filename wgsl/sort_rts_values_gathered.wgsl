@@ -4,6 +4,4 @@
                     if params.indices == 0u {
                         v = values_in[origin];
                     }
-                    if (KNOCKOUT & 8u) == 0u {
-                        values_out[to - params.out_lo] = v;
-                    }
+                    values_out[to - params.out_lo] = v;
