@@ -4,17 +4,13 @@
 //! short-wide (256 x n/256), square, 16-wide and 2048-wide grid. Bytes count the values
 //! and offsets read and the results written once.
 
-use gpuprim::{Grid2D, Reduce, Result};
+use gpuprim::{GpuVec, Grid2D, Reduce, Result};
 
 use gpuprim_lab::timing::Bench;
 
 pub fn rows(b: &mut Bench) -> Result<()> {
     let (ctx, n) = (b.ctx, b.n);
-    let a = b.random_f32(7)?;
-    let mut one = ctx.zeros::<f32>(1)?;
-    b.row("reduce_into f32 (reference)", 4 * n, || {
-        ctx.reduce_into(&a, &mut one)
-    })?;
+    let a = values_and_reference(b)?;
 
     // (name, segment lengths)
     let random = random_lengths(n, 100_000, 0x9e37_79b9_7f4a_7c15);
@@ -63,6 +59,18 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     Ok(())
 }
 
+/// The `n` random f32 values every row reduces, after the row of `reduce_into` over
+/// them (the figure the segmented rows aim at).
+fn values_and_reference(b: &mut Bench) -> Result<GpuVec<f32>> {
+    let a = b.random_f32(7)?;
+    let mut one = b.ctx.zeros::<f32>(1)?;
+    let ctx = b.ctx;
+    b.row("reduce_into f32 (reference)", 4 * b.n, || {
+        ctx.reduce_into(&a, &mut one)
+    })?;
+    Ok(a)
+}
+
 /// Segment lengths from 0 to `most` (xorshift from `seed`) that add up to `n`.
 fn random_lengths(n: usize, most: u64, seed: u64) -> Vec<usize> {
     let mut s = seed;
@@ -95,11 +103,7 @@ fn offsets_of(lengths: &[usize]) -> Vec<u32> {
 /// kernel), then the automatic choice.
 pub fn path_rows(b: &mut Bench) -> Result<()> {
     let (ctx, n) = (b.ctx, b.n);
-    let a = b.random_f32(7)?;
-    let mut one = ctx.zeros::<f32>(1)?;
-    b.row("reduce_into f32 (reference)", 4 * n, || {
-        ctx.reduce_into(&a, &mut one)
-    })?;
+    let a = values_and_reference(b)?;
     let random = random_lengths(n, 32, 0x2545_f491_4f6c_dd1d);
     let long = (1usize << 20).min(n / 2);
     let mut one_long = vec![16usize; (n - long) / 16];
