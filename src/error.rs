@@ -148,8 +148,9 @@ pub enum Error {
         limit: std::time::Duration,
     },
 
-    /// wgpu reported an error the library did not expect. This is a gpuprim bug.
-    #[error("unexpected wgpu error in `{op}`: {message} (this is a gpuprim bug, please report it)")]
+    /// wgpu reported an error the library did not expect, or a kernel's template and
+    /// its configuration disagree. This is a gpuprim bug.
+    #[error("internal error in `{op}`: {message} (this is a gpuprim bug, please report it)")]
     Internal {
         /// The call.
         op: &'static str,

@@ -135,7 +135,9 @@ pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::{Reduce, TransformReduce};
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use ops::sort::{Sort, SortAlgorithm, SortKey, SortValue};
-pub use runtime::context::{Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES};
+pub use runtime::context::{
+    Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES, WEBGPU_FEATURES,
+};
 pub use runtime::device::new_instance;
 pub use runtime::profile::{Profile, ProfileRow, ProfiledCall};
 pub use runtime::vec::GpuVec;

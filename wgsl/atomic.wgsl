@@ -1,9 +1,8 @@
 // atomic_sum: adds every element of `src` (one binding window, `params.n` valid
 // elements; the padding of the last vec4 is masked) into acc[0] with atomics.
 //
-// The file is a prelude and `//// name` sections; the library assembles the prelude,
-// one `add_*` section (how a value is added atomically for the element type) and one
-// strategy section (per_element, hybrid, subgroup).
+// After the prelude, one `add_*` part (how a value is added atomically for the element
+// type) and one strategy (per_element, hybrid, subgroup), chosen by `//#if`.
 //
 // Every strategy is a grid-stride loop over vec4 units with a capped number of
 // workgroups (folded into 2D/3D): all dispatched invocations take part, so there is no
@@ -35,7 +34,8 @@ fn thread_sum(first: u32, stride: u32) -> T {
     return s;
 }
 
-//// add_int
+//#if ADD_INT
+// add_int
 // Integer atomics wrap on overflow, like the CPU's wrapping_add.
 var<workgroup> wsum: atomic<T>;
 
@@ -50,8 +50,10 @@ fn wsum_add(v: T) {
 fn wsum_load() -> T {
     return atomicLoad(&wsum);
 }
+//#endif
 
-//// add_f32
+//#if ADD_F32
+// add_f32
 // No float atomics in WGSL: add to the bit pattern with a compare-exchange loop. It is
 // lock-free (a failed exchange means another invocation's add succeeded).
 var<workgroup> wsum: atomic<u32>;
@@ -81,8 +83,10 @@ fn wsum_add(v: f32) {
 fn wsum_load() -> f32 {
     return bitcast<f32>(atomicLoad(&wsum));
 }
+//#endif
 
-//// per_element
+//#if PER_ELEMENT
+// per_element
 // The articles' InterlockedAdd sample: one global atomic per element.
 @compute @workgroup_size({{WG}})
 fn main(
@@ -101,8 +105,10 @@ fn main(
         }
     }
 }
+//#endif
 
-//// hybrid
+//#if HYBRID
+// hybrid
 // Workgroup tree reduction in shared memory, then one global atomic per workgroup.
 var<workgroup> part: array<T, {{WG}}>;
 
@@ -127,8 +133,10 @@ fn main(
         }
     }
 }
+//#endif
 
-//// subgroup
+//#if SUBGROUP
+// subgroup
 // subgroupAdd per subgroup; the first invocation of each subgroup adds its subgroup's
 // sum into a workgroup atomic (correct for any subgroup size and any layout of
 // subgroups in the workgroup); then one global atomic per workgroup.
@@ -156,3 +164,4 @@ fn main(
         }
     }
 }
+//#endif

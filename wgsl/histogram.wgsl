@@ -3,8 +3,8 @@
 // bin `params.base` of `params.bins`; elements in other bins are skipped here (they are
 // counted by the dispatch of their window).
 //
-// Prelude + `//// name` sections: one `key_*` section (the bin of an element) and one
-// `shared` or `global` section (where the counting happens).
+// After the prelude, `//#if` picks one `key_*` part (the bin of an element) and one
+// `shared` or `global` part (where the counting happens).
 alias K = {{K}};
 const NONE: u32 = 0xffffffffu;
 
@@ -26,7 +26,8 @@ fn window_bin(global_bin: u32) -> u32 {
     return NONE;
 }
 
-//// key_u32
+//#if KEY_U32
+// key_u32
 // Keys are bins; keys >= bins are counted nowhere.
 fn bin_of(x: u32) -> u32 {
     if x >= params.bins {
@@ -34,8 +35,10 @@ fn bin_of(x: u32) -> u32 {
     }
     return window_bin(x);
 }
+//#endif
 
-//// key_range
+//#if KEY_RANGE
+// key_range
 // bin = floor((x - lo) * scale), scale = bins / (hi - lo), for lo <= x <= hi; x == hi
 // (and any rounding past the top) goes to the last bin; NaN and values outside
 // [lo, hi] are counted nowhere. Clamped in float so no conversion is out of range.
@@ -46,8 +49,10 @@ fn bin_of(x: f32) -> u32 {
     let f = clamp(floor((x - params.lo) * params.scale), 0.0, f32(params.bins - 1u));
     return window_bin(u32(f));
 }
+//#endif
 
-//// shared
+//#if SHARED
+// shared
 // Workgroup-private bins in shared memory, merged into `counts` by one atomic per
 // nonzero bin.
 var<workgroup> local_bins: array<atomic<u32>, {{SB}}>;
@@ -83,8 +88,10 @@ fn main(
         }
     }
 }
+//#endif
 
-//// global
+//#if GLOBAL
+// global
 // Too many bins for shared memory: one global atomic per counted element.
 @compute @workgroup_size({{WG}})
 fn main(
@@ -106,3 +113,4 @@ fn main(
         }
     }
 }
+//#endif

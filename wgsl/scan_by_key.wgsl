@@ -21,10 +21,8 @@
 // Published values are (v, v ^ KEY) pairs of 32-bit words in a buffer cleared before
 // every run; a pair whose two words agree is complete.
 //
-// The template's sections (`//#section NAME`) are assembled by src/ops/scan_by_key.rs:
-// `main`, then `subgroup` or `tree` (the workgroup's arrangement of a tile), then
-// `look_back_subgroup` or `look_back`.
-//#section main
+// SUBGROUPS chooses the workgroup's arrangement of a tile (subgroup rows or a tree)
+// and the look-back (a subgroup's probes or one invocation's).
 alias T = {{T}};  // the value type (32-bit)
 
 const WG: u32 = {{WG}}u;
@@ -156,135 +154,7 @@ var<private> needs: u32;
 
 // The workgroup's arrangement of a tile: unit_of(t, ids, k), previous_key (the key
 // before a unit), row_offset and invocation_prefix (see tile_pass), wg_total(ids).
-{{WORKGROUP}}
-
-fn linear_group(ids: Ids) -> u32 {
-    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
-}
-
-var<workgroup> head_shared: u32;
-
-// Tile t: with `keep`, its scan into `vals` and `needs`; returns the invocation's prefix
-// within the tile. tile_total(ids) is the tile's pair afterwards. Without `keep` (a
-// look-back standing in for a slow tile) the same operations, `vals` untouched.
-fn tile_pass(t: u32, ids: Ids, keep: bool) -> Pair {
-    var carry = no_pair();
-    var last = 0u;
-    var mask = 0u;
-    for (var k = 0u; k < V; k++) {
-        let u = unit_of(t, ids, k);
-        var kv = vec4<u32>(0u);
-        var x = vec4<T>(identity());
-        if u < params.units {
-            kv = keys_load(u);
-            x = values_load(u);
-        }
-        let previous = previous_key(u, k, kv, last, ids);
-        last = kv.w;
-        let unit = unit_scan(u, kv, previous, x);
-        let o = row_offset(k, unit.pair, ids, &carry);
-        if keep {
-            vals[k] = offset_lanes(o.value, unit.vals, unit.need);
-            mask |= select(unit.need, 0u, o.head) << (4u * k);
-        }
-    }
-    if keep {
-        needs = mask;
-    }
-    return invocation_prefix(carry, ids);
-}
-
-// The tile's pair after tile_pass, its head flag uniform across the workgroup.
-fn tile_total(ids: Ids) -> Pair {
-    let total = wg_total(ids);
-    if ids.lane == 0u {
-        head_shared = select(0u, 1u, total.head);
-    }
-    return Pair(workgroupUniformLoad(&head_shared) != 0u, total.value);
-}
-
-fn tile_fold(t: u32, ids: Ids) -> Pair {
-    _ = tile_pass(t, ids, false);
-    return tile_total(ids);
-}
-
-// Writes this invocation's units of tile t, the elements that lack it combined after
-// `before`.
-fn store_tile(t: u32, ids: Ids, before: T) {
-    for (var k = 0u; k < V; k++) {
-        let u = unit_of(t, ids, k);
-        if u < params.units {
-            out_store(u, offset_lanes(before, vals[k], (needs >> (4u * k)) & 15u));
-        }
-    }
-}
-
-var<workgroup> tile_shared: u32;
-var<workgroup> kind_shared: u32;
-var<workgroup> value_shared: T;
-
-fn status_word(tile: u32, kind: u32) -> u32 {
-    return params.counters + tile * 4u + (kind - 1u) * 2u;
-}
-
-fn publish(tile: u32, kind: u32, v: T) {
-    let w = status_word(tile, kind);
-    let bits = bitcast<u32>(v);
-    atomicStore(&status[w], bits);
-    atomicStore(&status[w + 1u], bits ^ KEY);
-}
-
-// Whether the (value, check) pair of `kind` for `tile` is complete; the value in
-// value_shared when it is (invocation 0 only).
-fn probe(tile: u32, kind: u32) -> bool {
-    let w = status_word(tile, kind);
-    let bits = atomicLoad(&status[w]);
-    let check = atomicLoad(&status[w + 1u]);
-    if (bits ^ KEY) == check {
-        value_shared = bitcast<T>(bits);
-        return true;
-    }
-    return false;
-}
-
-// What a tile whose pair is `total` publishes: its inclusive prefix when it holds a
-// head (or is tile 0), else its aggregate.
-fn kind_of(tile: u32, total: Pair) -> u32 {
-    return select(AGGREGATE, INCLUSIVE, tile == 0u || total.head);
-}
-
-{{LOOK_BACK}}
-
-@compute @workgroup_size(WG)
-fn chained(ids: Ids) {
-    var t = linear_group(ids);
-    if !BY_ID {
-        if ids.lane == 0u {
-            tile_shared = atomicAdd(&status[params.window], 1u);
-        }
-        t = workgroupUniformLoad(&tile_shared);
-    }
-    if t >= params.tiles {
-        return;
-    }
-    let before = tile_pass(t, ids, true);
-    let total = tile_total(ids);
-    let g = params.base + t;
-    let kind = kind_of(g, total);
-    if ids.lane == 0u {
-        publish(g, kind, total.value);
-    }
-    var prefix = identity();
-    if g != 0u {
-        // Even a tile that holds a head needs the prefix for its elements before it.
-        prefix = look_back(g, ids);
-        if kind == AGGREGATE && ids.lane == 0u {
-            publish(g, INCLUSIVE, combine(prefix, total.value));
-        }
-    }
-    store_tile(t, ids, join(Pair(false, prefix), before).value);
-}
-//#section subgroup
+//#if SUBGROUPS
 // Workgroup scan with subgroup operations. Units are striped (unit k of lane l of
 // subgroup s is the tile's unit (s * V + k) * size + l), so a subgroup's loads and stores
 // are contiguous; each row k is scanned across the subgroup, the rows are chained in
@@ -385,7 +255,7 @@ fn wg_total(ids: Ids) -> Pair {
     }
     return total;
 }
-//#section tree
+//#else
 // Workgroup scan through shared memory (Hillis-Steele over pairs): log2(WG) steps, two
 // barriers each. Blocked tiles: an invocation owns V consecutive units. For adapters
 // without subgroup operations.
@@ -446,62 +316,104 @@ fn invocation_prefix(x: Pair, ids: Ids) -> Pair {
 fn wg_total(ids: Ids) -> Pair {
     return Pair(scan_heads[WG - 1u] != 0u, scan_values[WG - 1u]);
 }
-//#section look_back
-// Look-back by one invocation, one predecessor at a time (adapters without subgroups).
+//#endif
 
-// What tile j has published, waiting at most SPIN probes (invocation 0 only).
-fn wait_for(j: u32) -> u32 {
-    for (var s = 0u; s < SPIN; s++) {
-        if probe(j, INCLUSIVE) {
-            return INCLUSIVE;
-        }
-        if probe(j, AGGREGATE) {
-            return AGGREGATE;
-        }
-    }
-    return NONE;
+fn linear_group(ids: Ids) -> u32 {
+    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
 }
 
-// The combination of the elements before global tile g (g > 0) in the run of its first
-// element, folded from the left.
-fn look_back(g: u32, ids: Ids) -> T {
-    // Walk back to the nearest tile with an inclusive prefix; every aggregate on the way
-    // is published, by its owner or (if the owner is slow) by this workgroup.
-    var j = g - 1u;
-    loop {
-        if ids.lane == 0u {
-            kind_shared = wait_for(j);
+var<workgroup> head_shared: u32;
+
+// Tile t: with `keep`, its scan into `vals` and `needs`; returns the invocation's prefix
+// within the tile. tile_total(ids) is the tile's pair afterwards. Without `keep` (a
+// look-back standing in for a slow tile) the same operations, `vals` untouched.
+fn tile_pass(t: u32, ids: Ids, keep: bool) -> Pair {
+    var carry = no_pair();
+    var last = 0u;
+    var mask = 0u;
+    for (var k = 0u; k < V; k++) {
+        let u = unit_of(t, ids, k);
+        var kv = vec4<u32>(0u);
+        var x = vec4<T>(identity());
+        if u < params.units {
+            kv = keys_load(u);
+            x = values_load(u);
         }
-        var kind = workgroupUniformLoad(&kind_shared);
-        if kind == NONE {
-            if j < params.base {
-                continue;  // an earlier dispatch's tile: complete, soon visible
-            }
-            // The owner has not published: reduce tile j here and publish for it.
-            let total = tile_fold(j - params.base, ids);
-            kind = kind_of(j, total);
-            if ids.lane == 0u {
-                publish(j, kind, total.value);
-            }
+        let previous = previous_key(u, k, kv, last, ids);
+        last = kv.w;
+        let unit = unit_scan(u, kv, previous, x);
+        let o = row_offset(k, unit.pair, ids, &carry);
+        if keep {
+            vals[k] = offset_lanes(o.value, unit.vals, unit.need);
+            mask |= select(unit.need, 0u, o.head) << (4u * k);
         }
-        if kind == INCLUSIVE {
-            break;
-        }
-        j -= 1u;
     }
-    // Fold forward from tile j: its inclusive prefix, then each later aggregate.
+    if keep {
+        needs = mask;
+    }
+    return invocation_prefix(carry, ids);
+}
+
+// The tile's pair after tile_pass, its head flag uniform across the workgroup.
+fn tile_total(ids: Ids) -> Pair {
+    let total = wg_total(ids);
     if ids.lane == 0u {
-        _ = probe(j, INCLUSIVE);
-        var p = value_shared;
-        for (var i = j + 1u; i < g; i++) {
-            _ = probe(i, AGGREGATE);
-            p = combine(p, value_shared);
-        }
-        value_shared = p;
+        head_shared = select(0u, 1u, total.head);
     }
-    return workgroupUniformLoad(&value_shared);
+    return Pair(workgroupUniformLoad(&head_shared) != 0u, total.value);
 }
-//#section look_back_subgroup
+
+fn tile_fold(t: u32, ids: Ids) -> Pair {
+    _ = tile_pass(t, ids, false);
+    return tile_total(ids);
+}
+
+// Writes this invocation's units of tile t, the elements that lack it combined after
+// `before`.
+fn store_tile(t: u32, ids: Ids, before: T) {
+    for (var k = 0u; k < V; k++) {
+        let u = unit_of(t, ids, k);
+        if u < params.units {
+            out_store(u, offset_lanes(before, vals[k], (needs >> (4u * k)) & 15u));
+        }
+    }
+}
+
+var<workgroup> tile_shared: u32;
+var<workgroup> kind_shared: u32;
+var<workgroup> value_shared: T;
+
+fn status_word(tile: u32, kind: u32) -> u32 {
+    return params.counters + tile * 4u + (kind - 1u) * 2u;
+}
+
+fn publish(tile: u32, kind: u32, v: T) {
+    let w = status_word(tile, kind);
+    let bits = bitcast<u32>(v);
+    atomicStore(&status[w], bits);
+    atomicStore(&status[w + 1u], bits ^ KEY);
+}
+
+// Whether the (value, check) pair of `kind` for `tile` is complete; the value in
+// value_shared when it is (invocation 0 only).
+fn probe(tile: u32, kind: u32) -> bool {
+    let w = status_word(tile, kind);
+    let bits = atomicLoad(&status[w]);
+    let check = atomicLoad(&status[w + 1u]);
+    if (bits ^ KEY) == check {
+        value_shared = bitcast<T>(bits);
+        return true;
+    }
+    return false;
+}
+
+// What a tile whose pair is `total` publishes: its inclusive prefix when it holds a
+// head (or is tile 0), else its aggregate.
+fn kind_of(tile: u32, total: Pair) -> u32 {
+    return select(AGGREGATE, INCLUSIVE, tile == 0u || total.head);
+}
+
+//#if SUBGROUPS
 // Look-back by the first subgroup: each invocation probes one predecessor, so a step
 // covers a subgroup's width of tiles. The values a probe reads are kept in workgroup
 // memory (`stash`, by distance from this tile) and folded there by one invocation; only
@@ -637,4 +549,90 @@ fn look_back(g: u32, ids: Ids) -> T {
         }
     }
     return workgroupUniformLoad(&value_shared);
+}
+//#else
+// Look-back by one invocation, one predecessor at a time (adapters without subgroups).
+
+// What tile j has published, waiting at most SPIN probes (invocation 0 only).
+fn wait_for(j: u32) -> u32 {
+    for (var s = 0u; s < SPIN; s++) {
+        if probe(j, INCLUSIVE) {
+            return INCLUSIVE;
+        }
+        if probe(j, AGGREGATE) {
+            return AGGREGATE;
+        }
+    }
+    return NONE;
+}
+
+// The combination of the elements before global tile g (g > 0) in the run of its first
+// element, folded from the left.
+fn look_back(g: u32, ids: Ids) -> T {
+    // Walk back to the nearest tile with an inclusive prefix; every aggregate on the way
+    // is published, by its owner or (if the owner is slow) by this workgroup.
+    var j = g - 1u;
+    loop {
+        if ids.lane == 0u {
+            kind_shared = wait_for(j);
+        }
+        var kind = workgroupUniformLoad(&kind_shared);
+        if kind == NONE {
+            if j < params.base {
+                continue;  // an earlier dispatch's tile: complete, soon visible
+            }
+            // The owner has not published: reduce tile j here and publish for it.
+            let total = tile_fold(j - params.base, ids);
+            kind = kind_of(j, total);
+            if ids.lane == 0u {
+                publish(j, kind, total.value);
+            }
+        }
+        if kind == INCLUSIVE {
+            break;
+        }
+        j -= 1u;
+    }
+    // Fold forward from tile j: its inclusive prefix, then each later aggregate.
+    if ids.lane == 0u {
+        _ = probe(j, INCLUSIVE);
+        var p = value_shared;
+        for (var i = j + 1u; i < g; i++) {
+            _ = probe(i, AGGREGATE);
+            p = combine(p, value_shared);
+        }
+        value_shared = p;
+    }
+    return workgroupUniformLoad(&value_shared);
+}
+//#endif
+
+@compute @workgroup_size(WG)
+fn chained(ids: Ids) {
+    var t = linear_group(ids);
+    if !BY_ID {
+        if ids.lane == 0u {
+            tile_shared = atomicAdd(&status[params.window], 1u);
+        }
+        t = workgroupUniformLoad(&tile_shared);
+    }
+    if t >= params.tiles {
+        return;
+    }
+    let before = tile_pass(t, ids, true);
+    let total = tile_total(ids);
+    let g = params.base + t;
+    let kind = kind_of(g, total);
+    if ids.lane == 0u {
+        publish(g, kind, total.value);
+    }
+    var prefix = identity();
+    if g != 0u {
+        // Even a tile that holds a head needs the prefix for its elements before it.
+        prefix = look_back(g, ids);
+        if kind == AGGREGATE && ids.lane == 0u {
+            publish(g, INCLUSIVE, combine(prefix, total.value));
+        }
+    }
+    store_tile(t, ids, join(Pair(false, prefix), before).value);
 }

@@ -10,10 +10,10 @@
 // packed two to a word (16 bits each: TILE < 65536). After them the tile is in digit
 // order, and each key goes to its digit's offset plus its place in the digit's run.
 //
-// Every loop `for (var k = 0u; k < KPT; k++) {` is written out by the host (KPT copies
-// of its body with k a constant: src/ops/sort/kernels.rs, unroll_kpt; all adapters but
-// llvmpipe's GL), so the per-key arrays are indexed by constants and each invocation's
-// loads are in flight together.
+// Every `//#for k < KPT unroll UNROLLED` loop is written out by the template engine when
+// UNROLLED (KPT copies of its body with k a constant; all adapters but llvmpipe's GL), so
+// the per-key arrays are indexed by constants and each invocation's loads are in flight
+// together.
 
 const WG: u32 = {{WG}}u;
 const KPT: u32 = {{KPT}}u;
@@ -162,7 +162,7 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
     }
     var rank: array<u32, KPT>;
     var bucket: array<u32, KPT>;
-    for (var k = 0u; k < KPT; k++) {
+    //#for k < KPT unroll UNROLLED
         var b = 15u;
         if i * KPT + k < valid {
             b = (digit_of((*keys)[k]) >> bit) & 15u;
@@ -173,7 +173,7 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
         let old = cells[c];
         rank[k] = (old >> shift) & 0xffffu;
         cells[c] = old + (1u << shift);
-    }
+    //#endfor
     workgroupBarrier();
     // Rake: invocation i sums cells 8i ..< 8i + 8 (packed: the halves never carry).
     var sum = 0u;
@@ -214,7 +214,7 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
     }
     workgroupBarrier();
     let low_total = total & 0xffffu;
-    for (var k = 0u; k < KPT; k++) {
+    //#for k < KPT unroll UNROLLED
         let b = bucket[k];
         let first = cells[gp_cell((b & 7u) * WG + i)];
         var p = (first & 0xffffu) + rank[k];
@@ -225,14 +225,14 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
         if PAIRS {
             tile_origin[gp_at(p)] = (*origin)[k];
         }
-    }
+    //#endfor
     workgroupBarrier();
-    for (var k = 0u; k < KPT; k++) {
+    //#for k < KPT unroll UNROLLED
         (*keys)[k] = tile_keys[gp_at(i * KPT + k)];
         if PAIRS {
             (*origin)[k] = tile_origin[gp_at(i * KPT + k)];
         }
-    }
+    //#endfor
 }
 
 @compute @workgroup_size(WG)
@@ -251,22 +251,22 @@ fn downsweep(ids: Ids) {
         let valid = min(params.n - base, TILE);
         // Loaded striped (consecutive invocations, consecutive addresses) into workgroup
         // memory, then taken KPT consecutive keys an invocation.
-        for (var k = 0u; k < KPT; k++) {
+        //#for k < KPT unroll UNROLLED
             let p = k * WG + ids.index;
             if p < valid {
                 tile_keys[gp_at(p)] = keys_in[base + p];
             }
-        }
+        //#endfor
         workgroupBarrier();
         var keys: array<u32, KPT>;
         var origin: array<u32, KPT>;
-        for (var k = 0u; k < KPT; k++) {
+        //#for k < KPT unroll UNROLLED
             let p = ids.index * KPT + k;
             origin[k] = p;
             if p < valid {
                 keys[k] = tile_keys[gp_at(p)];
             }
-        }
+        //#endfor
         workgroupBarrier();
         if (KNOCKOUT & 2u) == 0u {
             split(&keys, &origin, 0u, valid, ids);
@@ -280,7 +280,7 @@ fn downsweep(ids: Ids) {
             run_end[d] = 0u;
         }
         workgroupBarrier();
-        for (var k = 0u; k < KPT; k++) {
+        //#for k < KPT unroll UNROLLED
             let p = ids.index * KPT + k;
             if p < valid && (KNOCKOUT & 16u) == 0u {
                 let d = digit_of(keys[k]);
@@ -291,13 +291,13 @@ fn downsweep(ids: Ids) {
                     run_end[d] = p + 1u;
                 }
             }
-        }
+        //#endfor
         workgroupBarrier();
         // Striped, so consecutive invocations write consecutive addresses. With values
         // staged, each key's destination and origin are kept for the values' pass.
         var dest: array<u32, KPT>;
         var source: array<u32, KPT>;
-        for (var k = 0u; k < KPT; k++) {
+        //#for k < KPT unroll UNROLLED
             let p = k * WG + ids.index;
             if p < valid {
                 let key = tile_keys[gp_at(p)];
@@ -315,11 +315,50 @@ fn downsweep(ids: Ids) {
                     if params.write_keys != 0u {
                         keys_out[to - params.out_lo] = key;
                     }
-{{VALUES_GATHERED}}
+//#if GATHERED
+                    // The value, gathered from the input by the key's origin.
+                    let origin = base + tile_origin[gp_at(p)];
+                    var v = params.first + origin;
+                    if params.indices == 0u {
+                        v = values_in[origin];
+                    }
+                    values_out[to - params.out_lo] = v;
+//#endif
                 }
             }
+        //#endfor
+//#if STAGED
+        // The values, staged through workgroup memory (the sorted keys are written out):
+        // read from the input by coalesced loads, then each taken from its key's origin,
+        // instead of gathered from the input key by key.
+        workgroupBarrier();
+        if params.indices == 0u {
+            //#for k < KPT unroll UNROLLED
+                let q = k * WG + ids.index;
+                if q < valid {
+                    tile_keys[gp_at(q)] = values_in[base + q];
+                }
+            //#endfor
         }
-{{VALUES}}
+        workgroupBarrier();
+        //#for k < KPT unroll UNROLLED
+            let p = k * WG + ids.index;
+            let to = dest[k];
+            if p < valid {
+                var v = params.first + base + source[k];
+                if params.indices == 0u {
+                    v = tile_keys[gp_at(source[k])];
+                }
+                if (KNOCKOUT & 8u) != 0u {
+                    if to == params.n + 0x7fffffffu {
+                        values_out[0] = v;  // never: keeps the phases before it alive
+                    }
+                } else if to >= params.out_lo && to < params.out_hi {
+                    values_out[to - params.out_lo] = v;
+                }
+            }
+        //#endfor
+//#endif
         workgroupBarrier();
         for (var d = ids.index; d < RADIX; d += WG) {
             next[d] += run_end[d] - run_start[d];

@@ -7,7 +7,7 @@ fn {{NAME}}_load(u: u32) -> vec4<{{T}}> {
     return vec4<{{T}}>({{NAME}}[min(b, last)], {{NAME}}[min(b + 1u, last)], {{NAME}}[min(b + 2u, last)], {{NAME}}[min(b + 3u, last)]);
 }
 fn {{NAME}}_units() -> u32 { return (arrayLength(&{{NAME}}) + 3u) / 4u; }
-//#section store
+//#if WRITABLE
 fn {{NAME}}_store(u: u32, v: vec4<{{T}}>) {
     let b = 4u * u;
     let n = arrayLength(&{{NAME}});
@@ -17,3 +17,4 @@ fn {{NAME}}_store(u: u32, v: vec4<{{T}}>) {
         }
     }
 }
+//#endif

@@ -117,11 +117,36 @@ impl KernelSource for CountKernel {
         u32::WGSL
     }
 
-    fn wgsl(&self) -> String {
-        COUNT_WGSL.to_string()
+    fn wgsl(&self) -> Result<String> {
+        Ok(COUNT_WGSL.to_string())
     }
 }
 
 fn count_kernel(ctx: &Ctx) -> Result<Arc<Kernel>> {
     ctx.kernel_for(&CountKernel, "main")
+}
+
+/// Every configuration of this family's kernels, for the catalog test
+/// (`ops/catalog.rs`).
+#[cfg(test)]
+pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    use crate::ops::catalog::layout;
+    c.add(&CountKernel);
+    let wgsl = CountKernel.wgsl().expect("count renders");
+    layout!(
+        c,
+        CountParams,
+        "Params",
+        wgsl,
+        [
+            windows,
+            units_per_window,
+            elems_per_unit,
+            per_group,
+            max_groups,
+            max_per_dim,
+            n_cap,
+            _pad
+        ]
+    );
 }

@@ -6,6 +6,8 @@
 
 pub mod arg_reduce;
 pub mod atomic;
+#[cfg(test)]
+pub(crate) mod catalog;
 pub(crate) mod copy;
 pub mod count;
 pub mod grid2d;
@@ -19,3 +21,21 @@ pub mod search;
 pub mod segmented;
 pub mod sort;
 pub mod top_k;
+
+/// Every family's configurations, for the catalog test (`catalog.rs`).
+#[cfg(test)]
+const CATALOGS: &[fn(&mut catalog::Catalog)] = &[
+    arg_reduce::catalog,
+    atomic::catalog,
+    count::catalog,
+    grid2d::catalog,
+    kernel::catalog,
+    random::catalog,
+    reduce::catalog,
+    scan::catalog,
+    scan_by_key::catalog,
+    search::catalog,
+    segmented::catalog,
+    sort::catalog,
+    top_k::catalog,
+];

@@ -438,17 +438,6 @@ fn default_shape(ctx: &Ctx) -> (u32, u32) {
     (pow2_workgroup_size(ctx, wg), v)
 }
 
-/// One section (`//#section NAME`) of the template.
-fn section(name: &str) -> &'static str {
-    let marker = format!("//#section {name}\n");
-    let start = SCAN_BY_KEY_WGSL
-        .find(&marker)
-        .map(|at| at + marker.len())
-        .unwrap_or_else(|| panic!("wgsl/scan_by_key.wgsl has no section {name}"));
-    let rest = &SCAN_BY_KEY_WGSL[start..];
-    &rest[..rest.find("//#section ").unwrap_or(rest.len())]
-}
-
 /// The compiled single pass of `pass` for the layouts of the keys, values and output,
 /// in tiles of `wg` x `v` units.
 fn kernel<T: GpuElement>(
@@ -509,26 +498,18 @@ impl KernelSource for ScanByKeyKernel {
         &self.operator.code
     }
 
-    fn wgsl(&self) -> String {
-        let (workgroup, look_back) = if self.subgroups {
-            (section("subgroup"), section("look_back_subgroup"))
-        } else {
-            (section("tree"), section("look_back"))
-        };
-        // The sections first: they bring placeholders of their own.
-        let template = section("main")
-            .replace("{{WORKGROUP}}", workgroup)
-            .replace("{{LOOK_BACK}}", look_back);
+    fn wgsl(&self) -> Result<String> {
         let t = self.element;
         render(
-            &template,
+            SCAN_BY_KEY_WGSL,
             &[
-                ("KEYS", units_wgsl("keys", 1, "u32", false, self.keys_vec4)),
+                ("SUBGROUPS", self.subgroups.to_string()),
+                ("KEYS", units_wgsl("keys", 1, "u32", false, self.keys_vec4)?),
                 (
                     "VALUES",
-                    units_wgsl("values", 2, t, false, self.values_vec4),
+                    units_wgsl("values", 2, t, false, self.values_vec4)?,
                 ),
-                ("OUT", units_wgsl("out", 3, t, true, self.out_vec4)),
+                ("OUT", units_wgsl("out", 3, t, true, self.out_vec4)?),
                 ("T", t.to_string()),
                 ("WG", self.workgroup_size.to_string()),
                 ("V", self.units.to_string()),
@@ -541,6 +522,13 @@ impl KernelSource for ScanByKeyKernel {
             ],
         )
     }
+}
+
+/// Every configuration of this family's kernels, for the catalog test
+/// (`ops/catalog.rs`).
+#[cfg(test)]
+pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    let _ = c; // filled in by the family's port
 }
 
 #[cfg(test)]

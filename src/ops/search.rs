@@ -131,7 +131,7 @@ impl KernelSource for SearchKernel {
         self.key
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         let before = match self.side {
             Side::Lower => "<",
             Side::Upper => "<=",
@@ -145,19 +145,19 @@ impl KernelSource for SearchKernel {
                 &[
                     (
                         "QUERIES",
-                        units_wgsl("gp_queries", 3, "u32", false, queries_vec4),
+                        units_wgsl("gp_queries", 3, "u32", false, queries_vec4)?,
                     ),
-                    ("OUT", units_wgsl("gp_out", 4, "u32", true, out_vec4)),
+                    ("OUT", units_wgsl("gp_out", 4, "u32", true, out_vec4)?),
                 ],
             ),
             Io::Bucketed { queries_vec4 } => render(
                 SEARCH_IO_BUCKETED_WGSL,
                 &[(
                     "QUERIES",
-                    units_wgsl("gp_queries", 5, "u32", false, queries_vec4),
+                    units_wgsl("gp_queries", 5, "u32", false, queries_vec4)?,
                 )],
             ),
-        };
+        }?;
         render(
             SEARCH_WGSL,
             &[
@@ -191,13 +191,13 @@ impl KernelSource for BucketKernel {
         self.key
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         render(
             SEARCH_BUCKETS_WGSL,
             &[
                 (
                     "QUERIES",
-                    units_wgsl("gp_queries", 3, "u32", false, self.queries_vec4),
+                    units_wgsl("gp_queries", 3, "u32", false, self.queries_vec4)?,
                 ),
                 ("KEY_XOR", self.key_xor.to_string()),
                 ("NEG_MASK", self.neg_mask.to_string()),
@@ -806,6 +806,13 @@ fn search_groups_cap(ctx: &Ctx) -> u32 {
         _ => 4096,
     };
     wanted.min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
+}
+
+/// Every configuration of this family's kernels, for the catalog test
+/// (`ops/catalog.rs`).
+#[cfg(test)]
+pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    let _ = c; // filled in by the family's port
 }
 
 #[cfg(test)]

@@ -474,3 +474,10 @@ fn check_bits(op: &'static str, bits: &Range<u32>) -> Result<()> {
     }
     Ok(())
 }
+
+/// Every configuration of this family's kernels, for the catalog test
+/// (`ops/catalog.rs`).
+#[cfg(test)]
+pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    let _ = c; // filled in by the family's port
+}

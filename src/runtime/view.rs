@@ -16,6 +16,7 @@
 //! kernel's pipeline key.
 
 use crate::element::GpuElement;
+use crate::error::Result;
 use crate::runtime::cache::render;
 use crate::runtime::context::Ctx;
 use crate::runtime::dispatch::Chunk;
@@ -118,7 +119,7 @@ impl<'a> View<'a> {
 }
 
 /// `wgsl/view_units_vec4.wgsl` and `wgsl/view_units_scalar.wgsl`: a vector's declaration
-/// and load functions, then its store function after the `//#section store` line.
+/// and load functions, and its store function where it is writable.
 const UNITS_VEC4_WGSL: &str = include_str!("../../wgsl/view_units_vec4.wgsl");
 const UNITS_SCALAR_WGSL: &str = include_str!("../../wgsl/view_units_scalar.wgsl");
 
@@ -126,26 +127,27 @@ const UNITS_SCALAR_WGSL: &str = include_str!("../../wgsl/view_units_scalar.wgsl"
 /// `writable`), with `NAME_load(u) -> vec4<t>`, `NAME_units() -> u32` and, when
 /// writable, `NAME_store(u, v)`: plain vec4 accesses when `vec4`, else the scalar layout
 /// (see the module docs).
-pub(crate) fn units_wgsl(name: &str, binding: u32, t: &str, writable: bool, vec4: bool) -> String {
+pub(crate) fn units_wgsl(
+    name: &str,
+    binding: u32,
+    t: &str,
+    writable: bool,
+    vec4: bool,
+) -> Result<String> {
     let template = if vec4 {
         UNITS_VEC4_WGSL
     } else {
         UNITS_SCALAR_WGSL
     };
-    let (load, store) = template
-        .split_once("//#section store\n")
-        .expect("the units templates have a store section");
     let mode = if writable { "read_write" } else { "read" };
-    let binding = binding.to_string();
-    let vars = [
-        ("NAME", name),
-        ("BINDING", binding.as_str()),
-        ("T", t),
-        ("MODE", mode),
-    ];
-    let mut s = render(load, &vars);
-    if writable {
-        s += &render(store, &vars);
-    }
-    s
+    render(
+        template,
+        &[
+            ("NAME", name),
+            ("BINDING", &binding.to_string()),
+            ("T", t),
+            ("MODE", mode),
+            ("WRITABLE", &writable.to_string()),
+        ],
+    )
 }

@@ -1,9 +1,7 @@
 //! Histograms: [`Ctx::histogram`] and [`Ctx::histogram_range`] with their `_into` forms,
 //! and their kernel's configuration ([`HistogramKernel`], `wgsl/histogram.wgsl`).
 
-use super::{
-    MAX_BINS, PARAMS_WGSL, Params, Pass, assemble, grid, max_groups, run_passes, workgroup_size,
-};
+use super::{MAX_BINS, PARAMS_WGSL, Params, Pass, grid, max_groups, run_passes, workgroup_size};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::runtime::cache::{KernelSource, render};
@@ -56,24 +54,25 @@ impl KernelSource for HistogramKernel {
         self.key
     }
 
-    fn wgsl(&self) -> String {
-        let key_section = if self.range { "key_range" } else { "key_u32" };
-        let store = if self.shared_bins.is_some() {
-            "shared"
-        } else {
-            "global"
-        };
+    fn wgsl(&self) -> Result<String> {
         let bounds = if self.counted {
             COUNT_WGSL
         } else {
             WHOLE_N_WGSL
         };
         render(
-            &assemble(HISTOGRAM_WGSL, &[key_section, store]),
+            HISTOGRAM_WGSL,
             &[
-                ("SRC", units_wgsl("src", 0, self.key, false, self.src_vec4)),
+                ("KEY_RANGE", self.range.to_string()),
+                ("KEY_U32", (!self.range).to_string()),
+                ("SHARED", self.shared_bins.is_some().to_string()),
+                ("GLOBAL", self.shared_bins.is_none().to_string()),
+                ("SRC", units_wgsl("src", 0, self.key, false, self.src_vec4)?),
                 ("BOUNDS", bounds.to_string()),
-                ("PARAMS", PARAMS_WGSL.to_string()),
+                (
+                    "PARAMS",
+                    render(PARAMS_WGSL, &[("WG", self.workgroup_size.to_string())])?,
+                ),
                 ("K", self.key.to_string()),
                 ("WG", self.workgroup_size.to_string()),
                 ("SB", self.shared_bins.unwrap_or(0).to_string()),

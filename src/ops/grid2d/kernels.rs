@@ -81,8 +81,8 @@ impl KernelSource for Grid2dKernel {
         }
     }
 
-    fn wgsl(&self) -> String {
-        let remap = self.remap.wgsl();
+    fn wgsl(&self) -> Result<String> {
+        let remap = self.remap.wgsl()?;
         let (template, vars): (&str, Vec<(&str, String)>) = match &self.op {
             Grid2dOp::Map2d {
                 element,
@@ -107,12 +107,15 @@ impl KernelSource for Grid2dKernel {
             Grid2dOp::ColorFilter { side } => (COLOR_WGSL, vec![("WG", side.to_string())]),
             Grid2dOp::BlurVertical { side } => (BLUR_WGSL, vec![("WG", side.to_string())]),
         };
-        let mut all = vec![
-            ("PARAMS", PARAMS_WGSL),
-            ("SWIZZLE", SWIZZLE_WGSL),
-            ("REMAP", remap.as_str()),
-        ];
-        all.extend(vars.iter().map(|(name, value)| (*name, value.as_str())));
+        // The color filter places the swizzle and remap itself; the others have them in
+        // their parameters' part.
+        let mut all: Vec<(&str, String)> = if template == COLOR_WGSL {
+            vec![("SWIZZLE", SWIZZLE_WGSL.to_string()), ("REMAP", remap)]
+        } else {
+            let params = render(PARAMS_WGSL, &[("SWIZZLE", SWIZZLE_WGSL), ("REMAP", &remap)])?;
+            vec![("PARAMS", params)]
+        };
+        all.extend(vars);
         render(template, &all)
     }
 }

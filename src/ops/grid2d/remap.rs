@@ -6,6 +6,7 @@ use super::Swizzle;
 use super::swizzle::band_rows;
 #[cfg(doc)]
 use super::{swizzle, swizzle_bands};
+use crate::error::Result;
 use crate::runtime::cache::render;
 
 /// Launch order.
@@ -76,9 +77,9 @@ impl Remap {
     }
 
     /// The WGSL `remap` function.
-    pub(super) fn wgsl(&self) -> String {
+    pub(super) fn wgsl(&self) -> Result<String> {
         match *self {
-            Remap::Identity => REMAP_WGSL.to_string(),
+            Remap::Identity => Ok(REMAP_WGSL.to_string()),
             Remap::Tiles { groups, n } => tiles_wgsl(groups, n),
             Remap::Bands { groups, rows } => bands_wgsl(groups, rows),
         }
@@ -87,7 +88,7 @@ impl Remap {
 
 /// [`swizzle`] for one grid and tile width `n` (0: off, the identity), as WGSL with the
 /// grid and its `SwizzleParams` as constants.
-fn tiles_wgsl(groups: (u32, u32), n: u32) -> String {
+fn tiles_wgsl(groups: (u32, u32), n: u32) -> Result<String> {
     let s = swizzle_params(groups, n);
     let float = |w: u32| format!("bitcast<f32>({w}u)");
     let params = format!(
@@ -112,7 +113,7 @@ fn tiles_wgsl(groups: (u32, u32), n: u32) -> String {
 
 /// [`swizzle_bands`] for one grid and bands of `rows` rows, as WGSL with the grid and the
 /// band as constants (the compiler turns the divisions into multiplies).
-fn bands_wgsl((w, h): (u32, u32), rows: u32) -> String {
+fn bands_wgsl((w, h): (u32, u32), rows: u32) -> Result<String> {
     let band_h = if h % rows == 0 {
         format!("{rows}u")
     } else {

@@ -422,7 +422,9 @@ mod tests {
         let ctx = crate::Ctx::new().expect("a GPU context (lavapipe will do)");
         for (w, h) in PROBE_GRIDS.into_iter().chain([(256, 255)]) {
             for workgroups in [1, 2, 7, 64, 1024] {
-                let remap = Remap::new((w, h), Swizzle::Bands { workgroups }).wgsl();
+                let remap = Remap::new((w, h), Swizzle::Bands { workgroups })
+                    .wgsl()
+                    .unwrap();
                 let wgsl = format!(
                     "{remap}
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;

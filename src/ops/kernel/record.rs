@@ -41,8 +41,8 @@ impl KernelSource for ElementwiseKernel {
         self.name
     }
 
-    fn wgsl(&self) -> String {
-        let p = self.signature.pieces(1);
+    fn wgsl(&self) -> Result<String> {
+        let p = self.signature.pieces(1)?;
         let body = match self.body {
             _ if self.code.is_empty() => String::new(),
             Body::Statements => self.code.clone(),

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::args::{Access, ArgValue, Plan};
+use crate::error::Result;
 use crate::runtime::cache::render;
 use crate::runtime::view::units_wgsl;
 
@@ -105,7 +106,7 @@ impl Signature {
 
     /// The WGSL pieces, with vector bindings numbered from `first_binding` in argument
     /// order.
-    pub(crate) fn pieces(&self, first_binding: u32) -> Pieces {
+    pub(crate) fn pieces(&self, first_binding: u32) -> Result<Pieces> {
         let mut p = Pieces::default();
         let mut enables: Vec<&str> = Vec::new();
         let mut binding = first_binding;
@@ -140,7 +141,7 @@ impl Signature {
                     let k = element;
                     element += 1;
                     let writable = mode == "read_write";
-                    p.bindings += &units_wgsl(&format!("gp_e{k}"), binding, t, writable, vec4);
+                    p.bindings += &units_wgsl(&format!("gp_e{k}"), binding, t, writable, vec4)?;
                     if access != Access::Write {
                         let _ = write!(p.in_params, ", gp_in_{name}: {t}");
                         let _ = write!(p.lane_args, ", gp_v{k}[k]");
@@ -189,10 +190,10 @@ impl Signature {
         }
         p.enable = enables.join("\n");
         p.count = if self.count {
-            render(COUNT_WGSL, &[("BINDING", binding.to_string())])
+            render(COUNT_WGSL, &[("BINDING", binding.to_string())])?
         } else {
             "fn gp_n() -> u32 { return gp_params.n; }\n".to_string()
         };
-        p
+        Ok(p)
     }
 }

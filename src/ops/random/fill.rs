@@ -32,7 +32,7 @@ pub(super) enum Output {
 impl Output {
     /// The body of `value`, in terms of `bits(i)` (stateless) or `bits(s)` (stateful);
     /// `from_bits` is the element type's statement for [`Output::Raw`].
-    fn body(self, from_bits: &str, stateful: bool) -> String {
+    fn body(self, from_bits: &str, stateful: bool) -> Result<String> {
         let arg = if stateful { "s" } else { "i" };
         let (r1, r2) = if stateful {
             ("bits(s)", "bits(s)")
@@ -45,15 +45,12 @@ impl Output {
             Output::Normal => OUT_NORMAL_WGSL,
         };
         // `{{OUT}}`'s template line ends the body.
-        render(
-            template.strip_suffix('\n').unwrap_or(template),
-            &[
-                ("ARG", arg),
-                ("R1", r1),
-                ("R2", r2),
-                ("FROM_BITS", from_bits),
-            ],
-        )
+        let template = template.strip_suffix('\n').unwrap_or(template);
+        match self {
+            Output::Raw => render(template, &[("ARG", arg), ("FROM_BITS", from_bits)]),
+            Output::Uniform => render(template, &[("ARG", arg)]),
+            Output::Normal => render(template, &[("R1", r1), ("R2", r2)]),
+        }
     }
 }
 
@@ -91,28 +88,29 @@ impl KernelSource for RandomKernel {
         self.element
     }
 
-    fn wgsl(&self) -> String {
-        let (template, generator) = match self.generator {
-            Some(generator) => (FILL_WGSL, generator),
-            None => (STATE_WGSL, ""),
+    fn wgsl(&self) -> Result<String> {
+        let template = if self.generator.is_some() {
+            FILL_WGSL
+        } else {
+            STATE_WGSL
         };
-        render(
-            template,
-            &[
-                ("LIB", RANDOM_WGSL.to_string()),
-                (
-                    "DST",
-                    units_wgsl("dst", 0, self.element, true, self.dst_vec4),
-                ),
-                ("T", self.element.to_string()),
-                ("WG", self.workgroup_size.to_string()),
-                ("GEN", generator.to_string()),
-                (
-                    "OUT",
-                    self.output.body(self.from_bits, self.generator.is_none()),
-                ),
-            ],
-        )
+        let mut vars = vec![
+            ("LIB", RANDOM_WGSL.to_string()),
+            (
+                "DST",
+                units_wgsl("dst", 0, self.element, true, self.dst_vec4)?,
+            ),
+            ("T", self.element.to_string()),
+            ("WG", self.workgroup_size.to_string()),
+            (
+                "OUT",
+                self.output.body(self.from_bits, self.generator.is_none())?,
+            ),
+        ];
+        if let Some(generator) = self.generator {
+            vars.push(("GEN", generator.to_string()));
+        }
+        render(template, &vars)
     }
 }
 
@@ -131,7 +129,7 @@ impl KernelSource for RandomSeedKernel {
         "u32"
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         render(
             SEED_WGSL,
             &[

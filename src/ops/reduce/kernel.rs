@@ -3,6 +3,7 @@
 //! and bounds with.
 
 use super::spec::Spec;
+use crate::error::Result;
 use crate::ops::kernel::{Pieces, Signature};
 use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::view::units_wgsl;
@@ -74,23 +75,23 @@ impl KernelSource for ReduceKernel {
         self.element
     }
 
-    fn wgsl(&self) -> String {
-        let bounds = bounds_wgsl(self.count.then(|| self.count_binding()));
+    fn wgsl(&self) -> Result<String> {
+        let bounds = bounds_wgsl(self.count.then(|| self.count_binding()))?;
         let (enable, inputs) = match &self.inputs {
             Inputs::Vectors { x_vec4, y_vec4 } => (
                 self.enable.to_string(),
-                vector_inputs(self.element, *x_vec4, *y_vec4),
+                vector_inputs(self.element, *x_vec4, *y_vec4)?,
             ),
             Inputs::Expression { expr, signature } => {
-                let pieces = signature.pieces(EXPRESSION_FIRST_BINDING);
+                let pieces = signature.pieces(EXPRESSION_FIRST_BINDING)?;
                 (
                     [self.enable, pieces.enable.as_str()].join("\n"),
-                    expression_inputs(&pieces, signature.vectors(), expr),
+                    expression_inputs(&pieces, signature.vectors(), expr)?,
                 )
             }
         };
         let workgroup_reduce = match self.spec.subgroup_op() {
-            Some(op) => render(SUBGROUP_WGSL, &[("SUBGROUP_OP", op)]),
+            Some(op) => render(SUBGROUP_WGSL, &[("SUBGROUP_OP", op)])?,
             None => TREE_WGSL.to_string(),
         };
         render(
@@ -99,7 +100,7 @@ impl KernelSource for ReduceKernel {
                 ("ENABLE", enable.as_str()),
                 ("T", self.element),
                 ("A", self.spec.accumulator),
-                ("OP", &self.spec.functions()),
+                ("OP", &self.spec.functions()?),
                 ("INPUTS", &inputs),
                 ("BOUNDS", &bounds),
                 ("WORKGROUP_REDUCE", &workgroup_reduce),
@@ -134,31 +135,31 @@ impl KernelSource for ReduceKernel {
 
 /// `gp_window()` and `gp_n()` of `wgsl/reduce.wgsl`: the window's whole units and tail
 /// and the elements in all, from the parameters, or cut at the count bound at `count`.
-fn bounds_wgsl(count: Option<u32>) -> String {
+fn bounds_wgsl(count: Option<u32>) -> Result<String> {
     match count {
-        None => BOUNDS_WGSL.to_string(),
+        None => Ok(BOUNDS_WGSL.to_string()),
         Some(binding) => render(BOUNDS_COUNT_WGSL, &[("BINDING", binding.to_string())]),
     }
 }
 
 /// The inputs of reduce and dot: `x` at binding 2, `y` at 3, of element type `t` with
 /// their layouts.
-fn vector_inputs(t: &str, x_vec4: bool, y_vec4: Option<bool>) -> String {
-    let mut s = units_wgsl("gp_x", 2, t, false, x_vec4);
+fn vector_inputs(t: &str, x_vec4: bool, y_vec4: Option<bool>) -> Result<String> {
+    let mut s = units_wgsl("gp_x", 2, t, false, x_vec4)?;
     match y_vec4 {
         Some(y_vec4) => {
-            s += &units_wgsl("gp_y", 3, t, false, y_vec4);
+            s += &units_wgsl("gp_y", 3, t, false, y_vec4)?;
             s += UNIT_DOT_WGSL;
         }
         None => s += UNIT_WGSL,
     }
-    s
+    Ok(s)
 }
 
 /// The inputs of a transform-reduce (`wgsl/reduce_expression.wgsl`): the arguments'
 /// bindings, their parameter block after them, the user's expression as `gp_user_expr`
 /// and `gp_unit` evaluating it on the four elements of a unit.
-fn expression_inputs(p: &Pieces, vectors: u32, expr: &str) -> String {
+fn expression_inputs(p: &Pieces, vectors: u32, expr: &str) -> Result<String> {
     let lane = |l: &str, offset: &str| {
         format!(
             "gp_user_expr(base{offset}, gp_n(){})",

@@ -114,14 +114,14 @@ impl Spec {
 
     /// `gp_identity()`, `gp_lift()`, `gp_combine()` and `gp_finish()`, over the
     /// accumulator `A` and the element type `T`.
-    pub(crate) fn functions(&self) -> String {
+    pub(crate) fn functions(&self) -> Result<String> {
         match &self.operator {
             Operator::Plain { identity, combine } => render(
                 PLAIN_WGSL,
                 &[("IDENTITY", identity.as_str()), ("COMBINE", combine)],
             ),
-            Operator::Compensated => COMPENSATED_WGSL.to_string(),
-            Operator::Wide => WIDE_WGSL.to_string(),
+            Operator::Compensated => Ok(COMPENSATED_WGSL.to_string()),
+            Operator::Wide => Ok(WIDE_WGSL.to_string()),
         }
     }
 

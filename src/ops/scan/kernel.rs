@@ -4,7 +4,7 @@
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::scan::ScanOp;
-use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::cache::{KernelSource, render, section};
 use crate::runtime::view::units_wgsl;
 
 const SCAN_WGSL: &str = include_str!("../../../wgsl/scan.wgsl");
@@ -145,19 +145,19 @@ impl KernelSource for ScanKernel {
         }
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         // Every part is rendered whole before it goes into its placeholder.
         let workgroup_scan = if self.subgroups {
             let inclusive = match self.builtin {
                 Some(f) => format!("    return {f}(x);"),
-                None => part("shuffle_scan").to_string(),
+                None => part("shuffle_scan")?.to_string(),
             };
-            render(SUBGROUP_WGSL, &[("SUBGROUP_INCLUSIVE", inclusive)])
+            render(SUBGROUP_WGSL, &[("SUBGROUP_INCLUSIVE", inclusive)])?
         } else {
             TREE_WGSL.to_string()
         };
         let io = match &self.io {
-            ScanIo::Scan => part("scan_io").to_string(),
+            ScanIo::Scan => part("scan_io")?.to_string(),
             ScanIo::Compact { predicate, indices } => {
                 let kept = if *indices {
                     "params.first_elem + i"
@@ -165,15 +165,15 @@ impl KernelSource for ScanKernel {
                     "v[k]"
                 };
                 render(
-                    part("compact_io"),
+                    part("compact_io")?,
                     &[("KEPT", kept), ("PREDICATE", predicate)],
-                )
+                )?
             }
-            ScanIo::Spine => part("spine_io").to_string(),
+            ScanIo::Spine => part("spine_io")?.to_string(),
         };
         let chained = if self.single_pass {
             let look_back = if self.subgroups {
-                render(LOOK_BACK_SUBGROUP_WGSL, &[("STASH", STASH.to_string())])
+                render(LOOK_BACK_SUBGROUP_WGSL, &[("STASH", STASH.to_string())])?
             } else {
                 LOOK_BACK_WGSL.to_string()
             };
@@ -187,12 +187,12 @@ impl KernelSource for ScanKernel {
                     ("BY_ID", self.subgroups.to_string()),
                     ("LOOK_BACK", look_back),
                 ],
-            )
+            )?
         } else {
             String::new()
         };
         let out = match self.out {
-            ScanOut::Units { vec4 } => units_wgsl("out", 2, self.element, true, vec4),
+            ScanOut::Units { vec4 } => units_wgsl("out", 2, self.element, true, vec4)?,
             ScanOut::Elements(t) => {
                 format!("@group(0) @binding(2) var<storage, read_write> out: array<{t}>;\n")
             }
@@ -202,7 +202,7 @@ impl KernelSource for ScanKernel {
             &[
                 (
                     "SRC",
-                    units_wgsl("src", 1, self.element, false, self.src_vec4),
+                    units_wgsl("src", 1, self.element, false, self.src_vec4)?,
                 ),
                 ("OUT_DECL", out),
                 ("ENABLE", self.enable.to_string()),
@@ -223,17 +223,10 @@ impl KernelSource for ScanKernel {
     }
 }
 
-/// Section `name` of `wgsl/scan_parts.wgsl`: the lines after its `//#section` marker up
-/// to the next one, without the last line break.
-fn part(name: &str) -> &'static str {
-    let marker = format!("//#section {name}\n");
-    let start = PARTS_WGSL
-        .find(&marker)
-        .map(|at| at + marker.len())
-        .unwrap_or_else(|| panic!("wgsl/scan_parts.wgsl has no section {name}"));
-    let rest = &PARTS_WGSL[start..];
-    let text = &rest[..rest.find("//#section ").unwrap_or(rest.len())];
-    text.strip_suffix('\n').unwrap_or(text)
+/// Section `name` of `wgsl/scan_parts.wgsl`, without its last line break.
+fn part(name: &str) -> Result<&'static str> {
+    let text = section(PARTS_WGSL, name)?;
+    Ok(text.strip_suffix('\n').unwrap_or(text))
 }
 
 #[cfg(test)]
@@ -241,10 +234,10 @@ mod tests {
     #[test]
     fn every_part_is_found_and_ends_without_its_line_break() {
         for name in ["scan_io", "compact_io", "spine_io", "shuffle_scan"] {
-            let text = super::part(name);
+            let text = super::part(name).unwrap();
             assert!(!text.is_empty() && !text.contains("//#section"), "{name}");
         }
-        assert!(super::part("scan_io").ends_with("}\n"));
-        assert!(super::part("shuffle_scan").ends_with("return v;"));
+        assert!(super::part("scan_io").unwrap().ends_with("}\n"));
+        assert!(super::part("shuffle_scan").unwrap().ends_with("return v;"));
     }
 }

@@ -2,6 +2,7 @@
 //! short rows share: their configuration, how they read a grid (a vec4 unit or an
 //! element at a time), and the binding of its values.
 
+use crate::error::Result;
 use crate::ops::reduce::Spec;
 use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::dispatch::Chunk;
@@ -51,7 +52,7 @@ impl KernelSource for GridKernel {
         self.element
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         let template = match self.pass {
             GridPass::Columns => COLUMNS_WGSL,
             GridPass::ShortRows => SHORT_ROWS_WGSL,
@@ -62,11 +63,11 @@ impl KernelSource for GridKernel {
                 ("ENABLE", self.enable.to_string()),
                 ("T", self.element.to_string()),
                 ("A", self.spec.accumulator.to_string()),
-                ("OP", self.spec.functions()),
+                ("OP", self.spec.functions()?),
                 ("WG", self.workgroup_size.to_string()),
                 ("ACROSS", self.across.to_string()),
                 ("LANES", self.lanes.to_string()),
-                ("LOAD", load_wgsl(self.lanes, self.element)),
+                ("LOAD", load_wgsl(self.lanes, self.element)?),
             ],
         )
     }
@@ -105,7 +106,7 @@ pub(super) fn grid_input(view: View<'_>, lanes: u32, used: u64) -> Res {
 
 /// `gp_load(y, x)` of the grid kernels and its binding: one element, or the vec4 unit
 /// that starts at `(x, y)`.
-fn load_wgsl(lanes: u32, t: &str) -> String {
+fn load_wgsl(lanes: u32, t: &str) -> Result<String> {
     let template = if lanes == 4 {
         LOAD_VEC4_WGSL
     } else {

@@ -2,6 +2,7 @@
 //! passes of a segmented reduction for one operator, element type, segment layout and
 //! tile shape.
 
+use crate::error::Result;
 use crate::ops::reduce::Spec;
 use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::vec::LANES;
@@ -69,7 +70,7 @@ impl KernelSource for SegmentedKernel {
         self.element
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         let v = self.values_per_invocation;
         render(
             SEGMENTED_WGSL,
@@ -77,7 +78,7 @@ impl KernelSource for SegmentedKernel {
                 ("ENABLE", self.enable.to_string()),
                 ("T", self.element.to_string()),
                 ("A", self.spec.accumulator.to_string()),
-                ("OP", self.spec.functions()),
+                ("OP", self.spec.functions()?),
                 (
                     "VALUES",
                     crate::runtime::view::units_wgsl(
@@ -86,7 +87,7 @@ impl KernelSource for SegmentedKernel {
                         self.element,
                         false,
                         self.values_vec4,
-                    ),
+                    )?,
                 ),
                 (
                     "SEGMENTS",

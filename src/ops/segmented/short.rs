@@ -65,14 +65,14 @@ impl KernelSource for ShortKernel {
         self.element
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         render(
             SHORT_WGSL,
             &[
                 ("ENABLE", self.enable.to_string()),
                 ("T", self.element.to_string()),
                 ("A", self.spec.accumulator.to_string()),
-                ("OP", self.spec.functions()),
+                ("OP", self.spec.functions()?),
                 ("WG", self.workgroup_size.to_string()),
                 ("ACROSS", self.across.to_string()),
                 ("PIECES", PIECES.to_string()),
@@ -84,7 +84,7 @@ impl KernelSource for ShortKernel {
                         self.element,
                         false,
                         self.values_vec4,
-                    ),
+                    )?,
                 ),
             ],
         )

@@ -5,6 +5,7 @@
 
 use super::engine::RADIX;
 use super::onesweep::{OneSweepShape, PEER_TABLE_WORDS};
+use crate::error::Result;
 use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::view::units_wgsl;
 
@@ -48,11 +49,6 @@ const PEER_TABLES: &str = include_str!("../../../wgsl/sort_onesweep_peer_tables.
 const VALUE_BINDINGS: &str = include_str!("../../../wgsl/sort_value_bindings.wgsl");
 /// `{{VALUES}}` of the OneSweep digit pass when values move too.
 const ONESWEEP_VALUES: &str = include_str!("../../../wgsl/sort_onesweep_values.wgsl");
-/// `{{VALUES}}` of reduce-then-scan's downsweep when values move too, staged through
-/// workgroup memory (with the loops written out)...
-const RTS_VALUES: &str = include_str!("../../../wgsl/sort_rts_values.wgsl");
-/// ... or its `{{VALUES_GATHERED}}`, gathered from the input key by key (without).
-const RTS_VALUES_GATHERED: &str = include_str!("../../../wgsl/sort_rts_values_gathered.wgsl");
 
 /// A spliced part's text: its file less the final newline (the template's line has one).
 fn part(file: &'static str) -> &'static str {
@@ -87,14 +83,14 @@ impl KernelSource for SortHistogramKernel {
         "u32"
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         let wg = self.workgroup_size;
         render(
             HISTOGRAM_WGSL,
             &[
                 (
                     "KEYS_DECL",
-                    units_wgsl("keys", 1, "u32", false, self.keys_vec4),
+                    units_wgsl("keys", 1, "u32", false, self.keys_vec4)?,
                 ),
                 ("WG", wg.to_string()),
                 ("DPT", RADIX.div_ceil(wg).to_string()),
@@ -133,7 +129,7 @@ impl KernelSource for SortOneSweepKernel {
         "u32"
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         let shape = &self.shape;
         let (value_bindings, values) = if self.pairs {
             (part(VALUE_BINDINGS), part(ONESWEEP_VALUES))
@@ -143,7 +139,7 @@ impl KernelSource for SortOneSweepKernel {
         let mask = if self.one_word_masks {
             part(MASK_ONE_WORD).to_string()
         } else {
-            mask_four_words(shape.sg_max)
+            mask_four_words(shape.sg_max)?
         };
         let table_words = if self.peer_tables {
             shape.max_subgroups() * PEER_TABLE_WORDS
@@ -166,7 +162,7 @@ impl KernelSource for SortOneSweepKernel {
                     "SUBGROUPS",
                     one_size_subgroups(shape.wg, shape.sg_min, shape.sg_max).to_string(),
                 ),
-                ("STAGE", stage_wgsl(shape)),
+                ("STAGE", stage_wgsl(shape)?),
                 ("SPIN", self.spin.to_string()),
                 ("LOADS_FIRST", (!self.pairs).to_string()),
                 ("MASK", mask),
@@ -188,7 +184,7 @@ impl KernelSource for SortOneSweepKernel {
 }
 
 /// `{{MASK}}` in four words, those at and past `sg_max` lanes masked off.
-fn mask_four_words(sg_max: u32) -> String {
+fn mask_four_words(sg_max: u32) -> Result<String> {
     let words = (0..4)
         .map(|w| if w * 32 < sg_max { "0xffffffffu" } else { "0u" })
         .collect::<Vec<_>>()
@@ -197,7 +193,7 @@ fn mask_four_words(sg_max: u32) -> String {
 }
 
 /// The workgroup arrays of the digit counters and the staged tile (`{{STAGE}}`).
-fn stage_wgsl(shape: &OneSweepShape) -> String {
+fn stage_wgsl(shape: &OneSweepShape) -> Result<String> {
     if shape.apart {
         render(
             part(STAGE_APART),
@@ -227,7 +223,7 @@ pub(super) struct SortRtsKernel {
     pub(super) kpt: u32,
     /// Whether values move with the keys.
     pub(super) pairs: bool,
-    /// Whether its per-key loops are written out ([`unroll_kpt`]) and values staged
+    /// Whether its per-key loops are written out (the template's `//#for ... unroll`) and values staged
     /// through workgroup memory; else loops, and values gathered key by key.
     pub(super) unrolled: bool,
     /// Phases left out for timing (`wgsl/sort_rts.wgsl`'s KNOCKOUT): 0 but in tuning
@@ -255,22 +251,21 @@ impl KernelSource for SortRtsKernel {
         "u32"
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
+        // With values: staged through workgroup memory where the loops are written out,
+        // else gathered from the input key by key.
         let staged = self.pairs && self.unrolled;
-        let (value_bindings, values, gathered) = match (self.pairs, staged) {
-            (false, _) => ("", "", ""),
-            (true, true) => (part(VALUE_BINDINGS), part(RTS_VALUES), ""),
-            (true, false) => (part(VALUE_BINDINGS), "", part(RTS_VALUES_GATHERED)),
-        };
-        let wgsl = render(
+        let gathered = self.pairs && !self.unrolled;
+        let value_bindings = if self.pairs { part(VALUE_BINDINGS) } else { "" };
+        render(
             RTS_WGSL,
             &[
                 ("STAGED", staged.to_string()),
-                ("VALUES_GATHERED", gathered.to_string()),
+                ("GATHERED", gathered.to_string()),
                 ("WG", self.workgroup_size.to_string()),
                 ("KPT", self.kpt.to_string()),
+                ("UNROLLED", self.unrolled.to_string()),
                 ("VALUE_BINDINGS", value_bindings.to_string()),
-                ("VALUES", values.to_string()),
                 ("KEYS", KEYS_WGSL.to_string()),
                 ("PAIRS", self.pairs.to_string()),
                 ("KNOCKOUT", self.knockout.to_string()),
@@ -279,41 +274,6 @@ impl KernelSource for SortRtsKernel {
                     rts_origin_words(self.workgroup_size, self.kpt, self.pairs).to_string(),
                 ),
             ],
-        );
-        if self.unrolled {
-            unroll_kpt(&wgsl, self.kpt)
-        } else {
-            wgsl
-        }
+        )
     }
-}
-
-/// The loops `for (var k = 0u; k < KPT; k++) {` of `wgsl/sort_rts.wgsl` written out:
-/// `kpt` copies of the body, each in a block of its own with `k` a constant, so the
-/// per-key arrays are indexed by constants and stay in registers whatever the driver
-/// unrolls. A loop ends at the first `}` line at its own indentation.
-fn unroll_kpt(wgsl: &str, kpt: u32) -> String {
-    const HEAD: &str = "for (var k = 0u; k < KPT; k++) {";
-    let mut out = String::with_capacity(wgsl.len() * 4);
-    let mut lines = wgsl.lines();
-    while let Some(line) = lines.next() {
-        let indent = &line[..line.len() - line.trim_start().len()];
-        if line.trim() != HEAD {
-            out.push_str(line);
-            out.push('\n');
-            continue;
-        }
-        let close = format!("{indent}}}");
-        let body: Vec<&str> = lines.by_ref().take_while(|l| *l != close).collect();
-        for k in 0..kpt {
-            out.push_str(&format!("{indent}{{\n{indent}    const k = {k}u;\n"));
-            for b in &body {
-                out.push_str(b);
-                out.push('\n');
-            }
-            out.push_str(&close);
-            out.push('\n');
-        }
-    }
-    out
 }

@@ -105,7 +105,7 @@ impl KernelSource for SortRunsKernel {
         }
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         let (value_bindings, value_at, write_value, combine, identity) = match &self.output {
             RunsOutput::Unique => ("", "0u", "", "a".to_string(), "0u"),
             RunsOutput::Lengths => (

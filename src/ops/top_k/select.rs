@@ -107,7 +107,7 @@ impl KernelSource for TopKKernel {
         self.key
     }
 
-    fn wgsl(&self) -> String {
+    fn wgsl(&self) -> Result<String> {
         let bins = 1u32 << self.digit_bits;
         render(
             TOP_K_WGSL,
@@ -117,7 +117,7 @@ impl KernelSource for TopKKernel {
                 ("COPIES", self.copies.to_string()),
                 ("HIST_WORDS", (self.copies * bins).to_string()),
                 ("SLICE", SLICE.to_string()),
-                ("SRC", units_wgsl("src", 1, self.key, false, self.src_vec4)),
+                ("SRC", units_wgsl("src", 1, self.key, false, self.src_vec4)?),
                 ("KEYS", KEYS_WGSL.to_string()),
             ],
         )

@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::template::naga_dialect;
 use super::{Kernel, KernelSource};
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
@@ -41,7 +42,7 @@ impl Ctx {
         wgsl: &str,
     ) -> Result<bool> {
         let op = config.name();
-        let Ok(module) = naga::front::wgsl::parse_str(wgsl) else {
+        let Ok(module) = naga::front::wgsl::parse_str(&naga_dialect(wgsl)) else {
             // Does not parse: compile anyway, for wgpu's annotated message.
             return Ok(false);
         };
@@ -52,10 +53,12 @@ impl Ctx {
                 m.global_variables.len(),
             )
         };
-        let plain = naga::front::wgsl::parse_str(&plain.wgsl()).map_err(|e| Error::Internal {
-            op,
-            message: format!("a kernel template does not parse: {e}"),
-        })?;
+        let plain = super::template::spec_dialect(plain.wgsl()?);
+        let plain =
+            naga::front::wgsl::parse_str(&naga_dialect(&plain)).map_err(|e| Error::Internal {
+                op,
+                message: format!("a kernel template does not parse: {e}"),
+            })?;
         if shape(&module) != shape(&plain) {
             return Err(Error::InvalidArgument {
                 op,
@@ -70,7 +73,8 @@ impl Ctx {
         Ok(!user_functions_loop(&module))
     }
 
-    /// Compiles `wgsl` inside a validation error scope; `trusted`: every loop is known
+    /// Compiles `wgsl` (the spec's dialect: what is dumped; naga is given
+    /// [`naga_dialect`]) inside a validation error scope; `trusted`: every loop is known
     /// to end, so naga's loop bounding is left out (bounds checks stay); `zero_init`:
     /// workgroup memory is zeroed at the start of each workgroup, as WGSL promises
     /// (where the adapter does it well: see `zero_initialize_workgroup_memory`).
@@ -85,10 +89,10 @@ impl Ctx {
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let label = format!("gpuprim {} {} {}", key.name, key.element, entry);
-        dump_wgsl(key, entry, wgsl);
+        let naga_wgsl = naga_dialect(wgsl);
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some(&label),
-            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+            source: wgpu::ShaderSource::Wgsl(naga_wgsl.clone()),
         };
         let module = if trusted {
             let checks = wgpu::ShaderRuntimeChecks {
@@ -115,7 +119,9 @@ impl Ctx {
         });
         // Inside the scope: on a lost device the pipeline is invalid, and so is asking it.
         let layout = pipeline.get_bind_group_layout(0);
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        let failed = pollster::block_on(scope.pop());
+        dump_wgsl(key, entry, wgsl, failed.is_none());
+        if let Some(e) = failed {
             return Err(self.or_lost(Error::Compile {
                 op: key.name,
                 code: key.code.to_string(),
@@ -125,7 +131,7 @@ impl Ctx {
         Ok(Kernel {
             pipeline,
             layout,
-            writable: writable_bindings(wgsl),
+            writable: writable_bindings(&naga_wgsl),
         })
     }
 }
@@ -138,11 +144,14 @@ pub(super) struct Label<'a> {
 }
 
 /// With `GPUPRIM_DUMP_WGSL=DIR` in the environment, each kernel's WGSL is written to
-/// `DIR/{op}-{element}-{entry}-{n}.wgsl` as it is compiled: what a driver is given, to
-/// read or to feed to other tools. `n` counts the kernels compiled so far, so variants
-/// of one kernel keep their own files; kernels without an element type leave out
-/// `-{element}`. A file that cannot be written is skipped.
-fn dump_wgsl(key: &Label<'_>, entry: &str, wgsl: &str) {
+/// `DIR/{op}-{element}-{entry}-{n}.wgsl` once it is compiled, in the spec's dialect (what
+/// a browser's compiler is given; naga gets it without `enable subgroups;`), to read or
+/// to feed to other tools such as `.ci/dawn-check.mjs`. A kernel that failed to compile
+/// (user code with an error) is written as `...-{n}.wgsl.rejected`. `n` counts the
+/// kernels compiled so far, so variants of one kernel keep their own files; kernels
+/// without an element type leave out `-{element}`. A file that cannot be written is
+/// skipped.
+fn dump_wgsl(key: &Label<'_>, entry: &str, wgsl: &str, compiled: bool) {
     static DUMPED: AtomicUsize = AtomicUsize::new(0);
     let Some(dir) = std::env::var_os("GPUPRIM_DUMP_WGSL") else {
         return;
@@ -163,6 +172,7 @@ fn dump_wgsl(key: &Label<'_>, entry: &str, wgsl: &str) {
             }
         })
         .chain(".wgsl".chars())
+        .chain(if compiled { "" } else { ".rejected" }.chars())
         .collect();
     let dir = std::path::Path::new(&dir);
     let _ = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(name), wgsl));

@@ -9,6 +9,7 @@
 
 pub(crate) mod audit;
 mod compile;
+pub(crate) mod template;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -17,10 +18,11 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
 use compile::Label;
 pub(crate) use compile::loops_are_ours;
+pub(crate) use template::{render, section};
 
 /// A kernel's typed description: every value that changes its WGSL, and nothing else.
 ///
@@ -38,8 +40,9 @@ pub(crate) trait KernelSource:
         ""
     }
 
-    /// The kernel's WGSL.
-    fn wgsl(&self) -> String;
+    /// The kernel's WGSL, rendered by [`template::render`] (whose errors are gpuprim's
+    /// bugs: a template and its caller that disagree).
+    fn wgsl(&self) -> Result<String>;
 
     /// User WGSL spliced into the source (an expression, an operator, statements), or ""
     /// for gpuprim's own kernels.
@@ -124,16 +127,6 @@ impl PipelineCache {
     }
 }
 
-/// Fills a template's `{{NAME}}` placeholders.
-pub(crate) fn render<S: AsRef<str>>(template: &str, vars: &[(&str, S)]) -> String {
-    let mut out = template.to_string();
-    for (name, value) in vars {
-        out = out.replace(&format!("{{{{{name}}}}}"), value.as_ref());
-    }
-    debug_assert!(!out.contains("{{"), "unfilled placeholder in:\n{out}");
-    out
-}
-
 impl Ctx {
     /// The kernel that `config` describes, with entry point `entry` (templates with
     /// several passes have several entry points; each is its own pipeline), compiled
@@ -147,7 +140,13 @@ impl Ctx {
         entry: &'static str,
     ) -> Result<Arc<Kernel>> {
         self.cached(config, entry, |config: &K| {
-            let wgsl = config.wgsl();
+            let wgsl = template::spec_dialect(config.wgsl().map_err(|e| match e {
+                Error::Internal { message, .. } => Error::Internal {
+                    op: config.name(),
+                    message: format!("its template: {message}"),
+                },
+                other => other,
+            })?);
             audit::record(config, entry, &wgsl)?;
             let label = Label {
                 name: config.name(),
@@ -189,14 +188,5 @@ impl Ctx {
             kernel: Arc::clone(&kernel),
         });
         Ok(kernel)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn render_fills_every_placeholder() {
-        let out = super::render("a {{T}} b {{WG}} {{T}}", &[("T", "f32"), ("WG", "256")]);
-        assert_eq!(out, "a f32 b 256 f32");
     }
 }

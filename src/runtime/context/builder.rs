@@ -48,11 +48,34 @@ pub struct CtxBuilder {
     dedicated_device: bool,
 }
 
+/// The optional features a WebGPU device may grant that gpuprim uses
+/// ([`CtxBuilder::webgpu`] keeps these and leaves the rest of [`WANTED_FEATURES`] out).
+pub const WEBGPU_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
+    .union(wgpu::Features::TIMESTAMP_QUERY)
+    .union(wgpu::Features::SHADER_F16);
+
 /// Default of [`CtxBuilder::batch_limit`].
 pub const DEFAULT_BATCH_LIMIT: usize = 16;
 
 impl Default for CtxBuilder {
+    /// The defaults, then `GPUPRIM_PROFILE` from the environment where it is set (as
+    /// wgpu reads `WGPU_BACKEND`): `webgpu` is [`CtxBuilder::webgpu`], `webgpu-no-subgroups`
+    /// the same without `SUBGROUP`. For running a whole program or test suite as a
+    /// browser would; another value is ignored.
     fn default() -> Self {
+        let builder = CtxBuilder::plain();
+        match std::env::var("GPUPRIM_PROFILE").as_deref() {
+            Ok("webgpu") => builder.webgpu(),
+            Ok("webgpu-no-subgroups") => {
+                builder.webgpu().without_features(wgpu::Features::SUBGROUP)
+            }
+            _ => builder,
+        }
+    }
+}
+
+impl CtxBuilder {
+    fn plain() -> Self {
         CtxBuilder {
             power: wgpu::PowerPreference::HighPerformance,
             software: false,
@@ -70,6 +93,29 @@ impl Default for CtxBuilder {
             wait_timeout: crate::runtime::wait::DEFAULT_WAIT_TIMEOUT,
             dedicated_device: false,
         }
+    }
+
+    /// Hold the context to what every WebGPU device offers: WebGPU's default limits
+    /// (`wgpu::Limits::default()`: 8 storage buffers per stage, 16 KiB of workgroup
+    /// memory, 256 invocations per workgroup, 128 MiB bindings, 256 MiB buffers) and, of
+    /// the optional features, only those WebGPU has ([`WEBGPU_FEATURES`]: subgroups,
+    /// timestamps and f16 where the adapter has them; no f64). Every primitive runs under
+    /// it, choosing smaller tiles where it must; a program tested so behaves as it will
+    /// in a browser. Leave subgroups out too with
+    /// `.without_features(wgpu::Features::SUBGROUP)`. `GPUPRIM_PROFILE=webgpu` in the
+    /// environment turns it on for every builder (see [`CtxBuilder::default`]).
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::builder().webgpu().build()?;
+    /// assert_eq!(ctx.info().limits.max_compute_workgroup_storage_size, 16384);
+    /// assert!(!ctx.has_features(gpuprim::wgpu::Features::SHADER_F64));
+    /// let v = ctx.upload(&[3u32, 1, 2])?;
+    /// assert_eq!(ctx.reduce(&v)?, 6);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn webgpu(self) -> Self {
+        self.limits(wgpu::Limits::default())
+            .without_features(WANTED_FEATURES.difference(WEBGPU_FEATURES))
     }
 }
 

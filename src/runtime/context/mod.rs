@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::runtime::cache::PipelineCache;
 
-pub use builder::{CtxBuilder, DEFAULT_BATCH_LIMIT, WANTED_FEATURES};
+pub use builder::{CtxBuilder, DEFAULT_BATCH_LIMIT, WANTED_FEATURES, WEBGPU_FEATURES};
 pub(crate) use checks::check_len;
 pub use interop::Interop;
 pub(crate) use slots::TypeSlots;
