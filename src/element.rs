@@ -44,6 +44,35 @@ pub trait GpuElement:
 
     /// This value as a WGSL expression of type [`Self::WGSL`], exact to the bit.
     fn wgsl_literal(self) -> String;
+
+    /// WGSL statements that return this value from a function, exact to the bit. Floats
+    /// are built from their bits through a `let`, so an infinity or NaN is a value at
+    /// run time: WebGPU's compilers reject a constant expression that evaluates to one
+    /// (`bitcast<f32>(0xff800000u)` included), though naga accepts it.
+    ///
+    /// ```
+    /// use gpuprim::GpuElement;
+    /// assert_eq!(7u32.wgsl_return(), "return 7u;");
+    /// assert_eq!(
+    ///     f32::NEG_INFINITY.wgsl_return(),
+    ///     "let gp_bits = 4286578688u; return bitcast<f32>(gp_bits);"
+    /// );
+    /// ```
+    fn wgsl_return(self) -> String {
+        const BITCAST: &str = "bitcast<f32>(";
+        let literal = self.wgsl_literal();
+        let Some(at) = literal.find(BITCAST) else {
+            return format!("return {literal};");
+        };
+        let start = at + BITCAST.len();
+        let end = start + literal[start..].find(')').unwrap_or(0);
+        let bits = &literal[start..end];
+        format!(
+            "let gp_bits = {bits}; return {}gp_bits{};",
+            &literal[..start],
+            &literal[end..]
+        )
+    }
 }
 
 macro_rules! element {

@@ -33,7 +33,7 @@ pub(crate) struct Spec {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Operator {
     /// In the element type: `combine`, an expression in `a` and `b`, from `identity`
-    /// (WGSL literals and expressions).
+    /// (statements that return it: [`GpuElement::wgsl_return`]).
     Plain { identity: String, combine: String },
     /// An f32 sum with its rounding error carried along (two-sum).
     Compensated,
@@ -47,7 +47,7 @@ impl Spec {
         let float = T::KIND == ScalarKind::Float;
         let plain = |identity: T, combine: &str, subgroup| Spec {
             operator: Operator::Plain {
-                identity: identity.wgsl_literal(),
+                identity: identity.wgsl_return(),
                 combine: combine.to_string(),
             },
             accumulator: t,
