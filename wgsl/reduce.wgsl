@@ -53,8 +53,14 @@ var<workgroup> gp_shared_acc: array<A, {{FINISH_WG}}>;
 {{WORKGROUP_REDUCE}}
 
 @compute @workgroup_size({{WG}})
-fn partials_main(ids: GpIds) {
-    let group = ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+fn partials_main(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) wgs: vec3<u32>,
+    ids: GpIds,
+) {
+    // The group's ids apart from `ids`: a struct with one invocation's ids in it is not
+    // uniform to WGSL's analysis, and the early return below must be.
+    let group = wg.x + wgs.x * (wg.y + wgs.y * wg.z);
     if group >= gp_reduce.groups {
         return;  // whole workgroup: control flow stays uniform for its barriers
     }

@@ -1,8 +1,6 @@
 // Workgroup reduction with subgroup operations: each subgroup reduces in registers,
 // then invocation 0 combines the subgroup totals in order. Works for any subgroup size.
 struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(subgroup_invocation_id) subgroup_lane: u32,
     @builtin(subgroup_id) subgroup: u32,

@@ -302,3 +302,32 @@ fn check_range(op: &'static str, lo: f32, hi: f32) -> Result<()> {
         })
     }
 }
+
+/// The histogram kernels for the catalog test (`ops/catalog.rs`): keys and ranges, both
+/// layouts, counted or not, global atomics and the shared bins a workgroup may take under
+/// WebGPU's 16 KiB (up to 4096 bins) and past it (lavapipe's 32 KiB, a GPU's 48 KiB).
+#[cfg(test)]
+pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    for range in [false, true] {
+        let key = if range { "f32" } else { "u32" };
+        for src_vec4 in [true, false] {
+            for counted in [false, true] {
+                for shared_bins in [None, Some(256), Some(4096), Some(8192), Some(12288)] {
+                    let config = HistogramKernel {
+                        range,
+                        key,
+                        src_vec4,
+                        counted,
+                        shared_bins,
+                        workgroup_size: 256,
+                    };
+                    if shared_bins.is_some_and(|b| b * 4 > 16384) {
+                        c.add_native(&config);
+                    } else {
+                        c.add(&config);
+                    }
+                }
+            }
+        }
+    }
+}

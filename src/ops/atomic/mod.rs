@@ -356,5 +356,44 @@ fn run_passes<D: GpuElement>(
 /// (`ops/catalog.rs`).
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    let _ = c; // filled in by the family's port
+    use crate::ops::catalog::layout;
+    fn sums<T: AtomicElement>(c: &mut crate::ops::catalog::Catalog) {
+        for strategy in [
+            AtomicStrategy::PerElement,
+            AtomicStrategy::Hybrid,
+            AtomicStrategy::Subgroup,
+        ] {
+            for src_vec4 in [true, false] {
+                // 256 invocations: every adapter, WebGPU's limits included, allows them.
+                c.add(&AtomicKernel {
+                    strategy,
+                    element: T::WGSL,
+                    atom: T::ATOM,
+                    add_section: T::ADD_SECTION,
+                    src_vec4,
+                    workgroup_size: 256,
+                });
+            }
+        }
+    }
+    sums::<u32>(c);
+    sums::<i32>(c);
+    sums::<f32>(c);
+    let sum = AtomicKernel {
+        strategy: AtomicStrategy::Hybrid,
+        element: "u32",
+        atom: "u32",
+        add_section: "add_int",
+        src_vec4: true,
+        workgroup_size: 256,
+    };
+    let wgsl = sum.wgsl().expect("atomic_sum renders");
+    layout!(
+        c,
+        Params,
+        "Params",
+        wgsl,
+        [n, base, width, bins, lo, hi, scale, first]
+    );
+    histogram::catalog(c);
 }

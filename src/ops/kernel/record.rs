@@ -189,3 +189,34 @@ fn record(
     }
     Ok(())
 }
+
+/// The element-wise kernels for the catalog test (`ops/catalog.rs`): statements and
+/// expressions over every kind of signature, and the empty body a kernel is checked
+/// against.
+#[cfg(test)]
+pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    for signature in super::signature::catalog_signatures() {
+        for (name, body, code) in [
+            ("elementwise", Body::Statements, "y = alpha * y;"),
+            ("elementwise", Body::Statements, ""),
+            ("map", Body::Expression, "y + alpha"),
+        ] {
+            // Only the signatures whose names the code uses.
+            if code.contains("alpha") && !signature_has(&signature, "alpha") {
+                continue;
+            }
+            c.add(&ElementwiseKernel {
+                name,
+                body,
+                code: code.to_string(),
+                signature: signature.clone(),
+                workgroup_size: 256,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+fn signature_has(signature: &Signature, name: &str) -> bool {
+    format!("{signature:?}").contains(&format!("name: \"{name}\""))
+}

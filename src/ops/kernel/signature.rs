@@ -197,3 +197,51 @@ impl Signature {
         Ok(p)
     }
 }
+
+/// Signatures of every kind of argument, for the catalog test (`ops/catalog.rs`): each
+/// use of a vector in both layouts, 32-bit and f16 elements, scalars, raw vectors, a
+/// device scalar, a buffer shared by two bindings, with and without a device count.
+#[cfg(test)]
+pub(crate) fn catalog_signatures() -> Vec<Signature> {
+    let vector = |name: &str, access, wgsl, vec4, shared| ArgShape {
+        name: name.to_string(),
+        kind: ArgKind::Vector {
+            access,
+            wgsl,
+            enable: if wgsl == "f16" { "enable f16;" } else { "" },
+            vec4,
+            shared,
+        },
+    };
+    let scalar = |name: &str, wgsl| ArgShape {
+        name: name.to_string(),
+        kind: ArgKind::Scalar { wgsl },
+    };
+    let mut out = Vec::new();
+    for vec4 in [true, false] {
+        for count in [false, true] {
+            for t in ["f32", "i32", "u32", "f16"] {
+                out.push(Signature {
+                    args: vec![
+                        vector("x", Access::Read, t, vec4, false),
+                        vector("y", Access::ReadWrite, t, vec4, false),
+                        vector("gp_out", Access::Write, t, vec4, false),
+                        scalar("alpha", t),
+                    ],
+                    count,
+                });
+            }
+            out.push(Signature {
+                args: vec![
+                    vector("x", Access::Read, "f32", vec4, true),
+                    vector("table", Access::Raw, "u32", vec4, false),
+                    vector("hist", Access::RawReadWrite, "u32", vec4, false),
+                    vector("s", Access::DeviceScalar(0), "f32", vec4, false),
+                    vector("gp_out", Access::Write, "f32", vec4, true),
+                ],
+                count,
+            });
+        }
+    }
+    out
+}

@@ -184,3 +184,100 @@ fn expression_inputs(p: &Pieces, vectors: u32, expr: &str) -> Result<String> {
         ],
     )
 }
+
+/// The reductions for the catalog test (`ops/catalog.rs`): every operator and element
+/// type, with subgroups and without, reduce, dot (both layouts) and transform-reduce,
+/// counted or not, with the finishing pass of 256 invocations (WebGPU's limit) and of
+/// 1024 (every other adapter here).
+#[cfg(test)]
+pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    use super::Reduce;
+    use crate::element::GpuElement;
+    fn specs<T: GpuElement>(subgroups: bool) -> Vec<Spec> {
+        let mut reduces = vec![
+            Reduce::Sum,
+            Reduce::SumCompensated,
+            Reduce::SumWide,
+            Reduce::Product,
+            Reduce::Min,
+            Reduce::Max,
+            Reduce::Custom {
+                op: "max(a, b) - min(a, b)".to_string(),
+                identity: T::ZERO,
+            },
+        ];
+        reduces.retain(|r| T::WGSL == "f32" || !matches!(r, Reduce::SumCompensated));
+        reduces
+            .iter()
+            .map(|r| Spec::with_subgroups(subgroups, r).expect("a spec"))
+            .collect()
+    }
+    fn kernels<T: GpuElement>(c: &mut crate::ops::catalog::Catalog) {
+        for subgroups in [true, false] {
+            for spec in specs::<T>(subgroups) {
+                for inputs in [
+                    Inputs::Vectors {
+                        x_vec4: true,
+                        y_vec4: None,
+                    },
+                    Inputs::Vectors {
+                        x_vec4: false,
+                        y_vec4: None,
+                    },
+                    Inputs::Vectors {
+                        x_vec4: true,
+                        y_vec4: Some(true),
+                    },
+                    Inputs::Vectors {
+                        x_vec4: false,
+                        y_vec4: Some(false),
+                    },
+                ] {
+                    for count in [false, true] {
+                        for finish in [256, 1024] {
+                            let config = ReduceKernel {
+                                element: T::WGSL,
+                                enable: T::ENABLE,
+                                spec: spec.clone(),
+                                inputs: inputs.clone(),
+                                count,
+                                workgroup_size: 256,
+                                finish_workgroup_size: finish,
+                            };
+                            // f64 (WebGPU has none) and more than 256 invocations are
+                            // for native adapters alone.
+                            if finish > 256 || spec.accumulator == "f64" || T::WGSL == "f64" {
+                                c.add_native(&config);
+                            } else {
+                                c.add(&config);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    kernels::<f32>(c);
+    kernels::<i32>(c);
+    kernels::<u32>(c);
+    kernels::<half::f16>(c);
+    kernels::<f64>(c);
+    for signature in crate::ops::kernel::catalog_signatures() {
+        for count in [false, true] {
+            let spec = Spec::with_subgroups(true, &Reduce::<f32>::Sum).expect("a spec");
+            let config = ReduceKernel {
+                element: "f32",
+                enable: "",
+                spec,
+                inputs: Inputs::Expression {
+                    expr: "f32(x) * 2.0".to_string(),
+                    signature: signature.clone(),
+                },
+                count,
+                workgroup_size: 256,
+                finish_workgroup_size: 256,
+            };
+            c.add(&config);
+        }
+    }
+}

@@ -43,6 +43,20 @@ enum Operator {
 
 impl Spec {
     pub(crate) fn new<T: GpuElement>(ctx: &Ctx, reduce: &Reduce<T>) -> Result<Spec> {
+        if matches!(reduce, Reduce::SumWide) && T::KIND == ScalarKind::Float && T::WGSL != "f64" {
+            ctx.require(wgpu::Features::SHADER_F64, || {
+                format!("Reduce::SumWide of {}", T::WGSL)
+            })?;
+        }
+        Spec::with_subgroups(ctx.has_features(wgpu::Features::SUBGROUP), reduce)
+    }
+
+    /// The spec on a device with subgroups or without (and f64, where `SumWide` needs it:
+    /// [`Spec::new`] checks).
+    pub(crate) fn with_subgroups<T: GpuElement>(
+        subgroups: bool,
+        reduce: &Reduce<T>,
+    ) -> Result<Spec> {
         let t = T::WGSL;
         let float = T::KIND == ScalarKind::Float;
         let plain = |identity: T, combine: &str, subgroup| Spec {
@@ -52,8 +66,7 @@ impl Spec {
             },
             accumulator: t,
             // Subgroup arithmetic is defined for the 32-bit types.
-            subgroup_op: (ctx.has_features(wgpu::Features::SUBGROUP) && size_of::<T>() == 4)
-                .then_some(subgroup),
+            subgroup_op: (subgroups && size_of::<T>() == 4).then_some(subgroup),
             code: String::new(),
         };
         Ok(match reduce {
@@ -77,17 +90,12 @@ impl Spec {
                     ),
                 });
             }
-            Reduce::SumWide if float && T::WGSL != "f64" => {
-                ctx.require(wgpu::Features::SHADER_F64, || {
-                    format!("Reduce::SumWide of {t}")
-                })?;
-                Spec {
-                    operator: Operator::Wide,
-                    accumulator: "f64",
-                    subgroup_op: None,
-                    code: String::new(),
-                }
-            }
+            Reduce::SumWide if float && T::WGSL != "f64" => Spec {
+                operator: Operator::Wide,
+                accumulator: "f64",
+                subgroup_op: None,
+                code: String::new(),
+            },
             // Integer sums are exact already; f64 has nothing wider.
             Reduce::SumCompensated | Reduce::SumWide => plain(T::ZERO, "a + b", "subgroupAdd"),
             Reduce::Product => plain(T::ONE, "a * b", "subgroupMul"),
