@@ -10,9 +10,9 @@
 struct Params {
     width: u32,
     height: u32,
-    pad0: u32,
-    pad1: u32,
-    rows: array<vec4<f32>, 4>,   // M's rows: out.r = dot(rows[0], in), ...
+    _pad0: u32,
+    _pad1: u32,
+    matrix: array<vec4<f32>, 4>,  // M by rows: out.r = dot(matrix[0], in), ...
 }
 
 @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
@@ -38,9 +38,9 @@ fn main(
     let i = y * p.width + x;
     let v = src[i];
     dst[i] = vec4<f32>(
-        row_times(p.rows[0], v),
-        row_times(p.rows[1], v),
-        row_times(p.rows[2], v),
-        row_times(p.rows[3], v),
+        row_times(p.matrix[0], v),
+        row_times(p.matrix[1], v),
+        row_times(p.matrix[2], v),
+        row_times(p.matrix[3], v),
     );
 }

@@ -17,7 +17,7 @@ struct Params {
     dst_h: u32,
     dst_pitch: u32,
     extra: u32,           // the kernel's own word: blur_vertical's radius, else 0
-    pad: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<storage, read> src: array<T>;

@@ -34,7 +34,7 @@ pub(crate) struct Layout {
     /// `size_of` the Rust type.
     pub(crate) size: usize,
     /// `(field, offset_of)` of every Rust field, in order; the WGSL members must have
-    /// the same names and offsets.
+    /// the same names and offsets (padding, named `_...`, aside).
     pub(crate) fields: Vec<(&'static str, usize)>,
 }
 
@@ -153,11 +153,19 @@ fn layout_check(l: &Layout) -> Result<(), String> {
             _ => None,
         })
         .ok_or_else(|| format!("no struct {} in the WGSL", l.wgsl_struct))?;
+    // Padding (`_pad`, `_pad0`, ...) is named freely on either side; the size covers it.
+    let named = |n: &str| !n.starts_with('_');
     let wgsl: Vec<(String, usize)> = members
         .iter()
         .map(|m| (m.name.clone().unwrap_or_default(), m.offset as usize))
+        .filter(|(n, _)| named(n))
         .collect();
-    let rust: Vec<(String, usize)> = l.fields.iter().map(|(n, o)| (n.to_string(), *o)).collect();
+    let rust: Vec<(String, usize)> = l
+        .fields
+        .iter()
+        .filter(|(n, _)| named(n))
+        .map(|(n, o)| (n.to_string(), *o))
+        .collect();
     if wgsl != rust || span as usize != l.size {
         return Err(format!(
             "{} ({} bytes) {rust:?} against WGSL {} ({span} bytes) {wgsl:?}",

@@ -210,3 +210,76 @@ pub(super) fn run2d<T: GpuElement, P: bytemuck::Pod>(
         .bind(2, block);
     work.submit()
 }
+
+/// The 2D kernels for the catalog test (`ops/catalog.rs`): each op for every element type
+/// it takes, in workgroups of 16 x 16 (and 8 x 8 where the device allows fewer
+/// invocations), in launch order, swizzled into tiles and into bands.
+#[cfg(test)]
+pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    use super::{SIDE, Swizzle};
+    use crate::ops::catalog::layout;
+    let remaps = [
+        Remap::Identity,
+        Remap::new((64, 40), Swizzle::Tiles { n: 16 }),
+        Remap::new((64, 40), Swizzle::Bands { workgroups: 64 }),
+    ];
+    let elements = [
+        ("f32", ""),
+        ("i32", ""),
+        ("u32", ""),
+        ("f16", "enable f16;"),
+    ];
+    for remap in &remaps {
+        for side in [SIDE, SIDE / 2] {
+            for (element, enable) in elements {
+                c.add(&Grid2dKernel {
+                    op: Grid2dOp::Map2d {
+                        element,
+                        enable,
+                        side,
+                        body: "load(x, y) + load(x, y + 1)".to_string(),
+                    },
+                    remap: remap.clone(),
+                });
+            }
+            c.add(&Grid2dKernel {
+                op: Grid2dOp::ColorFilter { side },
+                remap: remap.clone(),
+            });
+            c.add(&Grid2dKernel {
+                op: Grid2dOp::BlurVertical { side },
+                remap: remap.clone(),
+            });
+        }
+        for (element, enable) in elements {
+            c.add(&Grid2dKernel {
+                op: Grid2dOp::Transpose { element, enable },
+                remap: remap.clone(),
+            });
+        }
+    }
+    let blur = Grid2dKernel {
+        op: Grid2dOp::BlurVertical { side: SIDE },
+        remap: Remap::Identity,
+    };
+    layout!(
+        c,
+        GridParams,
+        "Params",
+        blur.wgsl().expect("blur_vertical renders"),
+        [
+            src_w, src_h, src_pitch, dst_w, dst_h, dst_pitch, extra, _pad
+        ]
+    );
+    let color = Grid2dKernel {
+        op: Grid2dOp::ColorFilter { side: SIDE },
+        remap: Remap::Identity,
+    };
+    layout!(
+        c,
+        ColorParams,
+        "Params",
+        color.wgsl().expect("color_filter renders"),
+        [width, height, _pad, matrix]
+    );
+}

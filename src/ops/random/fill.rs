@@ -279,3 +279,52 @@ pub(super) fn normal_params(op: &'static str, mean: f32, std_dev: f32) -> Result
         ..FillParams::default()
     })
 }
+
+/// The fills for the catalog test (`ops/catalog.rs`): every generator (and xorshift128
+/// state), output, element type and layout, and the seeding of the state.
+#[cfg(test)]
+pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
+    use super::sealed::Sealed;
+    use crate::ops::catalog::layout;
+    fn fills<T: RandomElement>(c: &mut crate::ops::catalog::Catalog) {
+        let generators = [
+            Some("rng_wang_hash"),
+            Some("rng_xorshift32"),
+            Some("rng_pcg32"),
+            None,
+        ];
+        for generator in generators {
+            for output in [Output::Raw, Output::Uniform, Output::Normal] {
+                // Uniform and normal fills are of f32 alone.
+                if output != Output::Raw && T::WGSL != "f32" {
+                    continue;
+                }
+                for dst_vec4 in [true, false] {
+                    c.add(&RandomKernel {
+                        generator,
+                        output,
+                        element: T::WGSL,
+                        from_bits: T::FROM_BITS,
+                        dst_vec4,
+                        workgroup_size: 256,
+                    });
+                }
+            }
+        }
+    }
+    fills::<u32>(c);
+    fills::<i32>(c);
+    fills::<f32>(c);
+    let seed = RandomSeedKernel {
+        workgroup_size: 256,
+    };
+    c.add(&seed);
+    let wgsl = seed.wgsl().expect("random_seed renders");
+    layout!(
+        c,
+        FillParams,
+        "Params",
+        wgsl,
+        [first_unit, seed, offset, scale, hi, below_hi, _pad]
+    );
+}
