@@ -90,18 +90,19 @@ pub(crate) fn device_for(
     }
     // Native wgpu creates the device before this future is first polled: blocking on it
     // under the lock costs nothing and keeps device creation on one thread at a time.
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("gpuprim"),
-        required_features: features,
-        required_limits: limits.clone(),
-        experimental_features: wgpu::ExperimentalFeatures::disabled(),
-        memory_hints: wgpu::MemoryHints::Performance,
-        trace: wgpu::Trace::Off,
-    }))
-    .map_err(|e| Error::RequestDevice {
-        adapter: key.adapter.name.clone(),
-        message: e.to_string(),
-    })?;
+    let (device, queue) =
+        crate::runtime::native::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpuprim"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| Error::RequestDevice {
+            adapter: key.adapter.name.clone(),
+            message: e.to_string(),
+        })?;
     let lost = Arc::new(Mutex::new(None));
     install_callbacks(&device, &lost);
     let handles = DeviceHandles {
@@ -174,7 +175,9 @@ pub(crate) fn find_adapters(
         // context, which two threads using it at once make current together (EGL's
         // BadAccess, a panic in wgpu-hal). GL has none of the teardown trouble that
         // sharing avoids (see the module's notes).
-        let more = pollster::block_on(new_instance(descriptor(others)).enumerate_adapters(others));
+        let more = crate::runtime::native::block_on(
+            new_instance(descriptor(others)).enumerate_adapters(others),
+        );
         adapters.extend(more);
     }
     adapters
@@ -199,7 +202,7 @@ fn primary_adapters(desc: wgpu::InstanceDescriptor) -> Vec<wgpu::Adapter> {
     }
     let backends = desc.backends;
     let instance = new_instance(desc);
-    let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    let adapters = crate::runtime::native::block_on(instance.enumerate_adapters(backends));
     setup.instances.push((key, instance, adapters.clone()));
     adapters
 }

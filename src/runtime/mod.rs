@@ -5,7 +5,8 @@
 //! path ([`record`]), binding windows, workgroup grids and the submission of held work
 //! ([`dispatch`]), vectors with their buffer pool, read-backs, allocation and error
 //! capture ([`mod@vec`], [`view`]), every wait for the GPU ([`wait`]) and profiling
-//! ([`profile`]).
+//! ([`profile`]). What only a native build may do (block, sleep, start a thread, run at
+//! exit) is in [`native`], the one module a browser build changes.
 //!
 //! It knows no primitive: nothing here imports from `ops/`, which is the one layer above
 //! it. A kernel reaches the runtime as a configuration it can hash, compare and render
@@ -19,6 +20,7 @@ pub(crate) mod cache;
 pub(crate) mod context;
 pub(crate) mod device;
 pub(crate) mod dispatch;
+pub(crate) mod native;
 pub(crate) mod profile;
 pub(crate) mod record;
 pub(crate) mod vec;

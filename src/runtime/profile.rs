@@ -239,7 +239,7 @@ impl Ctx {
                 break;
             }
             self.wait_for(op, crate::runtime::wait::Until::Idle)?;
-            std::thread::sleep(std::time::Duration::from_micros(100));
+            crate::runtime::native::sleep(std::time::Duration::from_micros(100));
         }
         let results = results.ok_or_else(|| Error::Internal {
             op,

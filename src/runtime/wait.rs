@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
+use crate::runtime::native;
 
 /// How long a blocking wait polls without blocking before it sleeps (GPU adapters).
 pub(crate) const SPIN: Duration = Duration::from_micros(500);
@@ -214,7 +215,7 @@ impl Ctx {
                 Some(Err(wgpu::PollError::Timeout)) => {}
                 // wgpu-core's assertion (see `poll_now`): nothing is left locked; let the
                 // other thread's submission land before polling again.
-                None => std::thread::sleep(Duration::from_millis(1)),
+                None => native::sleep(Duration::from_millis(1)),
                 Some(Err(e)) => return Err(self.poll_error(e)),
             }
         }
@@ -351,9 +352,9 @@ impl Waiter {
             let shared = Arc::clone(&self.shared);
             let device = ctx.inner.device.clone();
             let lost = Arc::clone(&ctx.inner.lost);
-            let spawned = std::thread::Builder::new()
-                .name("gpuprim waiter".into())
-                .spawn(move || run_waiter(&shared, &device, &lost));
+            let spawned = native::spawn("gpuprim waiter", move || {
+                run_waiter(&shared, &device, &lost)
+            });
             match spawned {
                 Ok(handle) => *thread = Some(handle),
                 // No thread to be had: the wait ends now and reports the timeout.
@@ -435,7 +436,7 @@ fn run_waiter(shared: &WaiterShared, device: &wgpu::Device, lost: &Mutex<Option<
         }
         drop(watched);
         if polled.is_none() {
-            std::thread::sleep(Duration::from_millis(1));
+            native::sleep(Duration::from_millis(1));
         }
     }
 }
@@ -463,21 +464,9 @@ extern "C" fn stop_waiters() {
 /// loaded (a waiter starts after a device exists), it runs before the driver's own exit
 /// handlers, which run in the reverse order of registration.
 fn stop_waiters_at_exit() {
-    #[cfg(unix)]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            unsafe extern "C" {
-                fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
-            }
-            // SAFETY: `atexit` (C99, POSIX) only records the function; `stop_waiters` is
-            // a plain `extern "C" fn` that takes a lock and cannot unwind (a poisoned
-            // lock is entered anyway).
-            unsafe {
-                atexit(stop_waiters);
-            }
-        });
-    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // `stop_waiters` takes a lock and cannot unwind (a poisoned lock is entered anyway).
+    native::at_exit(&ONCE, stop_waiters);
 }
 
 /// A wait's limit as stored in the context (nanoseconds, saturating).

@@ -239,22 +239,22 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
                         side,
                         body: "load(x, y) + load(x, y + 1)".to_string(),
                     },
-                    remap: remap.clone(),
+                    remap: *remap,
                 });
             }
             c.add(&Grid2dKernel {
                 op: Grid2dOp::ColorFilter { side },
-                remap: remap.clone(),
+                remap: *remap,
             });
             c.add(&Grid2dKernel {
                 op: Grid2dOp::BlurVertical { side },
-                remap: remap.clone(),
+                remap: *remap,
             });
         }
         for (element, enable) in elements {
             c.add(&Grid2dKernel {
                 op: Grid2dOp::Transpose { element, enable },
-                remap: remap.clone(),
+                remap: *remap,
             });
         }
     }

@@ -284,7 +284,6 @@ pub(super) fn normal_params(op: &'static str, mean: f32, std_dev: f32) -> Result
 /// state), output, element type and layout, and the seeding of the state.
 #[cfg(test)]
 pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    use super::sealed::Sealed;
     use crate::ops::catalog::layout;
     fn fills<T: RandomElement>(c: &mut crate::ops::catalog::Catalog) {
         let generators = [

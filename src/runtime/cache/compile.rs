@@ -119,7 +119,7 @@ impl Ctx {
         });
         // Inside the scope: on a lost device the pipeline is invalid, and so is asking it.
         let layout = pipeline.get_bind_group_layout(0);
-        let failed = pollster::block_on(scope.pop());
+        let failed = crate::runtime::native::block_on(scope.pop());
         dump_wgsl(key, entry, wgsl, failed.is_none());
         if let Some(e) = failed {
             return Err(self.or_lost(Error::Compile {

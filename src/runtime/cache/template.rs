@@ -54,7 +54,7 @@ pub(crate) fn render<S: AsRef<str>>(template: &str, vars: &[(&str, S)]) -> Resul
     let lines: Vec<&str> = template.lines().collect();
     let mut out = String::with_capacity(template.len() * 2);
     let mut at = 0;
-    if renderer.block(&lines, &mut at, &mut out, None)? != End::Eof {
+    if renderer.block(&lines, &mut at, &mut out, true)? != BlockEnd::Eof {
         return Err(fail(format!(
             "line {at}: an //#else, //#endif or //#endfor without its //#if or //#for \
              (template {:?})",
@@ -149,7 +149,7 @@ struct Renderer<'v, S> {
 
 /// How a block of lines ended.
 #[derive(PartialEq)]
-enum End {
+enum BlockEnd {
     Else,
     EndIf,
     EndFor,
@@ -182,16 +182,15 @@ impl<S: AsRef<str>> Renderer<'_, S> {
         }
     }
 
-    /// Renders lines from `*at` into `out` (or skips them when `out` is `None`) up to
-    /// the directive that ends the block, which it returns, with `*at` past it.
+    /// Renders lines from `*at` into `out` (or skips them unless `emit`) up to the
+    /// directive that ends the block, which it returns, with `*at` past it.
     fn block(
         &self,
         lines: &[&str],
         at: &mut usize,
         out: &mut String,
-        skip: Option<()>,
-    ) -> Result<End> {
-        let emit = skip.is_none();
+        emit: bool,
+    ) -> Result<BlockEnd> {
         while *at < lines.len() {
             let n = *at;
             let line = lines[n];
@@ -200,18 +199,18 @@ impl<S: AsRef<str>> Renderer<'_, S> {
             if let Some(rest) = t.strip_prefix("//#") {
                 let words: Vec<&str> = rest.split_whitespace().collect();
                 match words.as_slice() {
-                    ["else"] => return Ok(End::Else),
-                    ["endif"] => return Ok(End::EndIf),
-                    ["endfor"] => return Ok(End::EndFor),
+                    ["else"] => return Ok(BlockEnd::Else),
+                    ["endif"] => return Ok(BlockEnd::EndIf),
+                    ["endfor"] => return Ok(BlockEnd::EndFor),
                     ["if", name] => {
                         let keep = if emit { self.flag(name, n)? } else { false };
-                        let first = self.block(lines, at, out, (!(emit && keep)).then_some(()))?;
-                        let last = if first == End::Else {
-                            self.block(lines, at, out, (!(emit && !keep)).then_some(()))?
+                        let first = self.block(lines, at, out, emit && keep)?;
+                        let last = if first == BlockEnd::Else {
+                            self.block(lines, at, out, emit && !keep)?
                         } else {
                             first
                         };
-                        if last != End::EndIf {
+                        if last != BlockEnd::EndIf {
                             return Err(fail(format!(
                                 "line {}: //#if {name} has no //#endif",
                                 n + 1
@@ -220,8 +219,8 @@ impl<S: AsRef<str>> Renderer<'_, S> {
                     }
                     ["for", var, "<", count, "unroll", flag] => {
                         let mut body = String::new();
-                        let end = self.block(lines, at, &mut body, skip)?;
-                        if end != End::EndFor {
+                        let end = self.block(lines, at, &mut body, emit)?;
+                        if end != BlockEnd::EndFor {
                             return Err(fail(format!("line {}: //#for has no //#endfor", n + 1)));
                         }
                         if emit {
@@ -246,7 +245,7 @@ impl<S: AsRef<str>> Renderer<'_, S> {
                 out.push('\n');
             }
         }
-        Ok(End::Eof)
+        Ok(BlockEnd::Eof)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -280,7 +280,7 @@ impl CtxBuilder {
 
     /// Create the context (blocking).
     pub fn build(self) -> Result<Ctx> {
-        pollster::block_on(self.build_async())
+        crate::runtime::native::block_on(self.build_async())
     }
 
     /// Create the context.

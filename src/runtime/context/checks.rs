@@ -72,7 +72,7 @@ impl Ctx {
                 }],
             })
         }));
-        let error = pollster::block_on(scope.pop());
+        let error = crate::runtime::native::block_on(scope.pop());
         let problem = match (probe, error) {
             (Ok(_), None) => return Ok(()),
             (Err(_), _) => "it belongs to another wgpu instance".to_string(),

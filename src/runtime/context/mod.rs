@@ -318,9 +318,9 @@ impl Ctx {
         let unreadable = probe.get_mapped_range_mut(..).is_err();
         drop(probe);
         let reported = [
-            pollster::block_on(internal.pop()),
-            pollster::block_on(validation.pop()),
-            pollster::block_on(oom.pop()),
+            crate::runtime::native::block_on(internal.pop()),
+            crate::runtime::native::block_on(validation.pop()),
+            crate::runtime::native::block_on(oom.pop()),
         ];
         unreadable && reported.iter().all(Option::is_none)
     }

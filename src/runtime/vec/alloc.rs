@@ -124,8 +124,8 @@ impl Ctx {
             usage,
             mapped_at_creation,
         });
-        let invalid = pollster::block_on(validation.pop());
-        let out_of_memory = pollster::block_on(oom.pop());
+        let invalid = crate::runtime::native::block_on(validation.pop());
+        let out_of_memory = crate::runtime::native::block_on(oom.pop());
         if let Some(e) = out_of_memory {
             return Err(self.or_lost(Error::OutOfMemory {
                 what: what.to_string(),
@@ -151,9 +151,9 @@ impl Ctx {
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
         let r = f();
-        let internal = pollster::block_on(internal.pop());
-        let invalid = pollster::block_on(validation.pop());
-        let out_of_memory = pollster::block_on(oom.pop());
+        let internal = crate::runtime::native::block_on(internal.pop());
+        let invalid = crate::runtime::native::block_on(validation.pop());
+        let out_of_memory = crate::runtime::native::block_on(oom.pop());
         self.check_alive()?;
         if let Some(e) = out_of_memory {
             return Err(self.or_lost(Error::OutOfMemory {
