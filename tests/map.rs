@@ -150,12 +150,12 @@ fn split_path_at_edge_lengths() {
     }
 }
 
-/// 65536 workgroups of 256 threads, 4 elements each, plus one element: more than
-/// 65535 workgroups in one dimension's worth of work (and, on a 128 MiB binding
-/// limit, more than one binding).
+/// 65535 workgroups of 256 threads, 4 elements each, plus one element: more than 65535
+/// workgroups in one dimension's worth of work (and, on a 128 MiB binding limit, more
+/// than one binding), in a buffer within WebGPU's 256 MiB.
 #[test]
 fn more_than_65535_workgroups() {
-    let len = 65536 * 256 * 4 + 1;
+    let len = 65535 * 256 * 4 + 1;
     check_map_u32(ctx(), len, 42);
 }
 
