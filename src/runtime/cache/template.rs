@@ -311,19 +311,29 @@ pub(crate) fn spec_dialect(wgsl: String) -> String {
     }
 }
 
-/// The WGSL naga 30 is given: the spec's without `enable subgroups;`, which naga
-/// refuses (gfx-rs/wgpu#5555) though it compiles subgroup operations without it.
+/// The WGSL naga 30 is given: the spec's with `enable subgroups;` made a comment (naga
+/// refuses the line, gfx-rs/wgpu#5555, though it compiles subgroup operations without
+/// it), so the line numbers of naga's messages are the dump's.
 pub(crate) fn naga_dialect(wgsl: &str) -> Cow<'_, str> {
     if !has_subgroups_enable(wgsl) {
         return Cow::Borrowed(wgsl);
     }
     Cow::Owned(
         wgsl.lines()
-            .filter(|l| l.trim() != "enable subgroups;")
+            .map(|l| {
+                if l.trim() == "enable subgroups;" {
+                    NAGA_SUBGROUPS_LINE
+                } else {
+                    l
+                }
+            })
             .flat_map(|l| [l, "\n"])
             .collect(),
     )
 }
+
+/// What `enable subgroups;` is in naga's dialect.
+const NAGA_SUBGROUPS_LINE: &str = "// enable subgroups; (left out for naga 30)";
 
 fn has_subgroups_enable(wgsl: &str) -> bool {
     wgsl.lines().any(|l| l.trim() == "enable subgroups;")
@@ -429,7 +439,8 @@ mod tests {
         let k = "// subgroupAdd in a comment\nfn f() -> u32 { return subgroupAdd(1u); }\n";
         let spec = spec_dialect(k.to_string());
         assert!(spec.starts_with("enable subgroups;\n"));
-        assert_eq!(naga_dialect(&spec), k);
+        assert_eq!(naga_dialect(&spec), format!("{NAGA_SUBGROUPS_LINE}\n{k}"));
+        assert_eq!(spec.lines().count(), naga_dialect(&spec).lines().count());
         let plain = "// subgroupAdd in a comment only\nfn f() {}\n";
         assert_eq!(spec_dialect(plain.to_string()), plain);
     }
