@@ -43,6 +43,25 @@ enum Operator {
 
 impl Spec {
     pub(crate) fn new<T: GpuElement>(ctx: &Ctx, reduce: &Reduce<T>) -> Result<Spec> {
+        Self::build(reduce, ctx.has_features(wgpu::Features::SUBGROUP), |what| {
+            ctx.require(wgpu::Features::SHADER_F64, what)
+        })
+    }
+
+    /// [`Spec::new`] without a context, for the catalog (`ops/catalog.rs`): an adapter
+    /// with subgroups or without, and with `SHADER_F64`.
+    #[cfg(test)]
+    pub(crate) fn offline<T: GpuElement>(reduce: &Reduce<T>, subgroups: bool) -> Result<Spec> {
+        Self::build(reduce, subgroups, |_| Ok(()))
+    }
+
+    /// The spec, `subgroups` saying whether the adapter has them and `require_f64`
+    /// checking `SHADER_F64` (for `SumWide`).
+    fn build<T: GpuElement>(
+        reduce: &Reduce<T>,
+        subgroups: bool,
+        require_f64: impl FnOnce(fn() -> String) -> Result<()>,
+    ) -> Result<Spec> {
         let t = T::WGSL;
         let float = T::KIND == ScalarKind::Float;
         let plain = |identity: T, combine: &str, subgroup| Spec {
@@ -52,8 +71,7 @@ impl Spec {
             },
             accumulator: t,
             // Subgroup arithmetic is defined for the 32-bit types.
-            subgroup_op: (ctx.has_features(wgpu::Features::SUBGROUP) && size_of::<T>() == 4)
-                .then_some(subgroup),
+            subgroup_op: (subgroups && size_of::<T>() == 4).then_some(subgroup),
             code: String::new(),
         };
         Ok(match reduce {
@@ -78,9 +96,7 @@ impl Spec {
                 });
             }
             Reduce::SumWide if float && T::WGSL != "f64" => {
-                ctx.require(wgpu::Features::SHADER_F64, || {
-                    format!("Reduce::SumWide of {t}")
-                })?;
+                require_f64(|| format!("Reduce::SumWide of {}", T::WGSL))?;
                 Spec {
                     operator: Operator::Wide,
                     accumulator: "f64",
