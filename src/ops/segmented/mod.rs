@@ -745,7 +745,7 @@ mod catalog {
             driver: String::new(),
             subgroup_min_size,
             subgroup_max_size,
-            max_binding_bytes: u64::from(limits.max_storage_buffer_binding_size),
+            max_binding_bytes: limits.max_storage_buffer_binding_size,
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
             limits,
             features,
