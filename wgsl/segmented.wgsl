@@ -85,9 +85,10 @@ var<workgroup> gp_mask: array<atomic<u32>, WG>;
 // Where the workgroup is in the segments (see tiles_main).
 var<workgroup> gp_shared_bounds: vec4<u32>;
 
-// GpIds (the built-ins), gp_position(ids) (which V values of a tile an invocation owns:
-// subgroup by subgroup where the scan uses subgroups, so each subgroup's are
-// consecutive) and gp_exclusive(mine, first, ids) (see below).
+// GpGroup and GpIds (the uniform built-ins and the others), gp_position(ids, group)
+// (which V values of a tile an invocation owns: subgroup by subgroup where the scan
+// uses subgroups, so each subgroup's are consecutive) and gp_exclusive(mine, first,
+// ids, group) (see below).
 {{WORKGROUP_SCAN}}
 
 // The workgroup's total, in every invocation: a shared-memory halving tree.
@@ -104,8 +105,8 @@ fn gp_workgroup_reduce(acc: A, lane: u32) -> A {
     return gp_shared_acc[0];
 }
 
-fn gp_linear_group(ids: GpIds) -> u32 {
-    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+fn gp_linear_group(group: GpGroup) -> u32 {
+    return group.id.x + group.count.x * (group.id.y + group.count.y * group.id.z);
 }
 
 // The segment of element i: the last s in lo..hi with gp_begin(s) <= i, else lo.
@@ -248,13 +249,13 @@ fn gp_mark_gap(e: u32, after: u32, tile: u32, tile_end: u32) {
 }
 
 @compute @workgroup_size({{WG}})
-fn tiles_main(ids: GpIds) {
-    let local_group = gp_linear_group(ids);
+fn tiles_main(group: GpGroup, ids: GpIds) {
+    let local_group = gp_linear_group(group);
     if local_group >= gp_reduce.groups {
         return;  // whole workgroup: control flow stays uniform for its barriers
     }
     let lane = ids.lane;
-    let pos = gp_position(ids);
+    let pos = gp_position(ids, group);
     let segs = gp_reduce.segments;
     let r = gp_reduce.first / gp_reduce.range + local_group;
     let range_start = r * gp_reduce.range;
@@ -311,7 +312,7 @@ fn tiles_main(ids: GpIds) {
             blocked = true;
         }
         if pending {
-            carry = gp_exclusive(GpRun(NO_HEAD, running), carry, ids)[1];
+            carry = gp_exclusive(GpRun(NO_HEAD, running), carry, ids, group)[1];
             running = gp_identity();
             pending = false;
         }
@@ -370,7 +371,7 @@ fn tiles_main(ids: GpIds) {
         if w.key != NO_HEAD {
             mine.key = w.key;
         }
-        let scanned = gp_exclusive(mine, carry, ids);
+        let scanned = gp_exclusive(mine, carry, ids, group);
         if w.key != NO_HEAD {
             // The values before this invocation's first head close the scan's segment.
             let before = scanned[0];
@@ -386,7 +387,7 @@ fn tiles_main(ids: GpIds) {
         boundary = after.z;
     }
     if pending {
-        carry = gp_exclusive(GpRun(NO_HEAD, running), carry, ids)[1];
+        carry = gp_exclusive(GpRun(NO_HEAD, running), carry, ids, group)[1];
     }
     if lane == 0u {
         gp_partial_last[r] = carry.value;
@@ -409,8 +410,8 @@ var<workgroup> gp_long_count: atomic<u32>;
 var<workgroup> gp_long: array<vec2<u32>, WG>;
 
 @compute @workgroup_size({{WG}})
-fn fixup_main(ids: GpIds) {
-    let group = gp_linear_group(ids);
+fn fixup_main(workgroup: GpGroup, ids: GpIds) {
+    let group = gp_linear_group(workgroup);
     if group >= gp_reduce.groups {
         return;
     }

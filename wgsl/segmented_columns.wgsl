@@ -40,10 +40,15 @@ struct GpColumnsParams {
 
 alias Lanes = array<A, LANES>;
 
-struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
+// The uniform built-ins apart: a struct with a non-uniform member is non-uniform as a
+// whole to WGSL's uniformity analysis, and the block loops hold barriers.
+struct GpGroup {
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+}
+
+fn gp_linear_group(group: GpGroup) -> u32 {
+    return group.id.x + group.count.x * (group.id.y + group.count.y * group.id.z);
 }
 
 var<workgroup> gp_shared_acc: array<A, WG>;
@@ -82,11 +87,10 @@ fn gp_combine_phases(acc: Lanes, lane: u32) -> Lanes {
 }
 
 @compute @workgroup_size({{WG}})
-fn columns_main(ids: GpIds) {
-    let lane = ids.lane;
+fn columns_main(group: GpGroup, @builtin(local_invocation_index) lane: u32) {
     let phase = lane / COLS;
     let blocks = gp_reduce.col_blocks * gp_reduce.row_blocks;
-    let start = ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+    let start = gp_linear_group(group);
     for (var g = start; g < blocks; g += gp_reduce.groups) {
         let col = ((g % gp_reduce.col_blocks) * COLS + lane % COLS) * LANES;
         let block = g / gp_reduce.col_blocks;
@@ -120,11 +124,10 @@ fn columns_main(ids: GpIds) {
 }
 
 @compute @workgroup_size({{WG}})
-fn finish_main(ids: GpIds) {
-    let lane = ids.lane;
+fn finish_main(group: GpGroup, @builtin(local_invocation_index) lane: u32) {
     let phase = lane / COLS;
     let w = gp_reduce.width;
-    let start = ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+    let start = gp_linear_group(group);
     for (var g = start; g < gp_reduce.col_blocks; g += gp_reduce.groups) {
         let col = (g * COLS + lane % COLS) * LANES;
         var acc = gp_identities();

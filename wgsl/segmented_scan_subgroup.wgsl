@@ -3,22 +3,28 @@
 // once in workgroup memory (two barriers a tile), where each subgroup reads and scans
 // them by shuffles too (one a lane; a loop over them where there are more subgroups
 // than lanes).
+// The built-ins in two structs: the uniform ones apart (the scan's loops and branches
+// depend on num_subgroups), since a struct that holds a non-uniform member is
+// non-uniform as a whole to WGSL's uniformity analysis.
+struct GpGroup {
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(num_subgroups) subgroups: u32,
+}
 struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(subgroup_invocation_id) subgroup_lane: u32,
     @builtin(subgroup_id) subgroup: u32,
-    @builtin(num_subgroups) subgroups: u32,
 }
 
-fn gp_position(ids: GpIds) -> u32 {
-    return ids.subgroup * (WG / ids.subgroups) + ids.subgroup_lane;
+fn gp_position(ids: GpIds, group: GpGroup) -> u32 {
+    return ids.subgroup * (WG / group.subgroups) + ids.subgroup_lane;
 }
 
 // What comes before this invocation (from `first`), and the whole workgroup after `first`.
-fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
-    let size = WG / ids.subgroups;
+fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds, group: GpGroup) -> array<GpRun, 2> {
+    let subgroups = group.subgroups;
+    let size = WG / subgroups;
     var acc = mine;
     for (var d = 1u; d < size; d <<= 1u) {
         let key = subgroupShuffleUp(acc.key, d);
@@ -37,13 +43,13 @@ fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
     workgroupBarrier();
     var before = first;
     var total = first;
-    if ids.subgroups <= size {
+    if subgroups <= size {
         // Each subgroup scans the subgroups' totals, one a lane.
         var t = GpRun(NO_HEAD, gp_identity());
-        if ids.subgroup_lane < ids.subgroups {
+        if ids.subgroup_lane < subgroups {
             t = GpRun(gp_shared_keys[ids.subgroup_lane], gp_shared_acc[ids.subgroup_lane]);
         }
-        for (var d = 1u; d < ids.subgroups; d <<= 1u) {
+        for (var d = 1u; d < subgroups; d <<= 1u) {
             let key = subgroupShuffleUp(t.key, d);
             let value = subgroupShuffleUp(t.value, d);
             if ids.subgroup_lane >= d {
@@ -55,14 +61,14 @@ fn gp_exclusive(mine: GpRun, first: GpRun, ids: GpIds) -> array<GpRun, 2> {
         if ids.subgroup > 0u {
             before = gp_join(before, b);
         }
-        let last = ids.subgroups - 1u;
+        let last = subgroups - 1u;
         total = gp_join(total, GpRun(subgroupShuffle(t.key, last), subgroupShuffle(t.value, last)));
     } else {
         for (var k = 0u; k < ids.subgroup; k++) {
             before = gp_join(before, GpRun(gp_shared_keys[k], gp_shared_acc[k]));
         }
         total = before;
-        for (var k = ids.subgroup; k < ids.subgroups; k++) {
+        for (var k = ids.subgroup; k < subgroups; k++) {
             total = gp_join(total, GpRun(gp_shared_keys[k], gp_shared_acc[k]));
         }
     }

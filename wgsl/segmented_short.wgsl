@@ -78,37 +78,44 @@ fn short_main(
     let slot = position / G;
     let l = position % G;
     let segs = gp_reduce.segments;
-    for (var s = g * SLOTS + slot; s < segs; s += gp_reduce.groups * SLOTS) {
-        let e = min(gp_offsets[s + 1u], gp_reduce.n);
-        let b = min(gp_offsets[s], e);
-        let u1 = (e + 3u) / 4u;
-        let units = u1 - b / 4u;
+    // The workgroup's segments a block at a time, so that every invocation runs the loop
+    // alike and the shuffles stay in (subgroup-)uniform control flow; the slots of the
+    // last block past the segments are left out around them.
+    for (var first = g * SLOTS; first < segs; first += gp_reduce.groups * SLOTS) {
+        let s = first + slot;
         var acc = gp_identity();
-        let long = units > G * PIECES;
-        if long {
-            if l == 0u {
-                for (var k = 0u; k < 3u; k++) {
-                    atomicStore(&gp_args[k], gp_reduce.tiles[k]);
-                    atomicStore(&gp_args[3u + k], gp_reduce.fixup[k]);
+        var done = false;  // this slot's segment is reduced here, to be written
+        if s < segs {
+            let e = min(gp_offsets[s + 1u], gp_reduce.n);
+            let b = min(gp_offsets[s], e);
+            let u1 = (e + 3u) / 4u;
+            let units = u1 - b / 4u;
+            if units > G * PIECES {
+                if l == 0u {
+                    for (var k = 0u; k < 3u; k++) {
+                        atomicStore(&gp_args[k], gp_reduce.tiles[k]);
+                        atomicStore(&gp_args[3u + k], gp_reduce.fixup[k]);
+                    }
                 }
-            }
-        } else {
-            var u = b / 4u + l;
-            for (; u + 3u * G < u1; u += 4u * G) {
-                let p = gp_unit(u, b, e);
-                let q = gp_unit(u + G, b, e);
-                let r = gp_unit(u + 2u * G, b, e);
-                let t = gp_unit(u + 3u * G, b, e);
-                acc = gp_combine(acc, gp_combine(gp_combine(p, q), gp_combine(r, t)));
-            }
-            for (; u < u1; u += G) {
-                acc = gp_combine(acc, gp_unit(u, b, e));
+            } else {
+                done = true;
+                var u = b / 4u + l;
+                for (; u + 3u * G < u1; u += 4u * G) {
+                    let p = gp_unit(u, b, e);
+                    let q = gp_unit(u + G, b, e);
+                    let r = gp_unit(u + 2u * G, b, e);
+                    let t = gp_unit(u + 3u * G, b, e);
+                    acc = gp_combine(acc, gp_combine(gp_combine(p, q), gp_combine(r, t)));
+                }
+                for (; u < u1; u += G) {
+                    acc = gp_combine(acc, gp_unit(u, b, e));
+                }
             }
         }
         for (var m = G / 2u; m > 0u; m >>= 1u) {
             acc = gp_combine(acc, subgroupShuffleXor(acc, m));
         }
-        if l == 0u && !long {
+        if l == 0u && done {
             gp_out[s] = gp_finish(acc);
         }
     }

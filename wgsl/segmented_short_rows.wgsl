@@ -63,23 +63,30 @@ fn rows_main(
     let slot = position / G;
     let l = position % G;
     let units = gp_reduce.units;
-    for (var y = g * ROWS + slot; y < gp_reduce.height; y += gp_reduce.groups * ROWS) {
+    // The workgroup's rows a block at a time, so that every invocation runs the loop
+    // alike and the shuffles stay in (subgroup-)uniform control flow; the rows of the
+    // last block past the height are left out around them.
+    for (var first = g * ROWS; first < gp_reduce.height; first += gp_reduce.groups * ROWS) {
+        let y = first + slot;
+        let row = y < gp_reduce.height;
         var acc = gp_identity();
-        var u = l;
-        for (; u + 3u * G < units; u += 4u * G) {
-            let a = gp_piece(y, u);
-            let b = gp_piece(y, u + G);
-            let c = gp_piece(y, u + 2u * G);
-            let d = gp_piece(y, u + 3u * G);
-            acc = gp_combine(acc, gp_combine(gp_combine(a, b), gp_combine(c, d)));
-        }
-        for (; u < units; u += G) {
-            acc = gp_combine(acc, gp_piece(y, u));
+        if row {
+            var u = l;
+            for (; u + 3u * G < units; u += 4u * G) {
+                let a = gp_piece(y, u);
+                let b = gp_piece(y, u + G);
+                let c = gp_piece(y, u + 2u * G);
+                let d = gp_piece(y, u + 3u * G);
+                acc = gp_combine(acc, gp_combine(gp_combine(a, b), gp_combine(c, d)));
+            }
+            for (; u < units; u += G) {
+                acc = gp_combine(acc, gp_piece(y, u));
+            }
         }
         for (var m = G / 2u; m > 0u; m >>= 1u) {
             acc = gp_combine(acc, subgroupShuffleXor(acc, m));
         }
-        if l == 0u {
+        if l == 0u && row {
             gp_out[y] = gp_finish(acc);
         }
     }

@@ -14,8 +14,8 @@ use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
-use crate::runtime::context::{Ctx, check_len};
-use crate::runtime::dispatch::{pow2_workgroup_size, workgroup_grid};
+use crate::runtime::context::{Ctx, Info, check_len};
+use crate::runtime::dispatch::{pow2_workgroup_size_within, workgroup_grid};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
@@ -119,23 +119,14 @@ impl Ctx {
         check_binding(self, name, "the grid", used * size_of::<T>() as u64)?;
         let spec = Spec::new(self, &op)?;
 
-        let wg = pow2_workgroup_size(self, 256);
+        let wg = columns_workgroup(self.info());
         let view = View::of(values);
         let lanes = grid_lanes(&view, pitch);
         let wanted = match self.info().device_type {
             wgpu::DeviceType::Cpu => GROUPS_CPU,
             _ => GROUPS_GPU,
         };
-        // The most workgroups `cols` invocations across can make.
-        let reach = |cols: u32| {
-            u64::from(width.div_ceil(cols * lanes)) * ROW_BLOCKS_PER_PHASE * u64::from(wg / cols)
-        };
-        let cols = match self.info().device_type {
-            wgpu::DeviceType::Cpu => NARROW_COLS,
-            _ if reach(COLS.min(wg)) >= wanted => COLS,
-            _ => NARROW_COLS,
-        }
-        .min(wg);
+        let cols = columns_across(self.info(), width, lanes, wanted);
         #[cfg(feature = "internals")]
         let (cols, wanted) = columns_override(cols, wanted, wg);
         let phases = u64::from(wg / cols);
@@ -210,6 +201,28 @@ impl Ctx {
     }
 }
 
+/// Invocations per workgroup of the columns kernel.
+fn columns_workgroup(info: &Info) -> u32 {
+    pow2_workgroup_size_within(&info.limits, 256)
+}
+
+/// Invocations across the columns for a grid `width` wide read `lanes` at once, where
+/// `wanted` workgroups are wanted: `COLS` unless they make too few workgroups (see
+/// `COLS`).
+fn columns_across(info: &Info, width: u32, lanes: u32, wanted: u64) -> u32 {
+    let wg = columns_workgroup(info);
+    // The most workgroups `cols` invocations across can make.
+    let reach = |cols: u32| {
+        u64::from(width.div_ceil(cols * lanes)) * ROW_BLOCKS_PER_PHASE * u64::from(wg / cols)
+    };
+    match info.device_type {
+        wgpu::DeviceType::Cpu => NARROW_COLS,
+        _ if reach(COLS.min(wg)) >= wanted => COLS,
+        _ => NARROW_COLS,
+    }
+    .min(wg)
+}
+
 /// `GP_COLUMNS=COLS:GROUPS` from the environment (builds with the `internals` feature):
 /// invocations across the columns (a power of two up to the workgroup size) and the
 /// workgroups wanted, in place of the chosen ones, for tuning (`bandwidth`'s
@@ -224,4 +237,64 @@ fn columns_override(cols: u32, wanted: u64, wg: u32) -> (u32, u64) {
         (Some(c), Some(g)) if c.is_power_of_two() && c <= u64::from(wg) && g > 0 => (c as u32, g),
         _ => (cols, wanted),
     }
+}
+
+/// The columns kernel of `T` in each shape it takes on `info` (see `catalog` in
+/// `mod.rs`): narrow and wide grids, rows at whole vec4 units or not.
+#[cfg(test)]
+pub(super) fn catalog_columns<T: GpuElement>(
+    c: &mut crate::ops::catalog::Catalog,
+    info: &Info,
+    spec: &Spec,
+) {
+    let wg = columns_workgroup(info);
+    for lanes in [1, 4] {
+        for width in [1, u32::MAX / 4] {
+            for wanted in [GROUPS_CPU, GROUPS_GPU] {
+                let config = GridKernel {
+                    pass: GridPass::Columns,
+                    element: T::WGSL,
+                    enable: T::ENABLE,
+                    spec: spec.clone(),
+                    workgroup_size: wg,
+                    across: columns_across(info, width, lanes, wanted),
+                    lanes,
+                };
+                let storage = u64::from(wg) * spec.accumulator_bytes();
+                let native = super::catalog::native(wg, storage, spec, T::WGSL);
+                super::catalog::add(c, &config, native);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(super) fn catalog_layout(c: &mut crate::ops::catalog::Catalog) {
+    use crate::runtime::cache::KernelSource;
+    let config = GridKernel {
+        pass: GridPass::Columns,
+        element: "f32",
+        enable: "",
+        spec: Spec::with_subgroups(true, &Reduce::<f32>::Sum).expect("a sum"),
+        workgroup_size: 256,
+        across: 64,
+        lanes: 4,
+    };
+    let wgsl = config.wgsl().expect("columns render");
+    crate::ops::catalog::layout!(
+        c,
+        ColumnsParams,
+        "GpColumnsParams",
+        wgsl,
+        [
+            width,
+            height,
+            pitch,
+            rows_per_block,
+            row_blocks,
+            col_blocks,
+            groups,
+            opaque_zero
+        ]
+    );
 }

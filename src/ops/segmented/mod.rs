@@ -57,9 +57,9 @@ use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
-use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::context::{Ctx, Info, check_len};
 use crate::runtime::dispatch::{
-    chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
+    chunks, pow2_workgroup_size_within, storage_alignment, units_per_window, workgroup_grid,
 };
 use crate::runtime::record::{Grid, Res, Work};
 use crate::runtime::vec::{GpuVec, LANES};
@@ -101,7 +101,9 @@ struct SegmentedParams {
     width: u32,
     pitch: u32,
     opaque_zero: u32,
-    _pad: [u32; 3],
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 /// Where the segments are.
@@ -399,20 +401,10 @@ impl Ctx {
             wgpu::DeviceType::Cpu => RANGES_CPU,
             _ => RANGES_GPU,
         };
-        // The adapter's shape, or a smaller one where workgroup memory or a binding
-        // window cannot hold its tile (a context with small bindings): the last one's
-        // error if none fits.
-        let shapes: &[(u32, u32)] = match self.info().device_type {
-            wgpu::DeviceType::Cpu => &SHAPES_CPU,
-            _ => &SHAPES_GPU,
-        };
-        let storage = u64::from(self.info().limits.max_compute_workgroup_storage_size);
+        // The adapter's shape, or a smaller one where a binding window cannot hold its
+        // tile (a context with small bindings): the last one's error if none fits.
         let mut chosen = None;
-        for &(wg, v) in shapes {
-            let wg = pow2_workgroup_size(self, wg);
-            if tile_storage_bytes(wg, v, spec.accumulator_bytes()) > storage && wg * v > 256 {
-                continue;
-            }
+        for (wg, v) in tile_shapes(self.info(), spec) {
             let planned = plan_ranges(self, n, u64::from(wg * v), size_of::<T>() as u64, cap);
             let fits = planned.is_ok();
             chosen = Some((wg, v, planned));
@@ -424,7 +416,7 @@ impl Ctx {
         let plan = plan?;
 
         let view = View::of(values);
-        let subgroups = shuffles_apply(self, spec, wg);
+        let subgroups = shuffles_apply(self.info(), spec, wg);
         let config = SegmentedKernel {
             element: T::WGSL,
             enable: T::ENABLE,
@@ -553,11 +545,29 @@ impl Ctx {
     }
 }
 
+/// The tile shapes (invocations, values per invocation) `record_segmented` tries in
+/// order: the adapter's, then smaller ones, each within the workgroup memory the device
+/// grants (the smallest, 64 x 4, needs at most 2.4 KiB, under WebGPU's least 16 KiB).
+fn tile_shapes(info: &Info, spec: &Spec) -> Vec<(u32, u32)> {
+    let shapes: &[(u32, u32)] = match info.device_type {
+        wgpu::DeviceType::Cpu => &SHAPES_CPU,
+        _ => &SHAPES_GPU,
+    };
+    let storage = u64::from(info.limits.max_compute_workgroup_storage_size);
+    shapes
+        .iter()
+        .map(|&(wg, v)| (pow2_workgroup_size_within(&info.limits, wg), v))
+        .filter(|&(wg, v)| {
+            tile_storage_bytes(wg, v, spec.accumulator_bytes()) <= storage || wg * v <= 256
+        })
+        .collect()
+}
+
 /// Whether the segmented kernels can combine `spec`'s accumulators by subgroup shuffles
 /// in workgroups of `wg`: subgroups that fit, and an accumulator of 32-bit scalars or
 /// their vectors (what shuffles move).
-fn shuffles_apply(ctx: &Ctx, spec: &Spec, wg: u32) -> bool {
-    ctx.subgroups_within(wg) && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>")
+fn shuffles_apply(info: &Info, spec: &Spec, wg: u32) -> bool {
+    info.subgroups_within(wg) && matches!(spec.accumulator, "f32" | "i32" | "u32" | "vec2<f32>")
 }
 
 /// `offsets.len() - 1`, or `Err(InvalidArgument)` for an empty `offsets`.
@@ -638,8 +648,231 @@ fn lcm(a: u64, b: u64) -> u64 {
 }
 
 /// Every configuration of this family's kernels, for the catalog test
-/// (`ops/catalog.rs`).
+/// (`ops/catalog.rs`): every element type and operator text, on lavapipe (subgroups of 4,
+/// 8 and 16), GL (no subgroups), GPUs (subgroups of 32 and 64, large limits) and at
+/// WebGPU's default limits (with subgroups of 8, 32 or 4..64, and without), each kernel
+/// in every shape and layout its policy picks there; and the parameter structs.
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    let _ = c; // filled in by the family's port
+    use half::f16;
+    let profiles = catalog::profiles();
+    catalog::element::<f32>(
+        c,
+        &profiles,
+        &[
+            Reduce::Sum,
+            Reduce::SumCompensated,
+            Reduce::SumWide,
+            Reduce::Product,
+            Reduce::Min,
+            Reduce::Max,
+            Reduce::custom("max(abs(a), abs(b))", 0.0),
+        ],
+    );
+    catalog::element::<f16>(
+        c,
+        &profiles,
+        &[
+            Reduce::Sum,
+            Reduce::SumWide,
+            Reduce::Product,
+            Reduce::Min,
+            Reduce::Max,
+            Reduce::custom("max(abs(a), abs(b))", f16::ZERO),
+        ],
+    );
+    catalog::element::<f64>(
+        c,
+        &profiles,
+        &[Reduce::Sum, Reduce::Product, Reduce::Min, Reduce::Max],
+    );
+    catalog::element::<i32>(c, &profiles, &catalog::integer_ops());
+    catalog::element::<u32>(c, &profiles, &catalog::integer_ops());
+    catalog::layouts(c);
+}
+
+#[cfg(test)]
+mod catalog {
+    use super::columns::catalog_columns;
+    use super::rows::catalog_short_rows;
+    use super::short::catalog_short;
+    use super::{SegmentLayout, SegmentedKernel, SegmentedParams, shuffles_apply, tile_shapes};
+    use crate::element::GpuElement;
+    use crate::ops::catalog::{Catalog, layout};
+    use crate::ops::reduce::{Reduce, Spec};
+    use crate::runtime::cache::KernelSource;
+    use crate::runtime::context::Info;
+
+    /// Whether a kernel of `wg` invocations and `storage` bytes of workgroup memory
+    /// needs more than WebGPU's default limits grant, or f64.
+    pub(super) fn native(wg: u32, storage: u64, spec: &Spec, element: &str) -> bool {
+        let webgpu = wgpu::Limits::default();
+        wg > webgpu.max_compute_invocations_per_workgroup
+            || storage > u64::from(webgpu.max_compute_workgroup_storage_size)
+            || element == "f64"
+            || spec.accumulator == "f64"
+    }
+
+    /// Adds `config`, natively or at WebGPU's limits.
+    pub(super) fn add<K: KernelSource>(c: &mut Catalog, config: &K, native: bool) {
+        if native {
+            c.add_native(config);
+        } else {
+            c.add(config);
+        }
+    }
+
+    /// An adapter's description: subgroups of `(min, max)` sizes or none; f16 always,
+    /// f64 past WebGPU's workgroup memory (where the native adapters have it).
+    fn profile(
+        device_type: wgpu::DeviceType,
+        subgroups: Option<(u32, u32)>,
+        limits: wgpu::Limits,
+    ) -> Info {
+        let mut features = wgpu::Features::SHADER_F16;
+        if limits.max_compute_workgroup_storage_size > 16384 {
+            features |= wgpu::Features::SHADER_F64;
+        }
+        if subgroups.is_some() {
+            features |= wgpu::Features::SUBGROUP;
+        }
+        let (subgroup_min_size, subgroup_max_size) = subgroups.unwrap_or((0, 0));
+        Info {
+            name: String::new(),
+            backend: wgpu::Backend::Noop,
+            device_type,
+            vendor: 0,
+            driver: String::new(),
+            subgroup_min_size,
+            subgroup_max_size,
+            max_binding_bytes: limits.max_storage_buffer_binding_size,
+            max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            limits,
+            features,
+        }
+    }
+
+    /// The adapters whose choices the catalog holds.
+    pub(super) fn profiles() -> Vec<Info> {
+        use wgpu::DeviceType::{Cpu, DiscreteGpu};
+        let large = |storage: u32| wgpu::Limits {
+            max_compute_workgroup_storage_size: storage,
+            max_compute_invocations_per_workgroup: 1024,
+            max_compute_workgroup_size_x: 1024,
+            ..wgpu::Limits::default()
+        };
+        let webgpu = wgpu::Limits::default;
+        vec![
+            // lavapipe (LP_NATIVE_VECTOR_WIDTH 128, 256, 512) and llvmpipe's GL
+            profile(Cpu, Some((4, 4)), large(32768)),
+            profile(Cpu, Some((8, 8)), large(32768)),
+            profile(Cpu, Some((16, 16)), large(32768)),
+            profile(Cpu, None, large(32768)),
+            // GPUs
+            profile(DiscreteGpu, Some((32, 32)), large(49152)),
+            profile(DiscreteGpu, Some((64, 64)), large(65536)),
+            profile(DiscreteGpu, None, large(49152)),
+            // WebGPU's default limits (GPUPRIM_PROFILE=webgpu, webgpu-no-subgroups)
+            profile(Cpu, Some((8, 8)), webgpu()),
+            profile(Cpu, None, webgpu()),
+            profile(DiscreteGpu, Some((32, 32)), webgpu()),
+            profile(DiscreteGpu, Some((4, 64)), webgpu()),
+            profile(DiscreteGpu, None, webgpu()),
+        ]
+    }
+
+    /// The operators whose text differs for an integer type (its other sums are plain
+    /// sums).
+    pub(super) fn integer_ops<T: GpuElement>() -> Vec<Reduce<T>> {
+        vec![
+            Reduce::Sum,
+            Reduce::Product,
+            Reduce::Min,
+            Reduce::Max,
+            Reduce::custom("a ^ b", T::ZERO),
+        ]
+    }
+
+    /// Every kernel of `T` with each operator, on each profile that has `T`.
+    pub(super) fn element<T: GpuElement>(c: &mut Catalog, profiles: &[Info], ops: &[Reduce<T>]) {
+        for info in profiles {
+            if !info.features.contains(T::FEATURES) {
+                continue;
+            }
+            let subgroups = info.features.contains(wgpu::Features::SUBGROUP);
+            for op in ops {
+                let spec = match Spec::with_subgroups(subgroups, op) {
+                    Ok(spec) => spec,
+                    Err(e) => {
+                        c.failures.push((format!("{op:?}"), e.to_string()));
+                        continue;
+                    }
+                };
+                tiles::<T>(c, info, &spec);
+                catalog_columns::<T>(c, info, &spec);
+                catalog_short_rows::<T>(c, info, &spec);
+                catalog_short::<T>(c, info, &spec);
+            }
+        }
+    }
+
+    /// `wgsl/segmented.wgsl` in each tile shape, segment layout and values layout.
+    fn tiles<T: GpuElement>(c: &mut Catalog, info: &Info, spec: &Spec) {
+        for (wg, v) in tile_shapes(info, spec) {
+            let storage = super::tile_storage_bytes(wg, v, spec.accumulator_bytes());
+            for segments in [SegmentLayout::Offsets, SegmentLayout::Rows] {
+                for values_vec4 in [true, false] {
+                    let config = SegmentedKernel {
+                        element: T::WGSL,
+                        enable: T::ENABLE,
+                        spec: spec.clone(),
+                        segments,
+                        values_vec4,
+                        subgroup_scan: shuffles_apply(info, spec, wg),
+                        workgroup_size: wg,
+                        values_per_invocation: v,
+                    };
+                    add(c, &config, native(wg, storage, spec, T::WGSL));
+                }
+            }
+        }
+    }
+
+    pub(super) fn layouts(c: &mut Catalog) {
+        let spec = Spec::with_subgroups(true, &Reduce::<f32>::Sum).expect("a sum");
+        let config = SegmentedKernel {
+            element: "f32",
+            enable: "",
+            spec,
+            segments: SegmentLayout::Offsets,
+            values_vec4: true,
+            subgroup_scan: true,
+            workgroup_size: 64,
+            values_per_invocation: 4,
+        };
+        let wgsl = config.wgsl().expect("segmented renders");
+        layout!(
+            c,
+            SegmentedParams,
+            "GpSegmentedParams",
+            wgsl,
+            [
+                n,
+                segments,
+                range,
+                ranges,
+                first,
+                groups,
+                width,
+                pitch,
+                opaque_zero,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
+        );
+        super::columns::catalog_layout(c);
+        super::rows::catalog_layout(c);
+        super::short::catalog_layout(c);
+    }
 }

@@ -10,8 +10,8 @@ use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::Spec;
-use crate::runtime::context::Ctx;
-use crate::runtime::dispatch::{pow2_workgroup_size, workgroup_grid};
+use crate::runtime::context::{Ctx, Info};
+use crate::runtime::dispatch::{pow2_workgroup_size_within, workgroup_grid};
 use crate::runtime::record::Work;
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
@@ -41,7 +41,8 @@ struct RowsParams {
     units: u32,
     groups: u32,
     opaque_zero: u32,
-    _pad: [u32; 2],
+    _pad0: u32,
+    _pad1: u32,
 }
 
 impl Ctx {
@@ -57,24 +58,19 @@ impl Ctx {
         out: &GpuVec<T>,
     ) -> Result<bool> {
         let (width, height, pitch) = (grid.width(), grid.height(), grid.pitch());
-        let wg = pow2_workgroup_size(self, 256);
         let info = self.info();
-        let subgroups = super::shuffles_apply(self, spec, wg);
+        let wg = short_rows_workgroup(info);
         let view = View::of(grid.vec());
         let used = grid.span();
         let lanes = grid_lanes(&view, pitch);
         let units = width.div_ceil(lanes);
-        let max_per_row = info.subgroup_min_size.max(1).min(wg);
-        if !subgroups
-            || (units > max_per_row * MAX_PIECES_PER_INVOCATION && height < MANY_ROWS)
-            || used * size_of::<T>() as u64 > info.max_binding_bytes
-        {
+        let Some(per_row) = short_rows_per_row(info, spec, units, height) else {
+            return Ok(false);
+        };
+        if used * size_of::<T>() as u64 > info.max_binding_bytes {
             return Ok(false);
         }
         self.check_element::<T>()?;
-        // A power of two of invocations per row, for about PIECES_WANTED pieces each.
-        let per_row = (units / PIECES_WANTED).max(1);
-        let per_row = (1u32 << per_row.ilog2()).min(max_per_row);
         let config = GridKernel {
             pass: GridPass::ShortRows,
             element: T::WGSL,
@@ -109,4 +105,92 @@ impl Ctx {
             .bind(4, View::of(out).exact());
         Ok(true)
     }
+}
+
+/// Invocations per workgroup of the short-rows kernel.
+pub(super) fn short_rows_workgroup(info: &Info) -> u32 {
+    pow2_workgroup_size_within(&info.limits, 256)
+}
+
+/// Invocations per row for rows of `units` pieces (vec4 units or elements) in a grid of
+/// `height` rows, or `None` where the kernel does not apply (no subgroups, an
+/// accumulator shuffles cannot move, rows too wide): a power of two for about
+/// `PIECES_WANTED` pieces each, at most the smallest subgroup.
+pub(super) fn short_rows_per_row(info: &Info, spec: &Spec, units: u32, height: u32) -> Option<u32> {
+    let wg = short_rows_workgroup(info);
+    let max_per_row = info.subgroup_min_size.max(1).min(wg);
+    if !super::shuffles_apply(info, spec, wg)
+        || (units > max_per_row * MAX_PIECES_PER_INVOCATION && height < MANY_ROWS)
+    {
+        return None;
+    }
+    let per_row = (units / PIECES_WANTED).max(1);
+    Some((1u32 << per_row.ilog2()).min(max_per_row))
+}
+
+/// The short-rows kernel of `T` in each shape it takes on `info` (see `catalog` in
+/// `mod.rs`).
+#[cfg(test)]
+pub(super) fn catalog_short_rows<T: crate::element::GpuElement>(
+    c: &mut crate::ops::catalog::Catalog,
+    info: &Info,
+    spec: &Spec,
+) {
+    let wg = short_rows_workgroup(info);
+    let mut seen = Vec::new();
+    for units in (0..24).map(|b| 1u32 << b) {
+        for height in [1, MANY_ROWS] {
+            if let Some(per_row) = short_rows_per_row(info, spec, units, height) {
+                if !seen.contains(&per_row) {
+                    seen.push(per_row);
+                }
+            }
+        }
+    }
+    for across in seen {
+        for lanes in [1, 4] {
+            let config = GridKernel {
+                pass: GridPass::ShortRows,
+                element: T::WGSL,
+                enable: T::ENABLE,
+                spec: spec.clone(),
+                workgroup_size: wg,
+                across,
+                lanes,
+            };
+            let native = super::catalog::native(wg, 0, spec, T::WGSL);
+            super::catalog::add(c, &config, native);
+        }
+    }
+}
+
+#[cfg(test)]
+pub(super) fn catalog_layout(c: &mut crate::ops::catalog::Catalog) {
+    use crate::runtime::cache::KernelSource;
+    let config = GridKernel {
+        pass: GridPass::ShortRows,
+        element: "f32",
+        enable: "",
+        spec: Spec::with_subgroups(true, &crate::Reduce::<f32>::Sum).expect("a sum"),
+        workgroup_size: 256,
+        across: 4,
+        lanes: 4,
+    };
+    let wgsl = config.wgsl().expect("short rows render");
+    crate::ops::catalog::layout!(
+        c,
+        RowsParams,
+        "GpRowsParams",
+        wgsl,
+        [
+            width,
+            height,
+            pitch,
+            units,
+            groups,
+            opaque_zero,
+            _pad0,
+            _pad1
+        ]
+    );
 }

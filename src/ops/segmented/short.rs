@@ -9,8 +9,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::Result;
 use crate::ops::reduce::Spec;
 use crate::runtime::cache::{KernelSource, render};
-use crate::runtime::context::Ctx;
-use crate::runtime::dispatch::{Chunk, pow2_workgroup_size, workgroup_grid};
+use crate::runtime::context::{Ctx, Info};
+use crate::runtime::dispatch::{Chunk, pow2_workgroup_size_within, workgroup_grid};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::view::View;
 
@@ -108,7 +108,7 @@ impl Ctx {
     /// storage binding) with this operator: it needs subgroups and an accumulator
     /// shuffles can move.
     pub(super) fn short_segments_apply(&self, spec: &Spec, n: u64, element_bytes: u64) -> bool {
-        super::shuffles_apply(self, spec, pow2_workgroup_size(self, 256))
+        super::shuffles_apply(self.info(), spec, short_workgroup(self.info()))
             && n.div_ceil(4) * 4 * element_bytes <= self.info().max_binding_bytes
     }
 
@@ -126,13 +126,9 @@ impl Ctx {
         out: Res,
         handover: Handover,
     ) -> Result<wgpu::Buffer> {
-        let wg = pow2_workgroup_size(self, 256);
         let info = self.info();
-        // A power of two of invocations per segment, for about PIECES_WANTED units of a
-        // segment of the mean length each.
-        let mean_units = (n / segments.max(1)).div_ceil(4) + 1;
-        let across = (mean_units / PIECES_WANTED).max(1);
-        let across = (1u32 << across.ilog2()).min(info.subgroup_min_size.max(1).min(wg));
+        let wg = short_workgroup(info);
+        let across = short_across(info, n, segments);
         let config = ShortKernel {
             element: view.wgsl,
             enable: view.enable,
@@ -177,4 +173,73 @@ impl Ctx {
             .bind(6, Res::range(&args, 0, 24));
         Ok(args)
     }
+}
+
+/// Invocations per workgroup of the short-segments kernel.
+fn short_workgroup(info: &Info) -> u32 {
+    pow2_workgroup_size_within(&info.limits, 256)
+}
+
+/// Invocations per segment for `n` values in `segments` segments: a power of two, for
+/// about `PIECES_WANTED` units of a segment of the mean length each, at most the
+/// smallest subgroup.
+fn short_across(info: &Info, n: u64, segments: u64) -> u32 {
+    let mean_units = (n / segments.max(1)).div_ceil(4) + 1;
+    let across = (mean_units / PIECES_WANTED).max(1);
+    (1u32 << across.ilog2()).min(info.subgroup_min_size.max(1).min(short_workgroup(info)))
+}
+
+/// The short-segments kernel of `T` in each shape it takes on `info` (see `catalog` in
+/// `mod.rs`): every mean length it takes, values as vec4 units or not.
+#[cfg(test)]
+pub(super) fn catalog_short<T: crate::element::GpuElement>(
+    c: &mut crate::ops::catalog::Catalog,
+    info: &Info,
+    spec: &Spec,
+) {
+    let wg = short_workgroup(info);
+    if !super::shuffles_apply(info, spec, wg) {
+        return;
+    }
+    let mut seen = Vec::new();
+    for n in 0..=SHORT_MEAN {
+        let across = short_across(info, n, 1);
+        if !seen.contains(&across) {
+            seen.push(across);
+        }
+    }
+    for across in seen {
+        for values_vec4 in [true, false] {
+            let config = ShortKernel {
+                element: T::WGSL,
+                enable: T::ENABLE,
+                spec: spec.clone(),
+                workgroup_size: wg,
+                across,
+                values_vec4,
+            };
+            let native = super::catalog::native(wg, 0, spec, T::WGSL);
+            super::catalog::add(c, &config, native);
+        }
+    }
+}
+
+#[cfg(test)]
+pub(super) fn catalog_layout(c: &mut crate::ops::catalog::Catalog) {
+    let config = ShortKernel {
+        element: "f32",
+        enable: "",
+        spec: Spec::with_subgroups(true, &crate::Reduce::<f32>::Sum).expect("a sum"),
+        workgroup_size: 256,
+        across: 4,
+        values_vec4: true,
+    };
+    let wgsl = config.wgsl().expect("short renders");
+    crate::ops::catalog::layout!(
+        c,
+        ShortParams,
+        "GpShortParams",
+        wgsl,
+        [n, segments, groups, opaque_zero, tiles, fixup]
+    );
 }

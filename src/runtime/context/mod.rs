@@ -118,6 +118,16 @@ pub struct Info {
     pub max_workgroups_per_dimension: u32,
 }
 
+impl Info {
+    /// [`Ctx::subgroups_within`], from the adapter's description alone (for policies
+    /// the CPU catalog evaluates without a device).
+    pub(crate) fn subgroups_within(&self, workgroup_size: u32) -> bool {
+        self.features.contains(wgpu::Features::SUBGROUP)
+            && self.subgroup_min_size >= 1
+            && self.subgroup_max_size <= workgroup_size
+    }
+}
+
 impl fmt::Display for Info {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -210,10 +220,7 @@ impl Ctx {
     /// adapter has them, reports its subgroup sizes, and no subgroup is larger than the
     /// workgroup.
     pub(crate) fn subgroups_within(&self, workgroup_size: u32) -> bool {
-        let info = &self.inner.info;
-        self.has_features(wgpu::Features::SUBGROUP)
-            && info.subgroup_min_size >= 1
-            && info.subgroup_max_size <= workgroup_size
+        self.inner.info.subgroups_within(workgroup_size)
     }
 
     /// How many times this context (and its clones) has called `queue.submit`: each
