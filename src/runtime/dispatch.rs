@@ -211,7 +211,12 @@ fn lcm(a: u64, b: u64) -> u64 {
 /// The largest power of two up to `wanted` invocations that a workgroup of the device may
 /// have (for kernels whose trees halve or double the workgroup).
 pub(crate) fn pow2_workgroup_size(ctx: &Ctx, wanted: u32) -> u32 {
-    let l = &ctx.info().limits;
+    pow2_workgroup_size_in(&ctx.info().limits, wanted)
+}
+
+/// [`pow2_workgroup_size`] for a device's limits (shape choices the catalog test makes
+/// for devices it does not have).
+pub(crate) fn pow2_workgroup_size_in(l: &wgpu::Limits, wanted: u32) -> u32 {
     let max = wanted
         .min(l.max_compute_invocations_per_workgroup)
         .min(l.max_compute_workgroup_size_x)
