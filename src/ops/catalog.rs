@@ -148,7 +148,8 @@ pub(crate) fn devices() -> Vec<Device> {
         driver: String::new(),
         subgroup_min_size: subgroup,
         subgroup_max_size: subgroup,
-        max_binding_bytes: u64::from(limits.max_storage_buffer_binding_size)
+        max_binding_bytes: limits
+            .max_storage_buffer_binding_size
             .min(limits.max_buffer_size),
         max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
         limits,
