@@ -80,12 +80,18 @@ var<workgroup> gp_shared_v: array<T, {{FINISH_WG}}>;
 var<workgroup> gp_shared_i: array<u32, {{FINISH_WG}}>;
 
 // GpIds and gp_workgroup_best(b, ids, size) -> GpBest: the best of a workgroup of `size`
-// invocations, valid in invocation 0.
+// invocations, valid in invocation 0. GpIds holds only per-invocation built-ins: a struct
+// with one of them makes every member non-uniform to the uniformity analysis, so the
+// workgroup's id comes as parameters of its own.
 {{WORKGROUP_BEST}}
 
 @compute @workgroup_size({{WG}})
-fn partials_main(ids: GpIds) {
-    let group = ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+fn partials_main(
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) group_count: vec3<u32>,
+    ids: GpIds,
+) {
+    let group = group_id.x + group_count.x * (group_id.y + group_count.y * group_id.z);
     if group >= gp_params.groups {
         return;  // whole workgroup: control flow stays uniform for its barriers
     }

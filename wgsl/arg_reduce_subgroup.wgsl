@@ -3,8 +3,6 @@
 // index holding it; the one invocation that holds that pair stores it, and invocation 0
 // picks the best of the subgroups'. Any subgroup size.
 struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(subgroup_invocation_id) subgroup_lane: u32,
     @builtin(subgroup_id) subgroup: u32,

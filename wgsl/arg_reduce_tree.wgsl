@@ -1,7 +1,5 @@
 // The best of a workgroup through workgroup memory: a halving tree, a barrier per level.
 struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 }
 

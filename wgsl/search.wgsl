@@ -74,31 +74,39 @@ fn gp_before(t: vec4<u32>, q: vec4<u32>) -> vec4<bool> {
     return t {{BEFORE}} q;
 }
 
-struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
+// The workgroup's index in a grid folded into y and z past the per-dimension limit.
+fn gp_group(id: vec3<u32>, count: vec3<u32>) -> u32 {
+    return id.x + count.x * (id.y + count.y * id.z);
 }
 
 var<workgroup> gp_shared_pivots: array<u32, {{PIVOTS}}>;
 
+// The built-ins come as separate parameters: in one struct with the invocation's index
+// the workgroup's id would be non-uniform to the uniformity analysis.
 @compute @workgroup_size({{WG}})
-fn pivots_main(ids: GpIds) {
-    let group = ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
-    let j = group * {{WG}}u + ids.lane;
+fn pivots_main(
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) group_count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let j = gp_group(group_id, group_count) * {{WG}}u + lane;
     if j < gp_params.pivots {
         gp_pivots[gp_params.pivot_base + j] = gp_ordered(gp_table[gp_pivot_at(j)]);
     }
 }
 
 @compute @workgroup_size({{WG}})
-fn search_main(ids: GpIds) {
-    let group = ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+fn search_main(
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) group_count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let group = gp_group(group_id, group_count);
     if group >= gp_params.groups {
         return;  // whole workgroup: control flow stays uniform for its barrier
     }
     let s = gp_params.pivots;
-    for (var i = ids.lane; i < s; i += {{WG}}u) {
+    for (var i = lane; i < s; i += {{WG}}u) {
         gp_shared_pivots[i] = gp_pivots[gp_params.pivot_base + i];
     }
     workgroupBarrier();
@@ -106,7 +114,7 @@ fn search_main(ids: GpIds) {
     let n = vec4<u32>(gp_params.n);
     let last = vec4<u32>(max(gp_params.n, 1u) - 1u);
     let sv = vec4<u32>(s);
-    for (var u = group * {{WG}}u + ids.lane; u < gp_params.units; u += gp_params.groups * {{WG}}u) {
+    for (var u = group * {{WG}}u + lane; u < gp_params.units; u += gp_params.groups * {{WG}}u) {
         let q = gp_query(u);
         // c: how many pivots come before q (0..=s), by probing counts from s down.
         var c = vec4<u32>(0u);

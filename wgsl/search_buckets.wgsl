@@ -51,9 +51,10 @@ fn gp_ordered(x: u32) -> u32 {
     return x ^ GP_KEY_XOR ^ (bitcast<u32>(bitcast<i32>(x) >> 31u) & GP_NEG_MASK);
 }
 
+// The entry points' built-ins: the workgroup's id and count as parameters of their own
+// (in one struct with the invocation's index they would be non-uniform to the uniformity
+// analysis), the invocation's index in GpIds.
 struct GpIds {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 }
 
@@ -63,8 +64,9 @@ var<workgroup> gp_counts: array<atomic<u32>, GP_BINS>;
 var<workgroup> gp_base: array<u32, GP_BINS>;
 var<workgroup> gp_in_order: bool;
 
-fn gp_group(ids: GpIds) -> u32 {
-    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+// The workgroup's index in a grid folded into y and z past the per-dimension limit.
+fn gp_group(id: vec3<u32>, count: vec3<u32>) -> u32 {
+    return id.x + count.x * (id.y + count.y * id.z);
 }
 
 // Loads the bucket pivots and clears the counts.
@@ -92,8 +94,12 @@ fn gp_bucket(q: u32) -> u32 {
 }
 
 @compute @workgroup_size({{WG}})
-fn count_main(ids: GpIds) {
-    let group = gp_group(ids);
+fn count_main(
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) group_count: vec3<u32>,
+    ids: GpIds,
+) {
+    let group = gp_group(group_id, group_count);
     if group >= gp_params.groups {
         return;  // whole workgroup: control flow stays uniform for its barriers
     }
@@ -168,8 +174,12 @@ fn offsets_main(ids: GpIds) {
 }
 
 @compute @workgroup_size({{WG}})
-fn scatter_main(ids: GpIds) {
-    let group = gp_group(ids);
+fn scatter_main(
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) group_count: vec3<u32>,
+    ids: GpIds,
+) {
+    let group = gp_group(group_id, group_count);
     if group >= gp_params.groups {
         return;
     }

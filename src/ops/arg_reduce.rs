@@ -16,9 +16,9 @@ use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::reduce::partial_windows;
 use crate::runtime::cache::{KernelSource, render};
-use crate::runtime::context::Ctx;
+use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::{
-    pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
+    pow2_workgroup_size_within, storage_alignment, units_per_window, workgroup_grid,
 };
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::{GpuVec, LANES, ReadBack};
@@ -57,7 +57,8 @@ struct ArgReduceKernel {
     /// The element type (`T`) and its `enable` directive, or "".
     element: &'static str,
     enable: &'static str,
-    /// The value every element beats or ties (a WGSL literal of `T`).
+    /// Statements that return the value every element beats or ties
+    /// ([`GpuElement::wgsl_return`]: an infinity is no constant expression).
     worst: String,
     /// The input's layout ([`View::vec4`]).
     vec4: bool,
@@ -65,6 +66,30 @@ struct ArgReduceKernel {
     subgroup: bool,
     workgroup_size: u32,
     finish_workgroup_size: u32,
+}
+
+impl ArgReduceKernel {
+    /// The configuration a device described by `info` takes for `T`, `direction` and
+    /// the input's layout.
+    fn new<T: GpuElement>(info: &Info, direction: Direction, vec4: bool) -> ArgReduceKernel {
+        let workgroup_size = pow2_workgroup_size_within(&info.limits, 256);
+        ArgReduceKernel {
+            direction,
+            element: T::WGSL,
+            enable: T::ENABLE,
+            worst: match direction {
+                Direction::Max => T::LOWEST,
+                Direction::Min => T::HIGHEST,
+            }
+            .wgsl_return(),
+            vec4,
+            // Subgroup min/max are defined for the 32-bit types.
+            subgroup: info.features.contains(wgpu::Features::SUBGROUP) && size_of::<T>() == 4,
+            workgroup_size,
+            finish_workgroup_size: pow2_workgroup_size_within(&info.limits, 1024)
+                .max(workgroup_size),
+        }
+    }
 }
 
 impl KernelSource for ArgReduceKernel {
@@ -270,25 +295,9 @@ impl Ctx {
         out_value: Res,
         out_index: Res,
     ) -> Result<()> {
-        let wg = pow2_workgroup_size(self, 256);
-        let finish_wg = pow2_workgroup_size(self, 1024).max(wg);
-        // Subgroup min/max are defined for the 32-bit types.
-        let subgroup = self.has_features(wgpu::Features::SUBGROUP) && size_of::<T>() == 4;
         let view = View::of(v);
-        let config = ArgReduceKernel {
-            direction: dir,
-            element: T::WGSL,
-            enable: T::ENABLE,
-            worst: match dir {
-                Direction::Max => T::LOWEST,
-                Direction::Min => T::HIGHEST,
-            }
-            .wgsl_literal(),
-            vec4: view.vec4(),
-            subgroup,
-            workgroup_size: wg,
-            finish_workgroup_size: finish_wg,
-        };
+        let config = ArgReduceKernel::new::<T>(self.info(), dir, view.vec4());
+        let (wg, finish_wg) = (config.workgroup_size, config.finish_workgroup_size);
         let partials_kernel = self.kernel_for(&config, "partials_main")?;
         let finish_kernel = self.kernel_for(&config, "finish_main")?;
 
@@ -452,7 +461,7 @@ fn compare_wgsl(config: &ArgReduceKernel) -> Result<String> {
         Direction::Max => ">",
         Direction::Min => "<",
     };
-    let mut s = format!("fn gp_worst() -> T {{ return {}; }}\n", config.worst);
+    let mut s = format!("fn gp_worst() -> T {{ {} }}\n", config.worst);
     if matches!(t, "f16" | "f32" | "f64") {
         let bits = if t == "f32" {
             "bitcast<u32>(x)"
@@ -491,8 +500,48 @@ fn compare_wgsl(config: &ArgReduceKernel) -> Result<String> {
 }
 
 /// Every configuration of this family's kernels, for the catalog test
-/// (`ops/catalog.rs`).
+/// (`ops/catalog.rs`): both directions, every element type the device has, both input
+/// layouts, as each catalog device would choose them.
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    let _ = c; // filled in by the family's port
+    use crate::ops::catalog::{Catalog, Device, devices, layout};
+    fn add<T: GpuElement>(c: &mut Catalog, device: &Device) {
+        if !device.info.features.contains(T::FEATURES) {
+            return;
+        }
+        for direction in [Direction::Max, Direction::Min] {
+            for vec4 in [true, false] {
+                c.add_for(
+                    device,
+                    &ArgReduceKernel::new::<T>(&device.info, direction, vec4),
+                );
+            }
+        }
+    }
+    for d in devices() {
+        add::<f32>(c, &d);
+        add::<i32>(c, &d);
+        add::<u32>(c, &d);
+        add::<half::f16>(c, &d);
+        add::<f64>(c, &d);
+    }
+    let wgsl = ArgReduceKernel::new::<u32>(&devices()[0].info, Direction::Max, true)
+        .wgsl()
+        .expect("argmax renders");
+    layout!(
+        c,
+        ArgParams,
+        "GpArgParams",
+        wgsl,
+        [
+            full_units,
+            tail,
+            groups,
+            base,
+            first_index,
+            direct,
+            _pad0,
+            _pad1
+        ]
+    );
 }

@@ -63,6 +63,16 @@ impl Catalog {
         self.push(config, true);
     }
 
+    /// [`Catalog::add`] for a configuration `device` chooses if it is a WebGPU device,
+    /// else [`Catalog::add_native`].
+    pub(crate) fn add_for<K: KernelSource>(&mut self, device: &Device, config: &K) {
+        if device.webgpu {
+            self.add(config);
+        } else {
+            self.add_native(config);
+        }
+    }
+
     fn push<K: KernelSource>(&mut self, config: &K, native: bool) {
         match config.wgsl() {
             Ok(wgsl) => {
@@ -114,6 +124,81 @@ macro_rules! layout {
     };
 }
 pub(crate) use layout;
+
+/// A device a family's policy is asked about, as a context on it would describe it.
+pub(crate) struct Device {
+    pub(crate) info: crate::runtime::context::Info,
+    /// Held to WebGPU's default limits and features: what it chooses goes through
+    /// [`Catalog::add`], what the others choose through [`Catalog::add_native`].
+    pub(crate) webgpu: bool,
+}
+
+/// The devices whose choices a family's catalog adds, WebGPU's first (so a configuration
+/// that a WebGPU device also chooses counts as one): WebGPU's default limits with and
+/// without subgroups; lavapipe (subgroups of 4, 8 and 16); Mesa's GL adapter (no
+/// subgroups); a large GPU (subgroups of 32, 48 KiB of workgroup memory, 2 GiB bindings).
+pub(crate) fn devices() -> Vec<Device> {
+    use crate::runtime::context::{Info, WANTED_FEATURES, WEBGPU_FEATURES};
+    use wgpu::{DeviceType, Features, Limits};
+    let info = |device_type, limits: Limits, features: Features, subgroup: u32| Info {
+        name: String::new(),
+        backend: wgpu::Backend::Noop,
+        device_type,
+        vendor: 0,
+        driver: String::new(),
+        subgroup_min_size: subgroup,
+        subgroup_max_size: subgroup,
+        max_binding_bytes: limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size),
+        max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+        limits,
+        features,
+    };
+    let lavapipe = Limits {
+        max_compute_workgroup_storage_size: 32768,
+        max_compute_invocations_per_workgroup: 1024,
+        max_compute_workgroup_size_x: 1024,
+        max_buffer_size: 2147483647,
+        ..Limits::default()
+    };
+    let gpu = Limits {
+        max_compute_workgroup_storage_size: 49152,
+        max_compute_invocations_per_workgroup: 1024,
+        max_compute_workgroup_size_x: 1024,
+        max_storage_buffer_binding_size: 2147483644,
+        max_buffer_size: 4292870144,
+        ..Limits::default()
+    };
+    let no_subgroups = WANTED_FEATURES.difference(Features::SUBGROUP | Features::SUBGROUP_BARRIER);
+    let mut out = Vec::new();
+    for device_type in [DeviceType::DiscreteGpu, DeviceType::Cpu] {
+        for features in [
+            WEBGPU_FEATURES,
+            WEBGPU_FEATURES.difference(Features::SUBGROUP),
+        ] {
+            out.push(Device {
+                info: info(device_type, Limits::default(), features, 32),
+                webgpu: true,
+            });
+        }
+    }
+    for subgroup in [4, 8, 16] {
+        out.push(Device {
+            info: info(DeviceType::Cpu, lavapipe.clone(), WANTED_FEATURES, subgroup),
+            webgpu: false,
+        });
+    }
+    out.push(Device {
+        info: info(DeviceType::Cpu, lavapipe, no_subgroups, 0),
+        webgpu: false,
+    });
+    out.push(Device {
+        info: info(DeviceType::DiscreteGpu, gpu, WANTED_FEATURES, 32),
+        webgpu: false,
+    });
+    out
+}
 
 /// Every family's configurations.
 pub(crate) fn every_kernel() -> Catalog {

@@ -28,8 +28,10 @@
 use crate::error::{Error, Result};
 use crate::ops::sort::SortKey;
 use crate::runtime::cache::{Kernel, KernelSource, render};
-use crate::runtime::context::{Ctx, check_len};
-use crate::runtime::dispatch::{chunks, pow2_workgroup_size, units_per_window, workgroup_grid};
+use crate::runtime::context::{Ctx, Info, check_len};
+use crate::runtime::dispatch::{
+    chunks, pow2_workgroup_size_within, units_per_window, workgroup_grid,
+};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::{View, units_wgsl};
@@ -107,17 +109,17 @@ struct SearchKernel {
 }
 
 impl SearchKernel {
-    /// The kernel for `K` keys meeting their queries by `io`, at the device's workgroup
-    /// size and pivot count.
-    fn new<K: SortKey>(ctx: &Ctx, side: Side, io: Io) -> SearchKernel {
+    /// The kernel for `K` keys meeting their queries by `io`, at the workgroup size and
+    /// pivot count of the device `info` describes.
+    fn new<K: SortKey>(info: &Info, side: Side, io: Io) -> SearchKernel {
         SearchKernel {
             side,
             key: K::WGSL,
             key_xor: K::KEY_XOR,
             neg_mask: K::NEG_MASK,
             io,
-            pivots: max_pivots(ctx),
-            workgroup_size: pow2_workgroup_size(ctx, 256),
+            pivots: max_pivots(&info.limits),
+            workgroup_size: pow2_workgroup_size_within(&info.limits, 256),
         }
     }
 }
@@ -180,6 +182,20 @@ struct BucketKernel {
     neg_mask: u32,
     queries_vec4: bool,
     workgroup_size: u32,
+}
+
+impl BucketKernel {
+    /// The bucketing passes of the search `search` (for `K` keys), whose queries are
+    /// read as vec4 units or not.
+    fn new<K: SortKey>(search: &SearchKernel, queries_vec4: bool) -> BucketKernel {
+        BucketKernel {
+            key: K::WGSL,
+            key_xor: K::KEY_XOR,
+            neg_mask: K::NEG_MASK,
+            queries_vec4,
+            workgroup_size: search.workgroup_size,
+        }
+    }
 }
 
 impl KernelSource for BucketKernel {
@@ -435,7 +451,7 @@ impl Ctx {
     ) -> Result<()> {
         let (table, qv, ov) = (View::of(sorted), View::of(queries), View::of(out));
         let config = SearchKernel::new::<K>(
-            self,
+            self.info(),
             side,
             Io::Direct {
                 queries_vec4: qv.vec4(),
@@ -519,20 +535,14 @@ impl Ctx {
     ) -> Result<()> {
         let (table, qv, ov) = (View::of(sorted), View::of(queries), View::of(out));
         let search = SearchKernel::new::<K>(
-            self,
+            self.info(),
             side,
             Io::Bucketed {
                 queries_vec4: qv.vec4(),
             },
         );
         let (wg, max_pivots) = (search.workgroup_size, search.pivots);
-        let buckets = BucketKernel {
-            key: K::WGSL,
-            key_xor: K::KEY_XOR,
-            neg_mask: K::NEG_MASK,
-            queries_vec4: qv.vec4(),
-            workgroup_size: wg,
-        };
+        let buckets = BucketKernel::new::<K>(&search, qv.vec4());
         let max_per_dim = self.info().max_workgroups_per_dimension;
         let n = sorted.len() as u32;
         let count = queries.len() as u32;
@@ -790,9 +800,9 @@ struct BucketParams {
 }
 
 /// Pivots per workgroup: `MAX_PIVOTS`, or the largest power of two whose `u32`s fit the
-/// device's workgroup memory.
-fn max_pivots(ctx: &Ctx) -> u32 {
-    let words = (ctx.info().limits.max_compute_workgroup_storage_size / 4).max(1);
+/// device's workgroup memory (the search pass's only workgroup variable).
+fn max_pivots(limits: &wgpu::Limits) -> u32 {
+    let words = (limits.max_compute_workgroup_storage_size / 4).max(1);
     MAX_PIVOTS.min(1 << words.ilog2())
 }
 
@@ -809,10 +819,69 @@ fn search_groups_cap(ctx: &Ctx) -> u32 {
 }
 
 /// Every configuration of this family's kernels, for the catalog test
-/// (`ops/catalog.rs`).
+/// (`ops/catalog.rs`): both sides, every key type, every layout of the queries and the
+/// answers, direct and bucketed, and the bucketing passes, as each catalog device would
+/// choose them.
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    let _ = c; // filled in by the family's port
+    use crate::ops::catalog::{Catalog, Device, devices, layout};
+    fn add<K: SortKey>(c: &mut Catalog, d: &Device) {
+        for side in [Side::Lower, Side::Upper] {
+            for queries_vec4 in [true, false] {
+                for out_vec4 in [true, false] {
+                    let io = Io::Direct {
+                        queries_vec4,
+                        out_vec4,
+                    };
+                    c.add_for(d, &SearchKernel::new::<K>(&d.info, side, io));
+                }
+                let io = Io::Bucketed { queries_vec4 };
+                let search = SearchKernel::new::<K>(&d.info, side, io);
+                c.add_for(d, &search);
+                c.add_for(d, &BucketKernel::new::<K>(&search, queries_vec4));
+            }
+        }
+    }
+    for d in devices() {
+        add::<u32>(c, &d);
+        add::<i32>(c, &d);
+        add::<f32>(c, &d);
+    }
+    let info = &devices()[0].info;
+    let search = SearchKernel::new::<u32>(info, Side::Lower, Io::Bucketed { queries_vec4: true });
+    let wgsl = search.wgsl().expect("search renders");
+    layout!(
+        c,
+        SearchParams,
+        "GpSearchParams",
+        wgsl,
+        [
+            n,
+            pivots,
+            gap,
+            extra,
+            steps,
+            pivot_base,
+            accumulate,
+            units,
+            groups,
+            unsorted_at,
+            _pad1,
+            _pad2
+        ]
+    );
+    let wgsl = BucketKernel::new::<u32>(&search, true)
+        .wgsl()
+        .expect("buckets render");
+    layout!(
+        c,
+        BucketParams,
+        "GpBucketParams",
+        wgsl,
+        [
+            count, buckets, stride, pivot_base, groups, _pad0, _pad1, _pad2
+        ]
+    );
 }
 
 #[cfg(test)]

@@ -38,8 +38,8 @@
 
 use crate::error::{Error, Limit, Result};
 use crate::ops::sort::SortKey;
-use crate::runtime::context::{Ctx, check_len};
-use crate::runtime::dispatch::pow2_workgroup_size;
+use crate::runtime::context::{Ctx, Info, check_len};
+use crate::runtime::dispatch::pow2_workgroup_size_within;
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
@@ -75,8 +75,13 @@ const GROUPS_CPU: u64 = 16;
 /// floats in [0, 1) put half the elements in four bins of the first digit (one
 /// exponent), and invocations of a subgroup adding to one counter wait for each other.
 /// Two copies (16 KiB) still let 8 workgroups of 256 share a 228 KiB SM, so 1024 of them
-/// run in one wave on a GPU of 128 SMs or more; four would not.
+/// run in one wave on a GPU of 128 SMs or more; four would not. One where the device
+/// grants 16 KiB (WebGPU's default), which two and the pass's other words exceed.
 const HISTOGRAM_COPIES: u32 = 2;
+/// Workgroup memory the histogram pass holds besides its histograms (`wg_count` and
+/// `wg_base` of the gather it may do, in `wgsl/top_k.wgsl`), each word counted as 16
+/// bytes, as Dawn counts it.
+const HISTOGRAM_OTHER_BYTES: u64 = 2 * 16;
 /// Which end of the order a call takes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum End {
@@ -282,7 +287,7 @@ fn select_into<T: SortKey>(
     if k == 0 {
         return Ok(());
     }
-    let shape = Shape::new(ctx, n, k);
+    let shape = Shape::new(ctx.info(), n, k);
     match shape.path {
         Path::Rank => record_select(ctx, op, v, (values, indices), end, &shape, None),
         Path::SortCandidates => sort_candidates(ctx, op, v, (values, indices), end, &shape),
@@ -318,8 +323,8 @@ struct Shape {
 }
 
 impl Shape {
-    fn new(ctx: &Ctx, n: usize, k: usize) -> Shape {
-        let info = ctx.info();
+    /// The shape of a call on `n` elements for `k` on the device `info` describes.
+    fn new(info: &Info, n: usize, k: usize) -> Shape {
         let cpu = info.device_type == wgpu::DeviceType::Cpu;
         let (rank_max, slack, max_groups) = if cpu {
             (RANK_MAX_CPU, SLACK_CPU, GROUPS_CPU)
@@ -327,7 +332,9 @@ impl Shape {
             (RANK_MAX_GPU, SLACK_GPU, GROUPS_GPU)
         };
         let words = (info.max_binding_bytes / 4).max(1);
-        let shared = u64::from(info.limits.max_compute_workgroup_storage_size) / 4;
+        let shared = u64::from(info.limits.max_compute_workgroup_storage_size)
+            .saturating_sub(HISTOGRAM_OTHER_BYTES)
+            / 4;
         // A pass's histogram must fit one binding and workgroup memory.
         let digit_bits = DIGIT_BITS.min(words.ilog2()).min(shared.max(1).ilog2());
         let copies = (shared >> digit_bits).clamp(1, u64::from(HISTOGRAM_COPIES)) as u32;
@@ -348,7 +355,7 @@ impl Shape {
         };
         Shape {
             path,
-            wg: pow2_workgroup_size(ctx, WG),
+            wg: pow2_workgroup_size_within(&info.limits, WG),
             digit_bits,
             copies,
             cap,
@@ -358,8 +365,30 @@ impl Shape {
 }
 
 /// Every configuration of this family's kernels, for the catalog test
-/// (`ops/catalog.rs`).
+/// (`ops/catalog.rs`): every key type and input layout at the shape each catalog device
+/// chooses (the text depends on the device, not on `n` or `k`).
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    let _ = c; // filled in by the family's port
+    use crate::ops::catalog::devices;
+    use crate::runtime::cache::KernelSource;
+    use select::TopKKernel;
+    for mut d in devices() {
+        // Narrow bindings (`CtxBuilder::max_binding_bytes`, at least 256 bytes) narrow
+        // the digits too.
+        let widest = d.info.max_binding_bytes;
+        for bytes in (8..=13).map(|b| 1u64 << b).chain([widest]) {
+            d.info.max_binding_bytes = bytes.min(widest);
+            let shape = Shape::new(&d.info, 1 << 20, 100);
+            for vec4 in [true, false] {
+                c.add_for(&d, &TopKKernel::new::<u32>(&shape, vec4));
+                c.add_for(&d, &TopKKernel::new::<i32>(&shape, vec4));
+                c.add_for(&d, &TopKKernel::new::<f32>(&shape, vec4));
+            }
+        }
+    }
+    let shape = Shape::new(&devices()[0].info, 1 << 20, 100);
+    let wgsl = TopKKernel::new::<u32>(&shape, true)
+        .wgsl()
+        .expect("top_k renders");
+    select::catalog_layout(c, wgsl);
 }

@@ -49,7 +49,9 @@ pub(super) struct Params {
     pub(super) groups: u32,
     pub(super) sentinel: u32,
     pub(super) pass_index: u32,
-    pub(super) _pad: [u32; 3],
+    pub(super) _pad0: u32,
+    pub(super) _pad1: u32,
+    pub(super) _pad2: u32,
 }
 
 /// One digit pass of the select: its digit is bits `shift..shift + width` of `w`, or of
@@ -86,7 +88,7 @@ fn digits(bits: u32, width: u32, on_lo: bool) -> Vec<Digit> {
 
 /// `wgsl/top_k.wgsl`: every pass of the radix select and of its candidates' sort.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct TopKKernel {
+pub(super) struct TopKKernel {
     /// The keys' WGSL type.
     key: &'static str,
     /// Whether the keys are read as vec4 units.
@@ -96,6 +98,19 @@ struct TopKKernel {
     digit_bits: u32,
     /// Histograms per workgroup.
     copies: u32,
+}
+
+impl TopKKernel {
+    /// The kernel for keys of type `T` read as vec4 units (`src_vec4`) or not, at `shape`.
+    pub(super) fn new<T: SortKey>(shape: &Shape, src_vec4: bool) -> TopKKernel {
+        TopKKernel {
+            key: T::WGSL,
+            src_vec4,
+            workgroup_size: shape.wg,
+            digit_bits: shape.digit_bits,
+            copies: shape.copies,
+        }
+    }
 }
 
 impl KernelSource for TopKKernel {
@@ -136,14 +151,7 @@ pub(super) fn kernel<T: SortKey>(
     entry: &'static str,
     src: &View<'_>,
 ) -> Result<Arc<Kernel>> {
-    let config = TopKKernel {
-        key: T::WGSL,
-        src_vec4: src.vec4(),
-        workgroup_size: shape.wg,
-        digit_bits: shape.digit_bits,
-        copies: shape.copies,
-    };
-    ctx.kernel_for(&config, entry)
+    ctx.kernel_for(&TopKKernel::new::<T>(shape, src.vec4()), entry)
 }
 
 /// The binding windows of a vector of `n` 4-byte elements: its vec4 units, first element
@@ -335,4 +343,21 @@ pub(super) fn record_select<T: SortKey>(
         .bind(14, View::of(values).exact())
         .bind(15, View::of(indices).exact());
     work.submit()
+}
+
+/// The catalog's check of [`Params`] against `struct Params` in `wgsl`, a rendering of
+/// `wgsl/top_k.wgsl`.
+#[cfg(test)]
+pub(super) fn catalog_layout(c: &mut crate::ops::catalog::Catalog, wgsl: String) {
+    use crate::ops::catalog::layout;
+    layout!(
+        c,
+        Params,
+        "Params",
+        wgsl,
+        [
+            n, first, key_xor, neg_mask, shift, bins, on_lo, mask_hi, mask_lo, idx_mask, k, cap,
+            last_key, first_pass, groups, sentinel, pass_index, _pad0, _pad1, _pad2
+        ]
+    );
 }

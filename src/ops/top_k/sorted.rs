@@ -88,7 +88,7 @@ pub(super) fn full_sort<T: SortKey>(
     let (n, k) = (v.len(), values.len());
     let mut keys = ctx.zeros::<T>(n)?;
     let mut order = ctx.zeros::<u32>(n)?;
-    let shape = Shape::new(ctx, n, k);
+    let shape = Shape::new(ctx.info(), n, k);
     let src = View::of(v);
     let iota = kernel::<T>(ctx, &shape, "iota", &src)?;
     let mut work = Work::new(ctx, op);
