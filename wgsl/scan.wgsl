@@ -69,7 +69,7 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
 
 // The operator: identity(), combine(a, b) (a before b).
-fn identity() -> A { return {{IDENTITY}}; }
+fn identity() -> A { {{IDENTITY}} }
 fn combine(a: A, b: A) -> A { return {{COMBINE}}; }
 
 
@@ -90,8 +90,16 @@ var<private> vals: array<vec4<A>, V>;
 // identity for the first) and wg_total(ids) (afterwards: of all of them).
 {{WORKGROUP_SCAN}}
 
-fn linear_group(ids: Ids) -> u32 {
-    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+// The workgroup's place in the dispatch, apart from `Ids`: the spec's uniformity analysis
+// takes a struct parameter as one value, so a struct that holds an invocation's index
+// is non-uniform as a whole, and a tile number from it could not bound a barrier's loop.
+struct Grid {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+}
+
+fn linear_group(grid: Grid) -> u32 {
+    return grid.group.x + grid.groups.x * (grid.group.y + grid.groups.y * grid.group.z);
 }
 
 // Unit s scanned within itself; its w is fold4(s), operation for operation.
@@ -161,8 +169,8 @@ fn scan_tiles(t0: u32, t1: u32, first: A, ids: Ids) -> A {
 // ---- reduce-then-scan ----
 
 @compute @workgroup_size(WG)
-fn upsweep(ids: Ids) {
-    let group = linear_group(ids);
+fn upsweep(grid: Grid, ids: Ids) {
+    let group = linear_group(grid);
     if group >= params.groups {
         return;
     }
@@ -213,8 +221,8 @@ fn spine(ids: Ids) {
 }
 
 @compute @workgroup_size(WG)
-fn downsweep(ids: Ids) {
-    let group = linear_group(ids);
+fn downsweep(grid: Grid, ids: Ids) {
+    let group = linear_group(grid);
     if group >= params.groups {
         return;
     }

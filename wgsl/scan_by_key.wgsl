@@ -57,7 +57,7 @@ struct Params {
 @group(0) @binding(4) var<storage, read> key_before: array<u32>;
 @group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
 
-fn identity() -> T { return {{IDENTITY}}; }
+fn identity() -> T { {{IDENTITY}} }
 fn combine(a: T, b: T) -> T { return {{COMBINE}}; }
 
 struct Pair {
@@ -160,8 +160,6 @@ var<private> needs: u32;
 // are contiguous; each row k is scanned across the subgroup, the rows are chained in
 // registers, and the workgroup folds the subgroups' totals.
 struct Ids {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
     @builtin(subgroup_invocation_id) subgroup_lane: u32,
     @builtin(subgroup_size) subgroup_size: u32,
@@ -201,6 +199,10 @@ fn last_set(b: vec4<u32>, lane: u32) -> u32 {
 // Unit k's offset within the subgroup's units: the rows before k (`carry`, which folds
 // the subgroup's row totals) and the lanes before this one in row k (a segmented
 // Hillis-Steele scan: a lane adds what lies between its run's head and itself).
+// Subgroup-uniform at run time, though not to the spec's analysis: the loop runs to
+// `ids.subgroup_size`, uniform, but Tint takes `ids` as one value, non-uniform for the
+// invocation ids it holds.
+@diagnostic(off, subgroup_uniformity)
 fn row_offset(k: u32, mine: Pair, ids: Ids, carry: ptr<function, Pair>) -> Pair {
     let lane = ids.subgroup_lane;
     let b = subgroupBallot(mine.head);
@@ -260,8 +262,6 @@ fn wg_total(ids: Ids) -> Pair {
 // barriers each. Blocked tiles: an invocation owns V consecutive units. For adapters
 // without subgroup operations.
 struct Ids {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 }
 
@@ -318,14 +318,22 @@ fn wg_total(ids: Ids) -> Pair {
 }
 //#endif
 
-fn linear_group(ids: Ids) -> u32 {
-    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+// The workgroup's place in the dispatch, apart from `Ids`: the spec's uniformity analysis
+// takes a struct parameter as one value, so a struct that holds an invocation's index
+// is non-uniform as a whole, and a tile number from it could not bound a barrier's loop.
+struct Grid {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+}
+
+fn linear_group(grid: Grid) -> u32 {
+    return grid.group.x + grid.groups.x * (grid.group.y + grid.groups.y * grid.group.z);
 }
 
 var<workgroup> head_shared: u32;
 
 // Tile t: with `keep`, its scan into `vals` and `needs`; returns the invocation's prefix
-// within the tile. tile_total(ids) is the tile's pair afterwards. Without `keep` (a
+// within the tile. wg_total(ids) is the tile's pair afterwards. Without `keep` (a
 // look-back standing in for a slow tile) the same operations, `vals` untouched.
 fn tile_pass(t: u32, ids: Ids, keep: bool) -> Pair {
     var carry = no_pair();
@@ -354,18 +362,19 @@ fn tile_pass(t: u32, ids: Ids, keep: bool) -> Pair {
     return invocation_prefix(carry, ids);
 }
 
-// The tile's pair after tile_pass, its head flag uniform across the workgroup.
-fn tile_total(ids: Ids) -> Pair {
-    let total = wg_total(ids);
+// A tile's head flag (`head`, of its pair after tile_pass) as a uniform value: a
+// barrier or a loop's exit may depend on it. (A Pair read from workgroup memory is not
+// uniform to the spec's analysis, whatever its head.)
+fn uniform_head(head: bool, ids: Ids) -> bool {
     if ids.lane == 0u {
-        head_shared = select(0u, 1u, total.head);
+        head_shared = select(0u, 1u, head);
     }
-    return Pair(workgroupUniformLoad(&head_shared) != 0u, total.value);
+    return workgroupUniformLoad(&head_shared) != 0u;
 }
 
 fn tile_fold(t: u32, ids: Ids) -> Pair {
     _ = tile_pass(t, ids, false);
-    return tile_total(ids);
+    return wg_total(ids);
 }
 
 // Writes this invocation's units of tile t, the elements that lack it combined after
@@ -407,10 +416,10 @@ fn probe(tile: u32, kind: u32) -> bool {
     return false;
 }
 
-// What a tile whose pair is `total` publishes: its inclusive prefix when it holds a
-// head (or is tile 0), else its aggregate.
-fn kind_of(tile: u32, total: Pair) -> u32 {
-    return select(AGGREGATE, INCLUSIVE, tile == 0u || total.head);
+// What a tile publishes: its inclusive prefix when it holds a head (`head`, uniform)
+// or is tile 0, else its aggregate.
+fn kind_of(tile: u32, head: bool) -> u32 {
+    return select(AGGREGATE, INCLUSIVE, tile == 0u || head);
 }
 
 //#if SUBGROUPS
@@ -456,6 +465,10 @@ fn lowest_lane(b: vec4<u32>) -> u32 {
     return NO_LANE;
 }
 
+// Subgroup-uniform at run time, though not to the spec's analysis: subgroup operations run
+// under `ids.subgroup == 0u` (the same in a whole subgroup) and in loops whose exits
+// depend on ballots (the same in every lane), neither of which Tint counts as uniform.
+@diagnostic(off, subgroup_uniformity)
 fn look_back(g: u32, ids: Ids) -> T {
     let width = ids.subgroup_size;
     // Phase 1: walk back, a window of `width` tiles per step (invocation l probes tile
@@ -508,8 +521,9 @@ fn look_back(g: u32, ids: Ids) -> T {
         if step.x == MISSING {
             if step.y >= params.base {
                 let total = tile_fold(step.y - params.base, ids);
+                let kind = kind_of(step.y, uniform_head(total.head, ids));
                 if ids.lane == 0u {
-                    publish(step.y, kind_of(step.y, total), total.value);
+                    publish(step.y, kind, total.value);
                 }
             }
             continue;  // probe the same window again (an earlier dispatch's tile: soon visible)
@@ -583,7 +597,7 @@ fn look_back(g: u32, ids: Ids) -> T {
             }
             // The owner has not published: reduce tile j here and publish for it.
             let total = tile_fold(j - params.base, ids);
-            kind = kind_of(j, total);
+            kind = kind_of(j, uniform_head(total.head, ids));
             if ids.lane == 0u {
                 publish(j, kind, total.value);
             }
@@ -608,8 +622,8 @@ fn look_back(g: u32, ids: Ids) -> T {
 //#endif
 
 @compute @workgroup_size(WG)
-fn chained(ids: Ids) {
-    var t = linear_group(ids);
+fn chained(grid: Grid, ids: Ids) {
+    var t = linear_group(grid);
     if !BY_ID {
         if ids.lane == 0u {
             tile_shared = atomicAdd(&status[params.window], 1u);
@@ -620,9 +634,9 @@ fn chained(ids: Ids) {
         return;
     }
     let before = tile_pass(t, ids, true);
-    let total = tile_total(ids);
+    let total = wg_total(ids);
     let g = params.base + t;
-    let kind = kind_of(g, total);
+    let kind = kind_of(g, uniform_head(total.head, ids));
     if ids.lane == 0u {
         publish(g, kind, total.value);
     }

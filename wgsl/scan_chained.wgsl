@@ -38,8 +38,8 @@ fn probe(tile: u32, kind: u32) -> bool {
 {{LOOK_BACK}}
 
 @compute @workgroup_size(WG)
-fn chained(ids: Ids) {
-    var t = linear_group(ids);
+fn chained(grid: Grid, ids: Ids) {
+    var t = linear_group(grid);
     if !BY_ID {
         if ids.lane == 0u {
             tile_shared = atomicAdd(&status[params.window], 1u);

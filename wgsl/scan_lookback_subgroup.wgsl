@@ -44,6 +44,10 @@ fn lowest_lane(b: vec4<u32>) -> u32 {
     return NO_LANE;
 }
 
+// Subgroup-uniform at run time, though not to the spec's analysis: subgroup operations run
+// under `ids.subgroup == 0u` (the same in a whole subgroup) and in loops whose exits
+// depend on ballots (the same in every lane), neither of which Tint counts as uniform.
+@diagnostic(off, subgroup_uniformity)
 fn look_back(g: u32, ids: Ids) -> A {
     let width = ids.subgroup_size;
     // Phase 1: walk back, a window of `width` tiles per step (invocation l probes tile

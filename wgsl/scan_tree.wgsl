@@ -1,8 +1,6 @@
 // Workgroup scan through shared memory (Hillis-Steele): log2(WG) steps, two barriers
 // each. For adapters without subgroup operations.
 struct Ids {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 }
 

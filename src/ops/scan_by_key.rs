@@ -18,12 +18,12 @@
 
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
-use crate::ops::scan::{OperatorWgsl, ScanOp};
+use crate::ops::scan::{Adapter, OperatorWgsl, ScanOp};
 use crate::ops::sort::SortKey;
 use crate::runtime::cache::{Kernel, KernelSource, render};
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::dispatch::{
-    Chunk, chunks, pow2_workgroup_size, storage_alignment, units_per_window, workgroup_grid,
+    Chunk, chunks, storage_alignment, units_per_window, workgroup_grid,
 };
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::{GpuVec, LANES};
@@ -355,7 +355,9 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     let values_view = View::of(values);
     let out_view = View::of(out);
     let layouts = [&keys_view, &values_view, &out_view];
-    let (wg, v) = pass.shape.unwrap_or_else(|| default_shape(ctx));
+    let (wg, v) = pass
+        .shape
+        .unwrap_or_else(|| default_shape(&Adapter::of(ctx)));
     let kernel = kernel::<T>(ctx, op, &pass, layouts, (wg, v))?;
     if values.is_empty() {
         return Ok(());
@@ -429,13 +431,10 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     work.submit()
 }
 
-/// The workgroup size and vec4 units per invocation on `ctx`'s adapter.
-fn default_shape(ctx: &Ctx) -> (u32, u32) {
-    let (wg, v) = match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => SHAPE_CPU,
-        _ => SHAPE_GPU,
-    };
-    (pow2_workgroup_size(ctx, wg), v)
+/// The workgroup size and vec4 units per invocation on `adapter`.
+fn default_shape(adapter: &Adapter) -> (u32, u32) {
+    let (wg, v) = if adapter.cpu { SHAPE_CPU } else { SHAPE_GPU };
+    (adapter.pow2_workgroup_size(wg), v)
 }
 
 /// The compiled single pass of `pass` for the layouts of the keys, values and output,
@@ -525,10 +524,76 @@ impl KernelSource for ScanByKeyKernel {
 }
 
 /// Every configuration of this family's kernels, for the catalog test
-/// (`ops/catalog.rs`).
+/// (`ops/catalog.rs`): every operator, inclusive and exclusive, of every 32-bit value
+/// type, for every layout of the keys, values and output, in the default shape of each
+/// of the scan's catalog adapters (and the tests' single probe).
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    let _ = c; // filled in by the family's port
+    use crate::ops::catalog::layout;
+    catalog_of::<f32>(c);
+    catalog_of::<i32>(c);
+    catalog_of::<u32>(c);
+    let config = catalog_config::<u32>(&crate::ops::scan::catalog_adapters()[0], &ScanOp::Sum);
+    let wgsl = config.wgsl().expect("scan by key renders");
+    layout!(
+        c,
+        ScanByKeyParams,
+        "Params",
+        wgsl,
+        [n, units, tiles, base, window, counters, before, first]
+    );
+}
+
+#[cfg(test)]
+fn catalog_config<T: GpuElement>(adapter: &Adapter, op: &ScanOp<T>) -> ScanByKeyKernel {
+    let (wg, v) = default_shape(adapter);
+    ScanByKeyKernel {
+        element: T::WGSL,
+        workgroup_size: wg,
+        units: v,
+        exclusive: false,
+        spin: SPIN,
+        subgroups: adapter.subgroups_within(wg),
+        keys_vec4: true,
+        values_vec4: true,
+        out_vec4: true,
+        operator: op.wgsl("scan_by_key").expect("a valid operator"),
+    }
+}
+
+#[cfg(test)]
+fn catalog_of<T: GpuElement>(c: &mut crate::ops::catalog::Catalog) {
+    let ops = [
+        ScanOp::Sum,
+        ScanOp::Product,
+        ScanOp::Min,
+        ScanOp::Max,
+        ScanOp::custom("max(a, b)", T::LOWEST),
+    ];
+    for adapter in crate::ops::scan::catalog_adapters() {
+        for op in &ops {
+            let base = catalog_config(&adapter, op);
+            for exclusive in [false, true] {
+                for layout in 0..8u32 {
+                    for spin in [SPIN, 1] {
+                        let config = ScanByKeyKernel {
+                            exclusive,
+                            spin,
+                            keys_vec4: layout & 1 != 0,
+                            values_vec4: layout & 2 != 0,
+                            out_vec4: layout & 4 != 0,
+                            ..base.clone()
+                        };
+                        if config.workgroup_size > 256 {
+                            c.add_native(&config);
+                        } else {
+                            c.add(&config);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

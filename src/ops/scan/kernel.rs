@@ -28,7 +28,8 @@ const STASH: u32 = 256;
 pub(crate) struct OperatorWgsl {
     /// `combine(a, b)`'s expression (`a` before `b`).
     pub(crate) combine: String,
-    /// `identity()`'s literal.
+    /// `identity()`'s body: statements that return the identity (through a `let` of
+    /// its bits for floats, so an infinity is no constant expression).
     pub(crate) identity: String,
     /// A custom operator and its identity as compile errors quote them
     /// (`"max(a, b) | identity 0u"`); empty for the built-in operators.
@@ -58,7 +59,7 @@ impl<T: GpuElement> ScanOp<T> {
         };
         Ok(OperatorWgsl {
             combine,
-            identity: identity.wgsl_literal(),
+            identity: identity.wgsl_return(),
             code,
         })
     }

@@ -26,6 +26,7 @@ mod reduce_then_scan;
 mod single_pass;
 
 pub(crate) use kernel::OperatorWgsl;
+pub(crate) use program::Adapter;
 
 use crate::element::GpuElement;
 use crate::error::Result;
@@ -299,8 +300,94 @@ impl Ctx {
 }
 
 /// Every configuration of this family's kernels, for the catalog test
-/// (`ops/catalog.rs`).
+/// (`ops/catalog.rs`): scans with every operator, inclusive and exclusive, and
+/// compactions (elements and indices), of every element type, for every layout of the
+/// vectors, on the adapters of `catalog_adapters` (both algorithms and the spine).
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    let _ = c; // filled in by the family's port
+    use crate::runtime::cache::KernelSource;
+    catalog_of::<f32>(c);
+    catalog_of::<i32>(c);
+    catalog_of::<u32>(c);
+    catalog_of::<half::f16>(c);
+    catalog_of::<f64>(c);
+    let form = program::Form::scan(&ScanOp::<f32>::Sum, false).expect("a built-in operator");
+    let configs = program::Program::build::<f32, f32>(&catalog_adapters()[0], form).configs();
+    let wgsl = configs[0].wgsl().expect("the spine renders");
+    crate::ops::catalog::layout!(
+        c,
+        record::ScanParams,
+        "Params",
+        wgsl,
+        [
+            n,
+            units,
+            tiles,
+            tiles_per_group,
+            groups,
+            base,
+            window,
+            counters,
+            first_elem,
+            out_base,
+            last,
+            _pad
+        ]
+    );
+}
+
+/// The adapters whose shapes the catalog covers: lavapipe (a CPU adapter with subgroups
+/// of 8; of 4 or 16 the same text), Mesa's GL device (no subgroups), a GPU with
+/// subgroups of 32 and with none, and both kinds at WebGPU's 256 invocations, with
+/// subgroups up to 128 wide and without.
+#[cfg(test)]
+pub(crate) fn catalog_adapters() -> Vec<program::Adapter> {
+    let mut all = Vec::new();
+    for cpu in [true, false] {
+        for (max_invocations, subgroup_max) in [
+            (1024, Some(if cpu { 8 } else { 32 })),
+            (1024, None),
+            (256, Some(128)),
+            (256, None),
+        ] {
+            all.push(program::Adapter {
+                cpu,
+                max_invocations,
+                subgroup_max,
+            });
+        }
+    }
+    all
+}
+
+#[cfg(test)]
+fn catalog_of<T: GpuElement>(c: &mut crate::ops::catalog::Catalog) {
+    let ops = [
+        ScanOp::Sum,
+        ScanOp::Product,
+        ScanOp::Min,
+        ScanOp::Max,
+        ScanOp::custom("max(a, b)", T::LOWEST),
+    ];
+    for adapter in catalog_adapters() {
+        let mut programs = Vec::new();
+        for op in &ops {
+            for exclusive in [false, true] {
+                let form = program::Form::scan(op, exclusive).expect("a valid operator");
+                programs.push(program::Program::build::<T, T>(&adapter, form));
+            }
+        }
+        for (name, indices) in [("compact", false), ("compact_indices", true)] {
+            let form = program::Form::compact::<T>(name, "x > x", indices).expect("a predicate");
+            programs.push(program::Program::build::<T, u32>(&adapter, form));
+        }
+        for config in programs.iter().flat_map(program::Program::configs) {
+            // Past WebGPU: more than 256 invocations, or f64.
+            if config.workgroup_size > 256 || T::WGSL == "f64" {
+                c.add_native(&config);
+            } else {
+                c.add(&config);
+            }
+        }
+    }
 }

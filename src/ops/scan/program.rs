@@ -10,7 +10,6 @@ use crate::element::GpuElement;
 use crate::error::Result;
 use crate::runtime::cache::Kernel;
 use crate::runtime::context::Ctx;
-use crate::runtime::dispatch::pow2_workgroup_size;
 use crate::runtime::view::View;
 
 /// The kernels of one scan or compaction, as configurations; compiled by
@@ -32,7 +31,7 @@ pub(super) struct Program {
 }
 
 /// What a scan or compaction computes, before the adapter's shapes are chosen.
-struct Form {
+pub(super) struct Form {
     name: &'static str,
     operator: OperatorWgsl,
     builtin: Option<&'static str>,
@@ -43,6 +42,81 @@ struct Form {
     /// vec4 units per invocation of the single pass on a GPU.
     gpu_units: u32,
     counts: bool,
+}
+
+impl Form {
+    pub(super) fn scan<T: GpuElement>(op: &ScanOp<T>, exclusive: bool) -> Result<Form> {
+        Ok(Form {
+            name: "scan",
+            operator: op.wgsl("scan")?,
+            builtin: op.subgroup_builtin(),
+            commutative: !matches!(op, ScanOp::Custom { .. }),
+            exclusive,
+            io: ScanIo::Scan,
+            out: ScanOut::Units { vec4: true },
+            gpu_units: 8,
+            counts: false,
+        })
+    }
+
+    pub(super) fn compact<T: GpuElement>(
+        op: &'static str,
+        predicate: &str,
+        indices: bool,
+    ) -> Result<Form> {
+        Ok(Form {
+            name: op,
+            operator: ScanOp::<u32>::Sum.wgsl(op)?,
+            builtin: ScanOp::<u32>::Sum.subgroup_builtin(),
+            commutative: true,
+            exclusive: true,
+            io: ScanIo::Compact {
+                predicate: predicate.to_string(),
+                indices,
+            },
+            out: ScanOut::Elements(if indices { "u32" } else { T::WGSL }),
+            gpu_units: 6,
+            counts: true,
+        })
+    }
+}
+
+/// What the shapes of a scan depend on: the adapter's kind, workgroup limit and
+/// subgroups (from [`Ctx::info`], or the catalog's adapters).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Adapter {
+    /// A CPU adapter (lavapipe, llvmpipe): few invocations run at once.
+    pub(crate) cpu: bool,
+    /// Invocations a workgroup may have (and its x size).
+    pub(crate) max_invocations: u32,
+    /// The largest subgroup size, where the device has subgroup operations.
+    pub(crate) subgroup_max: Option<u32>,
+}
+
+impl Adapter {
+    pub(crate) fn of(ctx: &Ctx) -> Adapter {
+        let info = ctx.info();
+        let l = &info.limits;
+        Adapter {
+            cpu: info.device_type == wgpu::DeviceType::Cpu,
+            max_invocations: l
+                .max_compute_invocations_per_workgroup
+                .min(l.max_compute_workgroup_size_x),
+            subgroup_max: (ctx.has_features(wgpu::Features::SUBGROUP)
+                && info.subgroup_min_size >= 1)
+                .then_some(info.subgroup_max_size),
+        }
+    }
+
+    /// As `pow2_workgroup_size`: `wanted`, or the largest power of two the device allows.
+    pub(crate) fn pow2_workgroup_size(&self, wanted: u32) -> u32 {
+        1 << wanted.min(self.max_invocations).max(1).ilog2()
+    }
+
+    /// As `Ctx::subgroups_within`: subgroup operations, every subgroup within `wg`.
+    pub(crate) fn subgroups_within(&self, wg: u32) -> bool {
+        self.subgroup_max.is_some_and(|max| max <= wg)
+    }
 }
 
 /// How a scan's kernels bind the input and the output.
@@ -71,18 +145,8 @@ impl Program {
     ) -> Result<Program> {
         ctx.check_element::<T>()?;
         Ok(Program::build::<T, T>(
-            ctx,
-            Form {
-                name: "scan",
-                operator: op.wgsl("scan")?,
-                builtin: op.subgroup_builtin(),
-                commutative: !matches!(op, ScanOp::Custom { .. }),
-                exclusive,
-                io: ScanIo::Scan,
-                out: ScanOut::Units { vec4: true },
-                gpu_units: 8,
-                counts: false,
-            },
+            &Adapter::of(ctx),
+            Form::scan(op, exclusive)?,
         ))
     }
 
@@ -95,28 +159,15 @@ impl Program {
         ctx.check_element::<T>()?;
         crate::expr::check_expression(op, "predicate", predicate)?;
         Ok(Program::build::<T, u32>(
-            ctx,
-            Form {
-                name: op,
-                operator: ScanOp::<u32>::Sum.wgsl(op)?,
-                builtin: ScanOp::<u32>::Sum.subgroup_builtin(),
-                commutative: true,
-                exclusive: true,
-                io: ScanIo::Compact {
-                    predicate: predicate.to_string(),
-                    indices,
-                },
-                out: ScanOut::Elements(if indices { "u32" } else { T::WGSL }),
-                gpu_units: 6,
-                counts: true,
-            },
+            &Adapter::of(ctx),
+            Form::compact::<T>(op, predicate, indices)?,
         ))
     }
 
-    /// The configurations for input elements `T` scanned as `A` on `ctx`'s adapter.
-    fn build<T: GpuElement, A: GpuElement>(ctx: &Ctx, form: Form) -> Program {
-        let wg = pow2_workgroup_size(ctx, 256);
-        let subgroups = ctx.subgroups_within(wg) && size_of::<A>() == 4;
+    /// The configurations for input elements `T` scanned as `A` on `adapter`.
+    pub(super) fn build<T: GpuElement, A: GpuElement>(adapter: &Adapter, form: Form) -> Program {
+        let wg = adapter.pow2_workgroup_size(256);
+        let subgroups = adapter.subgroups_within(wg) && size_of::<A>() == 4;
         // Workgroup size and vec4 units per invocation, the fastest measured on a GPU
         // (see docs/perf-journal.md). Reduce-then-scan: 2 units (1 and 4 about the same).
         // The single pass: 256 x 8 units for scans, tiles of 8192 elements (512 x 4 and
@@ -124,17 +175,19 @@ impl Program {
         // (whose store reads the input again, so fewer units a tile are faster). A CPU
         // adapter runs few invocations at once: 256 x 4 (2 for 64-bit types) keeps tiles
         // small there.
-        let (v, wg_chained, v_chained) = match ctx.info().device_type {
-            wgpu::DeviceType::Cpu => (if size_of::<A>() > 4 { 2 } else { 4 }, wg, 4),
-            _ => (2, wg, form.gpu_units),
+        let (v, wg_chained, v_chained) = if adapter.cpu {
+            (if size_of::<A>() > 4 { 2 } else { 4 }, wg, 4)
+        } else {
+            (2, wg, form.gpu_units)
         };
         // The spine scans the partials as one or more tiles of their own: a workgroup as
         // wide as the device allows and 8 units per invocation on a GPU (32768 partials
         // in one tile; its time is latency), the pass's shape with 1 unit on a CPU
         // adapter (1024 partials a tile, so the tests reach its multi-tile loop).
-        let (spine_wg, spine_v) = match ctx.info().device_type {
-            wgpu::DeviceType::Cpu => (wg, 1),
-            _ => (pow2_workgroup_size(ctx, 1024).max(wg), 8),
+        let (spine_wg, spine_v) = if adapter.cpu {
+            (wg, 1)
+        } else {
+            (adapter.pow2_workgroup_size(1024).max(wg), 8)
         };
         let tiles = ScanKernel {
             name: form.name,
@@ -191,6 +244,32 @@ impl Program {
             src_vec4: src.is_none_or(View::vec4),
             out,
         }
+    }
+
+    /// Every configuration of this program, for the catalog: the tiles' and the single
+    /// pass's for every layout of the vectors, and the spine's.
+    #[cfg(test)]
+    pub(super) fn configs(&self) -> Vec<ScanKernel> {
+        let outs = match self.tiles.out {
+            ScanOut::Elements(t) => vec![ScanOut::Elements(t)],
+            ScanOut::Units { .. } => vec![
+                ScanOut::Units { vec4: true },
+                ScanOut::Units { vec4: false },
+            ],
+        };
+        let mut all = vec![self.spine.clone()];
+        for src_vec4 in [true, false] {
+            for &out in &outs {
+                for config in std::iter::once(&self.tiles).chain(&self.chained) {
+                    all.push(ScanKernel {
+                        src_vec4,
+                        out,
+                        ..config.clone()
+                    });
+                }
+            }
+        }
+        all
     }
 
     /// The kernels for `algorithm` with the vectors bound as `layouts` says.
