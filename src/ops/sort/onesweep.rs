@@ -26,8 +26,10 @@ pub(super) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 /// (docs/PERFORMANCE.md, its history in docs/perf-journal.md; `lab/src/bin/sort_lab.rs`
 /// with `GP_SORT_TILE`).
 const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (256, 12)];
-/// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
-const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
+/// On CPU adapters: small tiles, so the tests reach many tiles and the look-back; where
+/// workgroup memory is small (WebGPU's 16 KiB, subgroups of 4 or 8) fewer invocations
+/// with more keys each, so that the tile, and the tests' tile counts, stay 1024 keys.
+const ONESWEEP_TILES_CPU: [(u32, u32); 3] = [(128, 8), (64, 16), (32, 32)];
 /// Probes of a predecessor's status before the look-back counts that tile itself.
 pub(super) const SPIN: u32 = 64;
 /// On CPU adapters: fewer probes (see `dispatch_tiles`).
@@ -335,7 +337,7 @@ pub(super) fn onesweep_shape(
             // to the largest subgroup) while its subgroups' counters do not fit: small
             // subgroups mean many counters.
             let candidates: &[(u32, u32)] = match info.device_type {
-                wgpu::DeviceType::Cpu => &[ONESWEEP_TILE_CPU],
+                wgpu::DeviceType::Cpu => &ONESWEEP_TILES_CPU,
                 _ => &ONESWEEP_TILES_GPU,
             };
             let bytes = |wg, kpt| {
