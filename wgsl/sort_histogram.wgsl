@@ -59,18 +59,18 @@ fn count_unit(u: u32, v: vec4<u32>) {
 }
 
 @compute @workgroup_size(WG)
-fn histogram(ids: Ids) {
+fn histogram(ids: Ids, grp: Group) {
     for (var i = ids.index; i < 4u * RADIX; i += WG) {
         atomicStore(&counts[i], 0u);
     }
     workgroupBarrier();
-    let groups = ids.groups.x * ids.groups.y * ids.groups.z;
+    let groups = grp.count.x * grp.count.y * grp.count.z;
     let stride = groups * WG;
     // Every invocation makes the same number of rounds (counted from the grid). Each
     // round loads AHEAD units before counting any: counting waits on its unit, and
     // loads interleaved with it would each wait a full memory round trip.
     let rounds = (params.units + stride - 1u) / stride;
-    let u0 = linear_group(ids) * WG + ids.index;
+    let u0 = linear_group(grp) * WG + ids.index;
     for (var r = 0u; r < rounds; r += AHEAD) {
         var v: array<vec4<u32>, AHEAD>;
         for (var q = 0u; q < AHEAD; q++) {
@@ -95,9 +95,9 @@ fn histogram(ids: Ids) {
 }
 
 @compute @workgroup_size(WG)
-fn scan_histogram(ids: Ids) {
-    let base = linear_group(ids) * RADIX;
-    let me = position(ids);
+fn scan_histogram(ids: Ids, grp: Group) {
+    let base = linear_group(grp) * RADIX;
+    let me = position(ids, grp);
     var x: array<u32, DPT>;
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
@@ -105,7 +105,7 @@ fn scan_histogram(ids: Ids) {
             x[j] = atomicLoad(&hist[base + d]);
         }
     }
-    _ = scan_digits(&x, ids);
+    _ = scan_digits(&x, ids, grp);
     for (var j = 0u; j < DPT; j++) {
         let d = me * DPT + j;
         if d < RADIX {

@@ -349,26 +349,30 @@ fn clear_workgroup(ids: Ids) {
     workgroupBarrier();
 }
 
+//#if PEER_TABLES
+// (the peer tables' branch on a ballot count, subgroup-uniform: sort_onesweep_peer_tables.wgsl)
+@diagnostic(off, subgroup_uniformity)
+//#endif
 @compute @workgroup_size(WG)
-fn onesweep(ids: Ids) {
-    let t = linear_group(ids);
+fn onesweep(ids: Ids, grp: Group) {
+    let t = linear_group(grp);
     if t >= params.tiles {
         return;  // a surplus workgroup of a folded dispatch
     }
     let g = params.tile_base + t;
-    let me = position(ids);
+    let me = position(ids, grp);
     if !LOADS_FIRST {
         clear_workgroup(ids);
     }
 
     // 1. Load and rank within the subgroup.
-    let row0 = (g - params.window_base) * TILE + ids.subgroup * KPT * ids.width + ids.lane;
+    let row0 = (g - params.window_base) * TILE + ids.subgroup * KPT * grp.width + ids.lane;
     let below = lanes_below(ids.lane);
     // Every row's load is issued before the first is ranked: ranking waits on its key,
     // and loads interleaved with it would each wait a full memory round trip.
     var keys: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
-        let i = row0 + k * ids.width;
+        let i = row0 + k * grp.width;
         if i < params.n {
             keys[k] = keys_in[i];
         }
@@ -387,7 +391,7 @@ fn onesweep(ids: Ids) {
     // atomic a key: adding runs of equal digits at once was slower, even for keys < 16;
     // see docs/perf-journal.md.)
     for (var k = 0u; k < KPT; k++) {
-        if row0 + k * ids.width < params.n {
+        if row0 + k * grp.width < params.n {
             atomicAdd(&fallback[row_digit(digits[k / 4u], k)], 1u);
         }
     }
@@ -410,7 +414,7 @@ fn onesweep(ids: Ids) {
 {{PEERS}}
     var pos: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
-        let valid = row0 + k * ids.width < params.n;
+        let valid = row0 + k * grp.width < params.n;
         pos[k] = rank_in_subgroup(peers[k], row_digit(digits[k / 4u], k), valid, below, ids);
     }
     workgroupBarrier();
@@ -422,7 +426,7 @@ fn onesweep(ids: Ids) {
     for (var i = 0u; i < PER; i++) {
         sum += atomicLoad(&counts[counter_word(me * PER + i)]);
     }
-    let before = workgroup_exclusive_sum(sum, ids);
+    let before = workgroup_exclusive_sum(sum, ids, grp);
     var running = before.x;
     for (var i = 0u; i < PER; i++) {
         let w = counter_word(me * PER + i);
@@ -444,7 +448,7 @@ fn onesweep(ids: Ids) {
         }
     }
     for (var k = 0u; k < KPT; k++) {
-        if row0 + k * ids.width < params.n {
+        if row0 + k * grp.width < params.n {
             pos[k] += tile_start(row_digit(digits[k / 4u], k), ids.subgroup, low);
         }
     }
@@ -487,7 +491,7 @@ fn onesweep(ids: Ids) {
 
     // 4. Through workgroup memory to the output.
     for (var k = 0u; k < KPT; k++) {
-        if row0 + k * ids.width < params.n {
+        if row0 + k * grp.width < params.n {
             stage_store(pos[k], keys[k]);
         }
     }

@@ -5,7 +5,7 @@
     // waits on a store (each load followed by its store was slower for pairs).
     var vals: array<u32, KPT>;
     for (var k = 0u; k < KPT; k++) {
-        let i = row0 + k * ids.width;
+        let i = row0 + k * grp.width;
         vals[k] = params.first + i;
         if i < params.n && params.indices == 0u {
             vals[k] = values_in[i];
@@ -13,7 +13,7 @@
     }
     workgroupBarrier();
     for (var k = 0u; k < KPT; k++) {
-        if row0 + k * ids.width < params.n {
+        if row0 + k * grp.width < params.n {
             stage_store(pos[k], vals[k]);
         }
     }

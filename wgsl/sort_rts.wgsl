@@ -61,14 +61,20 @@ struct RtsParams {
 
 {{KEYS}}
 
+// An invocation's id, and the ids its whole workgroup shares, in two structs: WGSL's
+// uniformity analysis takes a struct parameter as one value, and the workgroup's index
+// decides whether it returns before its barriers.
 struct Ids {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) index: u32,
 }
 
-fn linear_group(ids: Ids) -> u32 {
-    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+struct Group {
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+}
+
+fn linear_group(grp: Group) -> u32 {
+    return grp.id.x + grp.count.x * (grp.id.y + grp.count.y * grp.id.z);
 }
 
 fn digit_of(key: u32) -> u32 {
@@ -84,8 +90,8 @@ fn count_key(key: u32) {
 }
 
 @compute @workgroup_size(WG)
-fn upsweep(ids: Ids) {
-    let group = linear_group(ids);
+fn upsweep(ids: Ids, grp: Group) {
+    let group = linear_group(grp);
     if group >= params.groups {
         return;
     }
@@ -236,8 +242,8 @@ fn split(keys: ptr<function, array<u32, KPT>>, origin: ptr<function, array<u32, 
 }
 
 @compute @workgroup_size(WG)
-fn downsweep(ids: Ids) {
-    let group = linear_group(ids);
+fn downsweep(ids: Ids, grp: Group) {
+    let group = linear_group(grp);
     if group >= params.groups {
         return;
     }

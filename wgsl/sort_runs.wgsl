@@ -36,18 +36,25 @@ struct RunParams {
 @group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
 {{VALUE_BINDINGS}}
 
-fn identity() -> T { return {{IDENTITY}}; }
+// (statements: an infinite identity is built at run time, never a constant expression)
+fn identity() -> T { {{IDENTITY}} }
 fn combine(a: T, b: T) -> T { return {{COMBINE}}; }
 fn value_at(i: u32) -> T { return {{VALUE_AT}}; }
 
+// An invocation's id, and the ids its whole workgroup shares, in two structs: WGSL's
+// uniformity analysis takes a struct parameter as one value, and the workgroup's index
+// decides whether it returns before its barriers.
 struct Ids {
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) index: u32,
 }
 
-fn linear_group(ids: Ids) -> u32 {
-    return ids.group.x + ids.groups.x * (ids.group.y + ids.groups.y * ids.group.z);
+struct Group {
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+}
+
+fn linear_group(grp: Group) -> u32 {
+    return grp.id.x + grp.count.x * (grp.id.y + grp.count.y * grp.id.z);
 }
 
 struct Segment {
@@ -111,8 +118,8 @@ fn fold_own(t: u32, ids: Ids) -> Segment {
 }
 
 @compute @workgroup_size(WG)
-fn tile_reduce(ids: Ids) {
-    let t = linear_group(ids);
+fn tile_reduce(ids: Ids, grp: Group) {
+    let t = linear_group(grp);
     if t >= params.tiles {
         return;
     }
@@ -153,8 +160,8 @@ fn spine(ids: Ids) {
 }
 
 @compute @workgroup_size(WG)
-fn tile_write(ids: Ids) {
-    let t = linear_group(ids);
+fn tile_write(ids: Ids, grp: Group) {
+    let t = linear_group(grp);
     if t >= params.tiles {
         return;
     }

@@ -476,8 +476,120 @@ fn check_bits(op: &'static str, bits: &Range<u32>) -> Result<()> {
 }
 
 /// Every configuration of this family's kernels, for the catalog test
-/// (`ops/catalog.rs`).
+/// (`ops/catalog.rs`): what the policies choose on each adapter of [`catalog_adapters`]
+/// (OneSweep's histogram and digit pass with every peer form, reduce-then-scan, the runs
+/// with every output and operator), and the parameter layouts.
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
-    let _ = c; // filled in by the family's port
+    for (info, native) in catalog_adapters() {
+        onesweep::catalog(c, &info, native);
+        rts::catalog(c, &info, native);
+        runs::catalog(c, &info, native);
+    }
+    onesweep::catalog_layouts(c);
+    rts::catalog_layouts(c);
+    runs::catalog_layouts(c);
+}
+
+/// The adapters the catalog renders for, each with whether it is past WebGPU's default
+/// limits or features (its kernels `add_native`): lavapipe (subgroups of 4, 8 and 16, as
+/// `LP_NATIVE_VECTOR_WIDTH` sets them) and llvmpipe's GL, GPUs of each vendor's subgroup
+/// sizes and workgroup memory, and both under WebGPU's default limits (with and without
+/// subgroups; also the 8 KiB of `tests/sort.rs`).
+#[cfg(test)]
+fn catalog_adapters() -> Vec<(crate::runtime::context::Info, bool)> {
+    use wgpu::{Backend, DeviceType, Features};
+    let webgpu = wgpu::Limits::default();
+    let native = |workgroup_bytes| wgpu::Limits {
+        max_compute_workgroup_storage_size: workgroup_bytes,
+        max_compute_invocations_per_workgroup: 1024,
+        max_compute_workgroup_size_x: 1024,
+        ..wgpu::Limits::default()
+    };
+    let adapter = |device_type, backend, vendor, (sg_min, sg_max), limits, features| {
+        crate::runtime::context::Info {
+            name: String::new(),
+            backend,
+            device_type,
+            vendor,
+            driver: String::new(),
+            subgroup_min_size: sg_min,
+            subgroup_max_size: sg_max,
+            limits,
+            features,
+            max_binding_bytes: 1 << 27,
+            max_workgroups_per_dimension: 65535,
+        }
+    };
+    let sg = Features::SUBGROUP;
+    let sg_barrier = Features::SUBGROUP | Features::SUBGROUP_BARRIER;
+    let none = Features::empty();
+    let (cpu, gpu, igpu) = (
+        DeviceType::Cpu,
+        DeviceType::DiscreteGpu,
+        DeviceType::IntegratedGpu,
+    );
+    let (vk, gl) = (Backend::Vulkan, Backend::Gl);
+    let mut adapters = Vec::new();
+    // WebGPU's default limits first: a kernel that other adapters choose too is then
+    // checked as one that must fit them.
+    for size in [4, 8, 16] {
+        adapters.push((
+            adapter(cpu, vk, 0x10005, (size, size), webgpu.clone(), sg),
+            false,
+        ));
+        let small = wgpu::Limits {
+            max_compute_workgroup_storage_size: 8192,
+            ..webgpu.clone()
+        };
+        adapters.push((adapter(cpu, vk, 0x10005, (size, size), small, sg), false));
+    }
+    adapters.push((
+        adapter(cpu, vk, 0x10005, (0, 0), webgpu.clone(), none),
+        false,
+    ));
+    adapters.push((adapter(cpu, gl, 0, (0, 0), webgpu.clone(), none), false));
+    for sizes in [(32, 32), (64, 64), (32, 64), (8, 32), (16, 16), (4, 128)] {
+        adapters.push((adapter(gpu, vk, 0, sizes, webgpu.clone(), sg), false));
+    }
+    adapters.push((adapter(gpu, vk, 0, (0, 0), webgpu.clone(), none), false));
+    for size in [4, 8, 16] {
+        adapters.push((
+            adapter(cpu, vk, 0x10005, (size, size), native(32768), sg_barrier),
+            true,
+        ));
+    }
+    adapters.push((adapter(cpu, vk, 0x10005, (0, 0), native(32768), none), true));
+    adapters.push((adapter(cpu, gl, 0, (0, 0), native(32768), none), true));
+    // NVIDIA, AMD (wave32 and wave64), Intel, Apple; and a GPU without subgroups.
+    adapters.push((
+        adapter(gpu, vk, 0x10de, (32, 32), native(49152), sg_barrier),
+        true,
+    ));
+    adapters.push((
+        adapter(gpu, vk, 0x1002, (32, 64), native(65536), sg_barrier),
+        true,
+    ));
+    adapters.push((
+        adapter(gpu, vk, 0x1002, (64, 64), native(65536), sg_barrier),
+        true,
+    ));
+    adapters.push((
+        adapter(igpu, vk, 0x8086, (8, 32), native(65536), sg_barrier),
+        true,
+    ));
+    let metal = adapter(
+        igpu,
+        Backend::Metal,
+        0x106b,
+        (32, 32),
+        native(32768),
+        sg_barrier,
+    );
+    adapters.push((metal, true));
+    adapters.push((
+        adapter(gpu, Backend::Dx12, 0, (0, 0), native(32768), none),
+        true,
+    ));
+    adapters
 }

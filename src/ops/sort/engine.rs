@@ -9,7 +9,7 @@ use super::rts::{rts_groups, rts_shape};
 use super::{Sort, SortAlgorithm, SortKey, check_bits};
 use crate::error::{Error, Limit, Result};
 use crate::ops::copy::record_copy;
-use crate::runtime::context::Ctx;
+use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::{Chunk, chunks, units_per_window};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::LANES;
@@ -17,6 +17,17 @@ use crate::runtime::view::View;
 
 /// Digits per pass (8 bits each).
 pub(super) const RADIX: u32 = 256;
+
+/// `wanted` invocations, or the largest power of two `info`'s device allows if fewer
+/// (`dispatch::pow2_workgroup_size` from an adapter's description, for the catalog).
+pub(super) fn pow2_workgroup(info: &Info, wanted: u32) -> u32 {
+    let l = &info.limits;
+    let most = wanted
+        .min(l.max_compute_invocations_per_workgroup)
+        .min(l.max_compute_workgroup_size_x)
+        .max(1);
+    1 << most.ilog2()
+}
 
 /// What moves with the keys.
 pub(super) enum Values<'a> {
@@ -108,7 +119,7 @@ impl Plan {
             ctx.require(wgpu::Features::SUBGROUP, || {
                 format!("`{op}` with SortAlgorithm::OneSweep")
             })?;
-            let shape = onesweep_shape(ctx, tile)
+            let shape = onesweep_shape(ctx.info(), tile)
                 .map_err(|message| Error::InvalidArgument { op, message })?;
             if n > ONESWEEP_MAX_KEYS {
                 return Err(Error::TooLarge {
@@ -146,7 +157,7 @@ impl Plan {
             other => other,
         };
         if algorithm == SortAlgorithm::ReduceThenScan {
-            let shape = rts_shape(ctx, tile, pairs)
+            let shape = rts_shape(ctx.info(), tile, pairs)
                 .map_err(|message| Error::InvalidArgument { op, message })?;
             let counts = 4 * u64::from(RADIX) * rts_groups(ctx, &windows, &shape).1;
             if counts > max_binding {

@@ -168,6 +168,7 @@ impl KernelSource for SortOneSweepKernel {
                 ("MASK", mask),
                 ("TABLE_WORDS", table_words.to_string()),
                 ("PEERS", part(peers).to_string()),
+                ("PEER_TABLES", self.peer_tables.to_string()),
                 ("VALUE_BINDINGS", value_bindings.to_string()),
                 ("VALUES", values.to_string()),
                 ("KEYS", KEYS_WGSL.to_string()),

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::engine::{Peers, Plan, RADIX, Route, ScratchBuffers, Window, keys_out};
+use super::engine::{Peers, Plan, RADIX, Route, ScratchBuffers, Window, keys_out, pow2_workgroup};
 use super::kernels::{SortHistogramKernel, SortOneSweepKernel};
 use crate::error::{Error, Result};
 use crate::runtime::cache::Kernel;
-use crate::runtime::context::Ctx;
+use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::{Res, Work};
 use crate::runtime::view::View;
@@ -26,8 +26,10 @@ pub(super) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 /// (docs/PERFORMANCE.md, its history in docs/perf-journal.md; `lab/src/bin/sort_lab.rs`
 /// with `GP_SORT_TILE`).
 const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (256, 12)];
-/// On CPU adapters: small tiles, so the tests reach many tiles and the look-back.
-const ONESWEEP_TILE_CPU: (u32, u32) = (128, 8);
+/// On CPU adapters: small tiles, so the tests reach many tiles and the look-back; where
+/// workgroup memory is small (WebGPU's 16 KiB, subgroups of 4 or 8) fewer invocations
+/// with more keys each, so that the tile, and the tests' tile counts, stay 1024 keys.
+const ONESWEEP_TILES_CPU: [(u32, u32); 3] = [(128, 8), (64, 16), (32, 32)];
 /// Probes of a predecessor's status before the look-back counts that tile itself.
 pub(super) const SPIN: u32 = 64;
 /// On CPU adapters: fewer probes (see `dispatch_tiles`).
@@ -54,7 +56,7 @@ const HISTOGRAM_UNITS_PER_INVOCATION: u64 = 512;
 /// `PassParams` in `wgsl/sort_onesweep.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct PassParams {
+pub(super) struct PassParams {
     n: u32,
     tiles: u32,
     tile_base: u32,
@@ -69,19 +71,22 @@ struct PassParams {
     out_lo: u32,
     out_hi: u32,
     window_base: u32,
-    _pad: [u32; 2],
+    _pad1: u32,
+    _pad2: u32,
 }
 
 /// `HistParams` in `wgsl/sort_histogram.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct HistParams {
+pub(super) struct HistParams {
     n: u32,
     units: u32,
     passes: u32,
     key_xor: u32,
     neg_mask: u32,
-    _pad: [u32; 3],
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
     shifts: [u32; 4],
     masks: [u32; 4],
 }
@@ -98,7 +103,7 @@ impl Plan {
     ) -> Result<()> {
         let pairs = routes[0].values_in.is_some();
         let op = self.op;
-        let shape = onesweep_shape(ctx, self.tile)
+        let shape = onesweep_shape(ctx.info(), self.tile)
             .map_err(|message| Error::InvalidArgument { op, message })?;
         let kernels = kernels(ctx, &shape, (self.spin, self.peers), pairs, keys.vec4())?;
         let tile = u64::from(shape.tile());
@@ -127,7 +132,7 @@ impl Plan {
         };
         // (at most HISTOGRAM_UNITS_PER_INVOCATION units an invocation: llvmpipe's loop limit,
         // see `dispatch_tiles`)
-        let hist_wg = u64::from(histogram_wg(ctx, &shape));
+        let hist_wg = u64::from(histogram_wg(ctx.info(), &shape));
         for w in windows {
             let groups = w
                 .chunk
@@ -224,16 +229,15 @@ pub(super) fn status_bytes(windows: &[Window], tile: u32) -> u64 {
 /// `__syncwarp` ranking relies on the same; `tests/sort.rs` on an NVIDIA GPU) and CPU devices
 /// (lavapipe runs a subgroup in one thread; CI). For DX12 naga writes nothing; Metal's
 /// `simdgroup_barrier` would order them but is not measured, so both keep the ballots.
-fn peer_tables(ctx: &Ctx) -> bool {
-    let info = ctx.info();
-    ctx.has_features(wgpu::Features::SUBGROUP_BARRIER)
+fn peer_tables(info: &Info) -> bool {
+    info.features.contains(wgpu::Features::SUBGROUP_BARRIER)
         && info.backend == wgpu::Backend::Vulkan
         && (info.vendor == 0x10de || info.device_type == wgpu::DeviceType::Cpu)
 }
 
 /// The histogram pass's workgroup size.
-fn histogram_wg(ctx: &Ctx, shape: &OneSweepShape) -> u32 {
-    crate::runtime::dispatch::pow2_workgroup_size(ctx, HISTOGRAM_WG).max(shape.sg_max)
+fn histogram_wg(info: &Info, shape: &OneSweepShape) -> u32 {
+    pow2_workgroup(info, HISTOGRAM_WG).max(shape.sg_max)
 }
 
 /// The most tiles one dispatch of a digit pass may have on `ctx`'s adapter.
@@ -312,10 +316,9 @@ impl OneSweepShape {
 /// The digit passes' shape on `ctx`'s adapter (with `tile` asked for instead of the
 /// default), or why OneSweep cannot run there.
 pub(super) fn onesweep_shape(
-    ctx: &Ctx,
+    info: &Info,
     tile: Option<(u32, u32)>,
 ) -> std::result::Result<OneSweepShape, String> {
-    let info = ctx.info();
     let sg_min = info.subgroup_min_size.max(1);
     let sg_max = info.subgroup_max_size.max(sg_min);
     if !sg_min.is_power_of_two() || !sg_max.is_power_of_two() || sg_max > 128 {
@@ -334,7 +337,7 @@ pub(super) fn onesweep_shape(
             // to the largest subgroup) while its subgroups' counters do not fit: small
             // subgroups mean many counters.
             let candidates: &[(u32, u32)] = match info.device_type {
-                wgpu::DeviceType::Cpu => &[ONESWEEP_TILE_CPU],
+                wgpu::DeviceType::Cpu => &ONESWEEP_TILES_CPU,
                 _ => &ONESWEEP_TILES_GPU,
             };
             let bytes = |wg, kpt| {
@@ -405,17 +408,34 @@ struct OneSweepKernels {
     pass: Arc<Kernel>,
 }
 
-/// The kernels of a OneSweep sort with `shape` on `ctx`'s adapter: how the digit pass
-/// finds peers follows `peers` and the adapter (`peer_tables`).
+/// The kernels of a OneSweep sort with `shape` on `ctx`'s adapter.
 fn kernels(
     ctx: &Ctx,
+    shape: &OneSweepShape,
+    spin_peers: (u32, Peers),
+    pairs: bool,
+    keys_vec4: bool,
+) -> Result<OneSweepKernels> {
+    let (histogram, pass) = kernel_configs(ctx.info(), shape, spin_peers, pairs, keys_vec4);
+    Ok(OneSweepKernels {
+        histogram: ctx.kernel_for(&histogram, "histogram")?,
+        scan: ctx.kernel_for(&histogram, "scan_histogram")?,
+        pass: ctx.kernel_for(&pass, "onesweep")?,
+    })
+}
+
+/// The configurations of a OneSweep sort's histogram and digit pass with `shape` on an
+/// adapter: how the digit pass finds peers follows `peers` and the adapter
+/// (`peer_tables`: only with `SUBGROUP_BARRIER`, which WebGPU lacks).
+pub(super) fn kernel_configs(
+    info: &Info,
     shape: &OneSweepShape,
     (spin, peers): (u32, Peers),
     pairs: bool,
     keys_vec4: bool,
-) -> Result<OneSweepKernels> {
+) -> (SortHistogramKernel, SortOneSweepKernel) {
     let histogram = SortHistogramKernel {
-        workgroup_size: histogram_wg(ctx, shape),
+        workgroup_size: histogram_wg(info, shape),
         sg_min: shape.sg_min,
         sg_max: shape.sg_max,
         keys_vec4,
@@ -426,11 +446,114 @@ fn kernels(
         spin,
         pairs,
         one_word_masks,
-        peer_tables: one_word_masks && peers == Peers::Auto && peer_tables(ctx),
+        peer_tables: one_word_masks && peers == Peers::Auto && peer_tables(info),
     };
-    Ok(OneSweepKernels {
-        histogram: ctx.kernel_for(&histogram, "histogram")?,
-        scan: ctx.kernel_for(&histogram, "scan_histogram")?,
-        pass: ctx.kernel_for(&pass, "onesweep")?,
-    })
+    (histogram, pass)
+}
+
+/// The tile shapes `tests/sort.rs` asks for (`Sort::tile`), rendered for CPU adapters
+/// besides the default.
+#[cfg(test)]
+const TEST_TILES: [(u32, u32); 6] = [(128, 48), (128, 11), (64, 5), (32, 3), (16, 1), (32, 8)];
+
+/// OneSweep's configurations on `info`'s adapter for the catalog (`ops/catalog.rs`):
+/// the default tile (and on CPU adapters the tests' tiles), the adapter's probes and
+/// none, every peer form, keys alone and pairs, vec4 and scalar loads. The peer tables
+/// need `SUBGROUP_BARRIER`, which WebGPU lacks: always `add_native`.
+#[cfg(test)]
+pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native: bool) {
+    if !info.features.contains(wgpu::Features::SUBGROUP) {
+        return;
+    }
+    let cpu = info.device_type == wgpu::DeviceType::Cpu;
+    let mut tiles = vec![None];
+    if cpu {
+        tiles.extend(TEST_TILES.map(Some));
+    }
+    let spin = if cpu { SPIN_CPU } else { SPIN };
+    for shape in tiles
+        .into_iter()
+        .filter_map(|t| onesweep_shape(info, t).ok())
+    {
+        for spin in [spin, 0] {
+            for peers in [Peers::Auto, Peers::Ballots, Peers::FourWordBallots] {
+                for (pairs, keys_vec4) in [(false, true), (true, false)] {
+                    let (histogram, pass) =
+                        kernel_configs(info, &shape, (spin, peers), pairs, keys_vec4);
+                    if native {
+                        c.add_native(&histogram);
+                    } else {
+                        c.add(&histogram);
+                    }
+                    if native || pass.peer_tables {
+                        c.add_native(&pass);
+                    } else {
+                        c.add(&pass);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The parameter layouts of the histogram and the digit pass, for the catalog.
+#[cfg(test)]
+pub(super) fn catalog_layouts(c: &mut crate::ops::catalog::Catalog) {
+    use crate::ops::catalog::layout;
+    use crate::runtime::cache::KernelSource;
+    let shape = OneSweepShape {
+        wg: 128,
+        kpt: 8,
+        sg_min: 8,
+        sg_max: 8,
+        apart: true,
+    };
+    let (histogram, pass) = (
+        SortHistogramKernel {
+            workgroup_size: 256,
+            sg_min: 8,
+            sg_max: 8,
+            keys_vec4: true,
+        },
+        SortOneSweepKernel {
+            shape,
+            spin: SPIN,
+            pairs: true,
+            one_word_masks: true,
+            peer_tables: false,
+        },
+    );
+    layout!(
+        c,
+        HistParams,
+        "HistParams",
+        histogram.wgsl().expect("the histogram renders"),
+        [
+            n, units, passes, key_xor, neg_mask, _pad0, _pad1, _pad2, shifts, masks
+        ]
+    );
+    layout!(
+        c,
+        PassParams,
+        "PassParams",
+        pass.wgsl().expect("the digit pass renders"),
+        [
+            n,
+            tiles,
+            tile_base,
+            first,
+            shift,
+            mask,
+            key_xor,
+            neg_mask,
+            pass_index,
+            indices,
+            write_keys,
+            out_lo,
+            out_hi,
+            window_base,
+            _pad1,
+            _pad2
+        ]
+    );
 }

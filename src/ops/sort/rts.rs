@@ -12,7 +12,7 @@ use super::engine::{Plan, RADIX, Route, ScratchBuffers, Window, keys_out};
 use super::kernels::{SortRtsKernel, rts_origin_words};
 use crate::error::{Error, Result};
 use crate::runtime::cache::Kernel;
-use crate::runtime::context::Ctx;
+use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::Work;
 use crate::runtime::vec::{GpuVec, LANES};
@@ -34,7 +34,7 @@ const RTS_GROUPS_CPU: u64 = 16;
 /// `RtsParams` in `wgsl/sort_rts.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct RtsParams {
+pub(super) struct RtsParams {
     n: u32,
     tiles: u32,
     tiles_per_group: u32,
@@ -64,7 +64,7 @@ impl Plan {
     ) -> Result<()> {
         let pairs = routes[0].values_in.is_some();
         let op = self.op;
-        let shape = rts_shape(ctx, self.tile, pairs)
+        let shape = rts_shape(ctx.info(), self.tile, pairs)
             .map_err(|message| Error::InvalidArgument { op, message })?;
         let kernels = rts_kernels(ctx, &shape, pairs)?;
         let windows = &self.windows;
@@ -178,11 +178,10 @@ pub(super) struct RtsShape {
 }
 
 pub(super) fn rts_shape(
-    ctx: &Ctx,
+    info: &Info,
     tile: Option<(u32, u32)>,
     pairs: bool,
 ) -> std::result::Result<RtsShape, String> {
-    let info = ctx.info();
     let limits = &info.limits;
     let max_wg = limits
         .max_compute_invocations_per_workgroup
@@ -257,8 +256,16 @@ struct RtsKernels {
 }
 
 fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
-    let info = ctx.info();
-    let config = SortRtsKernel {
+    let config = rts_config(ctx.info(), shape, pairs);
+    Ok(RtsKernels {
+        upsweep: ctx.kernel_for(&config, "upsweep")?,
+        downsweep: ctx.kernel_for(&config, "downsweep")?,
+    })
+}
+
+/// The configuration of reduce-then-scan's kernels with `shape` on an adapter.
+pub(super) fn rts_config(info: &Info, shape: &RtsShape, pairs: bool) -> SortRtsKernel {
+    SortRtsKernel {
         workgroup_size: shape.wg,
         kpt: shape.kpt,
         pairs,
@@ -267,9 +274,81 @@ fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
         // to give up waiting for it (a panic in wgpu-hal).
         unrolled: !(info.backend == wgpu::Backend::Gl && info.device_type == wgpu::DeviceType::Cpu),
         knockout: super::kernels::rts_knockout(),
+    }
+}
+
+/// The tile shapes `tests/sort.rs` asks for (`Sort::tile`), rendered for CPU adapters
+/// besides the default.
+#[cfg(test)]
+const TEST_TILES: [(u32, u32); 9] = [
+    (512, 8),
+    (256, 32),
+    (256, 16),
+    (256, 8),
+    (128, 8),
+    (64, 32),
+    (128, 16),
+    (32, 4),
+    (16, 1),
+];
+
+/// Reduce-then-scan's configurations on `info`'s adapter for the catalog
+/// (`ops/catalog.rs`): the default tile (and on CPU adapters the tests' tiles), keys
+/// alone and pairs. Any adapter may run it (`SortAlgorithm::ReduceThenScan`).
+#[cfg(test)]
+pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native: bool) {
+    let mut tiles = vec![None];
+    if info.device_type == wgpu::DeviceType::Cpu {
+        tiles.extend(TEST_TILES.map(Some));
+    }
+    for tile in tiles {
+        for pairs in [false, true] {
+            if let Ok(shape) = rts_shape(info, tile, pairs) {
+                let config = rts_config(info, &shape, pairs);
+                if native {
+                    c.add_native(&config);
+                } else {
+                    c.add(&config);
+                }
+            }
+        }
+    }
+}
+
+/// The parameter layout of reduce-then-scan's kernels, for the catalog.
+#[cfg(test)]
+pub(super) fn catalog_layouts(c: &mut crate::ops::catalog::Catalog) {
+    use crate::ops::catalog::layout;
+    use crate::runtime::cache::KernelSource;
+    let config = SortRtsKernel {
+        workgroup_size: 128,
+        kpt: 8,
+        pairs: true,
+        unrolled: false,
+        knockout: 0,
     };
-    Ok(RtsKernels {
-        upsweep: ctx.kernel_for(&config, "upsweep")?,
-        downsweep: ctx.kernel_for(&config, "downsweep")?,
-    })
+    layout!(
+        c,
+        RtsParams,
+        "RtsParams",
+        config.wgsl().expect("reduce-then-scan renders"),
+        [
+            n,
+            tiles,
+            tiles_per_group,
+            groups,
+            group_base,
+            total_groups,
+            first,
+            shift,
+            mask,
+            key_xor,
+            neg_mask,
+            indices,
+            write_keys,
+            out_lo,
+            out_hi,
+            _pad
+        ]
+    );
 }

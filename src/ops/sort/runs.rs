@@ -9,11 +9,12 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::engine::pow2_workgroup;
 use super::{SortKey, SortValue};
 use crate::error::{Error, Limit, Result};
 use crate::ops::scan::ScanOp;
 use crate::runtime::cache::{KernelSource, render};
-use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::context::{Ctx, Info, check_len};
 use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
@@ -33,7 +34,8 @@ const SHAPE_CPU: (u32, u32) = (64, 4);
 struct RunParams {
     n: u32,
     tiles: u32,
-    _pad: [u32; 2],
+    _pad0: u32,
+    _pad1: u32,
 }
 
 /// What the runs' kernel computes per run besides its key.
@@ -66,7 +68,8 @@ enum Combine {
 enum RunsOutput {
     Unique,
     Lengths,
-    /// The reduction of the values: their WGSL type, operator and identity (a literal).
+    /// The reduction of the values: their WGSL type, operator and identity (WGSL
+    /// statements that return it: [`GpuElement::wgsl_return`]).
     Reduced {
         value: &'static str,
         combine: Combine,
@@ -107,13 +110,13 @@ impl KernelSource for SortRunsKernel {
 
     fn wgsl(&self) -> Result<String> {
         let (value_bindings, value_at, write_value, combine, identity) = match &self.output {
-            RunsOutput::Unique => ("", "0u", "", "a".to_string(), "0u"),
+            RunsOutput::Unique => ("", "0u", "", "a".to_string(), "return 0u;"),
             RunsOutput::Lengths => (
                 "@group(0) @binding(7) var<storage, read_write> values_out: array<u32>;",
                 "1u",
                 WRITE_VALUE,
                 "a + b".to_string(),
-                "0u",
+                "return 0u;",
             ),
             RunsOutput::Reduced {
                 combine, identity, ..
@@ -381,7 +384,7 @@ impl Ctx {
                 out: View::of(values_out),
                 wgsl: T::WGSL,
                 combine,
-                identity: identity.wgsl_literal(),
+                identity: identity.wgsl_return(),
             },
         )
     }
@@ -413,15 +416,9 @@ impl Ctx {
                 limit: max_binding,
             });
         }
-        let (wg, v) = match self.info().device_type {
-            wgpu::DeviceType::Cpu => SHAPE_CPU,
-            _ => SHAPE_GPU,
-        };
-        let wg = crate::runtime::dispatch::pow2_workgroup_size(self, wg);
-        let config = SortRunsKernel {
-            workgroup_size: wg,
-            v,
-            output: match &output {
+        let config = runs_config(
+            self.info(),
+            match &output {
                 Output::None => RunsOutput::Unique,
                 Output::Lengths(_) => RunsOutput::Lengths,
                 Output::Reduced {
@@ -435,7 +432,8 @@ impl Ctx {
                     identity: identity.clone(),
                 },
             },
-        };
+        );
+        let (wg, v) = (config.workgroup_size, config.v);
         let reduce = self.kernel_for(&config, "tile_reduce")?;
         let spine = self.kernel_for(&config, "spine")?;
         let write = self.kernel_for(&config, "tile_write")?;
@@ -498,6 +496,20 @@ impl Ctx {
     }
 }
 
+/// The runs' kernel configuration on an adapter: its shape (`SHAPE_GPU`, `SHAPE_CPU`,
+/// the workgroup within the device's limits) and `output`.
+fn runs_config(info: &Info, output: RunsOutput) -> SortRunsKernel {
+    let (wg, v) = match info.device_type {
+        wgpu::DeviceType::Cpu => SHAPE_CPU,
+        _ => SHAPE_GPU,
+    };
+    SortRunsKernel {
+        workgroup_size: pow2_workgroup(info, wg),
+        v,
+        output,
+    }
+}
+
 /// `Err(InvalidArgument)` unless an output of `have` elements has room for `need`.
 fn check_room(op: &'static str, name: &str, have: usize, need: usize) -> Result<()> {
     if have < need {
@@ -510,4 +522,59 @@ fn check_room(op: &'static str, name: &str, have: usize, need: usize) -> Result<
         });
     }
     Ok(())
+}
+
+/// The runs' configurations on `info`'s adapter for the catalog (`ops/catalog.rs`):
+/// unique, the lengths, and every operator of a reduction of every value type (a
+/// custom one as an example).
+#[cfg(test)]
+pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native: bool) {
+    fn reduced<T: SortValue>(out: &mut Vec<RunsOutput>, custom_identity: T) {
+        for (combine, identity) in [
+            (Combine::Builtin("a + b"), T::ZERO),
+            (Combine::Builtin("a * b"), T::ONE),
+            (Combine::Builtin("min(a, b)"), T::HIGHEST),
+            (Combine::Builtin("max(a, b)"), T::LOWEST),
+            (
+                Combine::Custom("select(b, a, abs(a) > abs(b))".into()),
+                custom_identity,
+            ),
+        ] {
+            out.push(RunsOutput::Reduced {
+                value: T::WGSL,
+                combine,
+                identity: identity.wgsl_return(),
+            });
+        }
+    }
+    let mut outputs = vec![RunsOutput::Unique, RunsOutput::Lengths];
+    reduced::<u32>(&mut outputs, 0);
+    reduced::<i32>(&mut outputs, 0);
+    reduced::<f32>(&mut outputs, f32::NEG_INFINITY);
+    for output in outputs {
+        let config = runs_config(info, output);
+        if native {
+            c.add_native(&config);
+        } else {
+            c.add(&config);
+        }
+    }
+}
+
+/// The parameter layout of the runs' kernels, for the catalog.
+#[cfg(test)]
+pub(super) fn catalog_layouts(c: &mut crate::ops::catalog::Catalog) {
+    use crate::ops::catalog::layout;
+    let config = SortRunsKernel {
+        workgroup_size: 64,
+        v: 4,
+        output: RunsOutput::Lengths,
+    };
+    layout!(
+        c,
+        RunParams,
+        "RunParams",
+        config.wgsl().expect("the runs render"),
+        [n, tiles, _pad0, _pad1]
+    );
 }
