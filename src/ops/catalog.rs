@@ -52,7 +52,7 @@ impl Catalog {
     /// Renders `config` (once per distinct WGSL): a configuration that must pass Dawn at
     /// WebGPU's default limits.
     pub(crate) fn add<K: KernelSource>(&mut self, config: &K) {
-        self.push(config, false);
+        self.add_with(config, false);
     }
 
     /// Renders `config`, a configuration chosen only on adapters past WebGPU's default
@@ -60,20 +60,17 @@ impl Catalog {
     /// (`SUBGROUP_BARRIER`, f64): Dawn checks it, and counts a limit or a missing
     /// feature apart from failures.
     pub(crate) fn add_native<K: KernelSource>(&mut self, config: &K) {
-        self.push(config, true);
+        self.add_with(config, true);
     }
 
     /// [`Catalog::add`] for a configuration `device` chooses if it is a WebGPU device,
     /// else [`Catalog::add_native`].
     pub(crate) fn add_for<K: KernelSource>(&mut self, device: &Device, config: &K) {
-        if device.webgpu {
-            self.add(config);
-        } else {
-            self.add_native(config);
-        }
+        self.add_with(config, !device.webgpu);
     }
 
-    fn push<K: KernelSource>(&mut self, config: &K, native: bool) {
+    /// [`Catalog::add_native`] where `native`, else [`Catalog::add`].
+    pub(crate) fn add_with<K: KernelSource>(&mut self, config: &K, native: bool) {
         match config.wgsl() {
             Ok(wgsl) => {
                 let wgsl = spec_dialect(wgsl);

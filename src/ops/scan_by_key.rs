@@ -563,13 +563,7 @@ fn catalog_config<T: GpuElement>(adapter: &Adapter, op: &ScanOp<T>) -> ScanByKey
 
 #[cfg(test)]
 fn catalog_of<T: GpuElement>(c: &mut crate::ops::catalog::Catalog) {
-    let ops = [
-        ScanOp::Sum,
-        ScanOp::Product,
-        ScanOp::Min,
-        ScanOp::Max,
-        ScanOp::custom("max(a, b)", T::LOWEST),
-    ];
+    let ops = crate::ops::scan::catalog_ops::<T>();
     for adapter in crate::ops::scan::catalog_adapters() {
         for op in &ops {
             let base = catalog_config(&adapter, op);

@@ -360,15 +360,22 @@ pub(crate) fn catalog_adapters() -> Vec<program::Adapter> {
     all
 }
 
+/// Every kind of operator a scan renders differently, for the catalogs of scan and
+/// scan_by_key.
 #[cfg(test)]
-fn catalog_of<T: GpuElement>(c: &mut crate::ops::catalog::Catalog) {
-    let ops = [
+pub(crate) fn catalog_ops<T: GpuElement>() -> [ScanOp<T>; 5] {
+    [
         ScanOp::Sum,
         ScanOp::Product,
         ScanOp::Min,
         ScanOp::Max,
         ScanOp::custom("max(a, b)", T::LOWEST),
-    ];
+    ]
+}
+
+#[cfg(test)]
+fn catalog_of<T: GpuElement>(c: &mut crate::ops::catalog::Catalog) {
+    let ops = catalog_ops::<T>();
     for adapter in catalog_adapters() {
         let mut programs = Vec::new();
         for op in &ops {

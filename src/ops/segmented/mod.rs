@@ -715,11 +715,7 @@ mod catalog {
 
     /// Adds `config`, natively or at WebGPU's limits.
     pub(super) fn add<K: KernelSource>(c: &mut Catalog, config: &K, native: bool) {
-        if native {
-            c.add_native(config);
-        } else {
-            c.add(config);
-        }
+        c.add_with(config, native);
     }
 
     /// An adapter's description: subgroups of `(min, max)` sizes or none; f16 always,

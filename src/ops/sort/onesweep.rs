@@ -480,11 +480,7 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native:
                 for (pairs, keys_vec4) in [(false, true), (true, false)] {
                     let (histogram, pass) =
                         kernel_configs(info, &shape, (spin, peers), pairs, keys_vec4);
-                    if native {
-                        c.add_native(&histogram);
-                    } else {
-                        c.add(&histogram);
-                    }
+                    c.add_with(&histogram, native);
                     if native || pass.peer_tables {
                         c.add_native(&pass);
                     } else {

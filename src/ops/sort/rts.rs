@@ -305,11 +305,7 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native:
         for pairs in [false, true] {
             if let Ok(shape) = rts_shape(info, tile, pairs) {
                 let config = rts_config(info, &shape, pairs);
-                if native {
-                    c.add_native(&config);
-                } else {
-                    c.add(&config);
-                }
+                c.add_with(&config, native);
             }
         }
     }

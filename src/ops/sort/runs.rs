@@ -553,11 +553,7 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native:
     reduced::<f32>(&mut outputs, f32::NEG_INFINITY);
     for output in outputs {
         let config = runs_config(info, output);
-        if native {
-            c.add_native(&config);
-        } else {
-            c.add(&config);
-        }
+        c.add_with(&config, native);
     }
 }
 
