@@ -19,6 +19,7 @@ pub mod scan;
 pub mod scan_by_key;
 pub mod search;
 pub mod segmented;
+pub mod segmented_sort;
 pub mod sort;
 pub mod top_k;
 
@@ -36,6 +37,7 @@ const CATALOGS: &[fn(&mut catalog::Catalog)] = &[
     scan_by_key::catalog,
     search::catalog,
     segmented::catalog,
+    segmented_sort::catalog,
     sort::catalog,
     top_k::catalog,
 ];

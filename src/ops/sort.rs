@@ -150,6 +150,8 @@ pub struct Sort {
     spin: Option<u32>,
     peers: engine::Peers,
     tile: Option<(u32, u32)>,
+    segment_tile: Option<u32>,
+    rows_by_tiles: bool,
 }
 
 impl Default for Sort {
@@ -168,6 +170,8 @@ impl Sort {
             spin: None,
             peers: engine::Peers::Auto,
             tile: None,
+            segment_tile: None,
+            rows_by_tiles: false,
         }
     }
 
@@ -227,6 +231,31 @@ impl Sort {
     pub fn ballot_peers(mut self) -> Sort {
         self.peers = engine::Peers::Ballots;
         self
+    }
+
+    /// The segmented sorts' workgroup tile ([`Ctx::segmented_sort`]): `slots` keys (a
+    /// power of two that fits the adapter's workgroup memory at 8 bytes a key) instead of
+    /// the adapter's default, so tests reach the merges with short segments.
+    #[cfg(feature = "internals")]
+    pub fn segment_tile(mut self, slots: u32) -> Sort {
+        self.segment_tile = Some(slots);
+        self
+    }
+
+    /// [`Ctx::sort_rows`] and the other row sorts take the tiles and merges of
+    /// [`Ctx::segmented_sort`] even where rows fit one workgroup. For tests of that path.
+    #[cfg(feature = "internals")]
+    pub fn rows_by_tiles(mut self) -> Sort {
+        self.rows_by_tiles = true;
+        self
+    }
+
+    pub(crate) fn segment_tile_forced(&self) -> Option<u32> {
+        self.segment_tile
+    }
+
+    pub(crate) fn rows_by_tiles_forced(&self) -> bool {
+        self.rows_by_tiles
     }
 
     /// The digit passes' tiles: `workgroup` invocations (a power of two) with
@@ -442,7 +471,11 @@ impl Ctx {
 /// `Err(InvalidArgument)` if two vectors of a call overlap (views of one buffer whose
 /// bytes meet): the sort would read elements it has already overwritten. Views of one
 /// buffer that do not overlap are fine.
-fn check_apart(op: &'static str, a: (&str, &View<'_>), b: (&str, &View<'_>)) -> Result<()> {
+pub(crate) fn check_apart(
+    op: &'static str,
+    a: (&str, &View<'_>),
+    b: (&str, &View<'_>),
+) -> Result<()> {
     let ((a_name, a), (b_name, b)) = (a, b);
     let end = |v: &View<'_>| v.offset + v.len as u64 * v.size;
     if a.buffer == b.buffer && a.offset < end(b) && b.offset < end(a) {
@@ -462,7 +495,7 @@ fn check_apart(op: &'static str, a: (&str, &View<'_>), b: (&str, &View<'_>)) -> 
 }
 
 /// The checks every sort makes of its options, before any work.
-fn check_bits(op: &'static str, bits: &Range<u32>) -> Result<()> {
+pub(crate) fn check_bits(op: &'static str, bits: &Range<u32>) -> Result<()> {
     if bits.start > bits.end || bits.end > 32 {
         return Err(Error::InvalidArgument {
             op,

@@ -1,0 +1,367 @@
+//! `wgsl/segmented_sort.wgsl`: its configurations, tuning and recording (see the parent
+//! module's docs for the two ways).
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::{Error, Limit, Result};
+use crate::ops::sort::{Sort, SortKey};
+use crate::runtime::cache::{KernelSource, render};
+use crate::runtime::context::{Ctx, Info};
+use crate::runtime::dispatch::{pow2_workgroup_size_within, workgroup_grid};
+use crate::runtime::record::{Grid, Res, Work};
+
+const SEGMENTED_SORT_WGSL: &str = include_str!("../../../wgsl/segmented_sort.wgsl");
+
+/// Slots of the workgroup sort at most on a GPU: 4096 words and 4096 indices (32 KiB)
+/// hold a row of 4096 keys; larger tiles would leave one workgroup per compute unit.
+const TILE_GPU: u32 = 4096;
+/// On a CPU adapter small tiles, so tests reach the merges with small vectors.
+const TILE_CPU: u32 = 256;
+/// Invocations per workgroup wanted: on a GPU 256 (16 slots each of a 4096-slot tile).
+const WG_GPU: u32 = 256;
+const WG_CPU: u32 = 64;
+
+/// The tile and workgroup of a device: the largest power-of-two tile whose slots (8
+/// bytes each) fit its workgroup memory, at most [`TILE_GPU`] ([`TILE_CPU`] on CPU
+/// adapters) or `forced`; invocations at most half the slots.
+pub(super) fn shape(info: &Info, forced: Option<u32>) -> Result<(u32, u32)> {
+    let storage = info.limits.max_compute_workgroup_storage_size;
+    let fits = (storage / 8).max(2);
+    let fits = 1u32 << (31 - fits.leading_zeros());
+    let tile = match forced {
+        Some(t) => {
+            if !t.is_power_of_two() || t < 2 || t > fits {
+                return Err(Error::InvalidArgument {
+                    op: "segmented_sort",
+                    message: format!(
+                        "a tile of {t} slots: a power of two from 2 to {fits} (8 bytes a slot \
+                         in {storage} bytes of workgroup memory)"
+                    ),
+                });
+            }
+            t
+        }
+        None => match info.device_type {
+            wgpu::DeviceType::Cpu => TILE_CPU.min(fits),
+            _ => TILE_GPU.min(fits),
+        },
+    };
+    let wanted = match info.device_type {
+        wgpu::DeviceType::Cpu => WG_CPU,
+        _ => WG_GPU,
+    };
+    let wg = pow2_workgroup_size_within(&info.limits, wanted).min((tile / 2).max(1));
+    Ok((tile, wg))
+}
+
+/// How the segments are given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Layout {
+    /// Segment s is `offsets[s]..offsets[s + 1]`.
+    Offsets,
+    /// Segment s is `s * pitch..s * pitch + width`.
+    Rows,
+}
+
+/// What a call writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Output {
+    /// The keys, in place.
+    Keys,
+    /// The keys and the values, in place.
+    KeysValues,
+    /// The indices within the segments; the keys are only read.
+    Indices,
+}
+
+/// `wgsl/segmented_sort.wgsl` for one layout, output and shape.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct SegmentedSortKernel {
+    pub(super) layout: Layout,
+    pub(super) output: Output,
+    pub(super) tile: u32,
+    pub(super) workgroup_size: u32,
+}
+
+impl KernelSource for SegmentedSortKernel {
+    fn name(&self) -> &'static str {
+        "segmented_sort"
+    }
+
+    fn wgsl(&self) -> Result<String> {
+        let flag = |b: bool| b.to_string();
+        render(
+            SEGMENTED_SORT_WGSL,
+            &[
+                ("TILE", self.tile.to_string()),
+                ("TILE_BITS", self.tile.trailing_zeros().to_string()),
+                ("WG", self.workgroup_size.to_string()),
+                ("WRITE_KEYS", flag(self.output != Output::Indices)),
+                ("ARGSORT", flag(self.output == Output::Indices)),
+                ("VALUES", flag(self.output == Output::KeysValues)),
+                ("OFFSETS", flag(self.layout == Layout::Offsets)),
+                ("ROWS", flag(self.layout == Layout::Rows)),
+            ],
+        )
+    }
+}
+
+/// `GpSegSortParams` in `wgsl/segmented_sort.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub(super) struct SegSortParams {
+    pub(super) n: u32,
+    pub(super) segments: u32,
+    pub(super) width: u32,
+    pub(super) pitch: u32,
+    pub(super) key_xor: u32,
+    pub(super) neg_mask: u32,
+    pub(super) flip: u32,
+    pub(super) mask: u32,
+    pub(super) block: u32,
+    pub(super) level: u32,
+    pub(super) groups: u32,
+    pub(super) value_pitch: u32,
+    pub(super) grid_x: u32,
+    pub(super) grid_y: u32,
+    pub(super) grid_z: u32,
+    pub(super) levels_max: u32,
+}
+
+/// One call's buffers, as bindings.
+pub(super) struct Bindings {
+    /// The keys: `n` words (rows: the grid's span).
+    pub(super) keys: Res,
+    /// Offsets mode: the offsets.
+    pub(super) offsets: Option<Res>,
+    /// Indices: where they go.
+    pub(super) indices: Option<Res>,
+    /// Keys and values: the values (rows: their grid's span) and their bytes to copy.
+    pub(super) values: Option<(wgpu::Buffer, u64, u64)>,
+}
+
+/// The shape of one call.
+pub(super) struct Call {
+    pub(super) layout: Layout,
+    pub(super) output: Output,
+    pub(super) n: u32,
+    pub(super) segments: u32,
+    /// Rows: width, pitch, and the values' pitch.
+    pub(super) width: u32,
+    pub(super) pitch: u32,
+    pub(super) value_pitch: u32,
+}
+
+impl Ctx {
+    /// Records a segmented sort of `call` into `work`.
+    pub(super) fn record_segmented_sort<K: SortKey>(
+        &self,
+        work: &mut Work,
+        call: &Call,
+        b: Bindings,
+        sort: &Sort,
+    ) -> Result<()> {
+        if call.n == 0 || call.segments == 0 {
+            return Ok(());
+        }
+        let info = self.info();
+        let (tile, wg) = shape(info, sort.segment_tile_forced())?;
+        let config = SegmentedSortKernel {
+            layout: call.layout,
+            output: call.output,
+            tile,
+            workgroup_size: wg,
+        };
+        let bits = sort.key_bits();
+        let width = bits.end - bits.start;
+        let mask = if width == 0 {
+            0
+        } else {
+            (u32::MAX >> (32 - width)) << bits.start
+        };
+        let base = SegSortParams {
+            n: call.n,
+            segments: call.segments,
+            width: call.width,
+            pitch: call.pitch,
+            key_xor: K::KEY_XOR,
+            neg_mask: K::NEG_MASK,
+            flip: if sort.is_descending() { u32::MAX } else { 0 },
+            mask,
+            value_pitch: call.value_pitch,
+            ..SegSortParams::default()
+        };
+        let max_per_dim = info.max_workgroups_per_dimension;
+        if call.layout == Layout::Rows && call.width <= tile && !sort.rows_by_tiles_forced() {
+            let block = call.width.next_power_of_two();
+            let groups = call.segments.div_ceil(tile / block);
+            let kernel = self.kernel_for(&config, "rows_main")?;
+            let block_params = work.params(&SegSortParams {
+                block,
+                groups,
+                ..base
+            });
+            let d = work
+                .dispatch(&kernel, capped_grid(groups, max_per_dim)?)
+                .bind(0, block_params)
+                .bind(1, b.keys);
+            if let Some(idx) = b.indices {
+                d.bind(7, idx);
+            }
+            if let Some((values, offset, bytes)) = b.values {
+                d.bind(8, Res::range(&values, offset, bytes));
+            }
+            return Ok(());
+        }
+
+        // Any segments: tiles, merges, finish.
+        let bytes = 4 * u64::from(call.n);
+        if bytes > info.max_binding_bytes {
+            return Err(Error::TooLarge {
+                what: "the segmented sort's scratch (one storage binding of 4 bytes a key)".into(),
+                kind: Limit::BindingBytes,
+                requested: bytes,
+                limit: info.max_binding_bytes,
+            });
+        }
+        let tiles = call.n.div_ceil(tile);
+        let levels_max = 32 - (tiles - 1).leading_zeros().min(32);
+        let levels_max = if tiles <= 1 { 0 } else { levels_max };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let mut scratch = |what: &str| -> Result<wgpu::Buffer> {
+            Ok(work.keep(self.scratch(what, bytes, storage)?))
+        };
+        let a_w = scratch("segmented sort words")?;
+        let a_p = scratch("segmented sort positions")?;
+        let (b_w, b_p) = if levels_max > 0 {
+            (
+                scratch("segmented sort words (merged)")?,
+                scratch("segmented sort positions (merged)")?,
+            )
+        } else {
+            (a_w.clone(), a_p.clone())
+        };
+        let values_copy = match &b.values {
+            Some((_, _, vbytes)) => Some(self.scratch(
+                "segmented sort values (copy)",
+                *vbytes,
+                storage | wgpu::BufferUsages::COPY_DST,
+            )?),
+            None => None,
+        };
+        let values_copy = values_copy.map(|s| work.keep(s));
+        if let (Some((values, offset, vbytes)), Some(copy)) = (&b.values, &values_copy) {
+            work.copy((values, *offset), (copy, 0), *vbytes);
+        }
+        let whole = |buf: &wgpu::Buffer| Res::range(buf, 0, bytes);
+        let tiles_kernel = self.kernel_for(&config, "tiles_main")?;
+        let tiles_params = work.params(&SegSortParams {
+            groups: tiles,
+            ..base
+        });
+        let d = work
+            .dispatch(&tiles_kernel, capped_grid(tiles, max_per_dim)?)
+            .bind(0, tiles_params)
+            .bind(1, b.keys.clone())
+            .bind(5, whole(&a_w))
+            .bind(6, whole(&a_p));
+        if let Some(o) = &b.offsets {
+            d.bind(2, o.clone());
+        }
+        let elements_grid = capped_grid(call.n.div_ceil(wg), max_per_dim)?;
+        let finish_kernel = self.kernel_for(&config, "finish_main")?;
+        let finish = |work: &mut Work, grid: Grid, (w, p): (&wgpu::Buffer, &wgpu::Buffer)| {
+            let block = work.params(&base);
+            let d = work
+                .dispatch_grid(&finish_kernel, grid)
+                .bind(0, block)
+                .bind(4, whole(p));
+            if call.output != Output::Indices {
+                // The words are read only to write the keys.
+                d.bind(1, b.keys.clone()).bind(3, whole(w));
+            }
+            if let Some(o) = &b.offsets {
+                d.bind(2, o.clone());
+            }
+            if let Some(idx) = &b.indices {
+                d.bind(7, idx.clone());
+            }
+            if let (Some((values, offset, vbytes)), Some(copy)) = (&b.values, &values_copy) {
+                d.bind(8, Res::range(values, *offset, *vbytes))
+                    .bind(9, Res::range(copy, 0, *vbytes));
+            }
+        };
+        if levels_max == 0 {
+            finish(work, Grid::Direct(elements_grid), (&a_w, &a_p));
+            return Ok(());
+        }
+
+        // The levels: span and grids on the device, then every merge pass indirectly.
+        let state_words = 4 + 3 * (levels_max + 2);
+        let state = work.keep(self.scratch(
+            "segmented sort levels",
+            4 * u64::from(state_words),
+            storage | wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+        )?);
+        work.clear(&state, 0, Some(4 * u64::from(state_words)));
+        let state_res = Res::range(&state, 0, 4 * u64::from(state_words));
+        let grid_params = SegSortParams {
+            grid_x: elements_grid[0],
+            grid_y: elements_grid[1],
+            grid_z: elements_grid[2],
+            levels_max,
+            ..base
+        };
+        let span_kernel = self.kernel_for(&config, "span_main")?;
+        let span_params = work.params(&grid_params);
+        let d = work
+            .dispatch(
+                &span_kernel,
+                capped_grid(call.segments.div_ceil(wg), max_per_dim)?,
+            )
+            .bind(0, span_params)
+            .bind(10, state_res.clone());
+        if let Some(o) = &b.offsets {
+            d.bind(2, o.clone());
+        }
+        let args_kernel = self.kernel_for(&config, "args_main")?;
+        let args_params = work.params(&grid_params);
+        work.dispatch(&args_kernel, [1, 1, 1])
+            .bind(0, args_params)
+            .bind(10, state_res);
+        let merge_kernel = self.kernel_for(&config, "merge_main")?;
+        let mut from = (&a_w, &a_p);
+        let mut to = (&b_w, &b_p);
+        for level in 0..levels_max {
+            let block = work.params(&SegSortParams { level, ..base });
+            let d = work
+                .dispatch_grid(
+                    &merge_kernel,
+                    Grid::Indirect(state.clone(), 4 * u64::from(4 + 3 * level)),
+                )
+                .bind(0, block)
+                .bind(3, whole(from.0))
+                .bind(4, whole(from.1))
+                .bind(5, whole(to.0))
+                .bind(6, whole(to.1));
+            if let Some(o) = &b.offsets {
+                d.bind(2, o.clone());
+            }
+            std::mem::swap(&mut from, &mut to);
+        }
+        // After an even number of levels the result is in A, else in B; the grid of
+        // the other finishing pass is zero.
+        for (parity, bufs) in [(0, (&a_w, &a_p)), (1, (&b_w, &b_p))] {
+            let at = 4 * u64::from(4 + 3 * (levels_max + parity));
+            finish(work, Grid::Indirect(state.clone(), at), bufs);
+        }
+        Ok(())
+    }
+}
+
+/// The grid of `groups` workgroups, at most as many as the device dispatches at once (the
+/// kernels loop over the rest).
+fn capped_grid(groups: u32, max_per_dim: u32) -> Result<[u32; 3]> {
+    let most = u64::from(max_per_dim).pow(3);
+    workgroup_grid(u64::from(groups).min(most), max_per_dim)
+}

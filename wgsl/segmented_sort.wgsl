@@ -1,0 +1,433 @@
+// Segmented sorts (src/ops/segmented_sort): every segment of a vector of 4-byte keys
+// sorted on its own, stable, keys compared as `u32` words whose unsigned order is the
+// key order (`ordered`, as wgsl/sort_keys.wgsl makes them), flipped for descending
+// sorts and masked to the bits sorted by.
+//
+// Two ways, one per kernel group:
+// - rows_main: rows of at most TILE keys. A workgroup takes TILE / BLOCK rows, each in
+//   a block of BLOCK slots (a power of two at least the width, padded with keys that
+//   sort last), sorts every block at once by one bitonic network in workgroup memory
+//   and writes each row back: keys, indices within the row, values gathered.
+// - tiles_main, span_main, args_main, merge_main, finish_main: any segments. tiles_main
+//   sorts each tile of TILE consecutive keys by (segment, key, position), which sorts
+//   each segment's part of the tile and keeps everything else in place, into scratch
+//   words and original positions. A segment spanning several tiles is then merged, a
+//   level per pass: pass L merges, within each segment, runs of 2^L of its tiles pairwise
+//   (each key finds its place by a binary search in the other run). span_main and
+//   args_main find on the device how many levels the longest segment needs and write the
+//   indirect grids (zero workgroups for the levels not needed), so nothing is read back.
+//   finish_main writes keys, indices and values from the scratch the last level left.
+//
+// Offsets that are not ascending or point past the keys give unspecified results; every
+// position is clamped into its segment and the vector, so no access leaves the buffers.
+
+const TILE: u32 = {{TILE}}u;      // slots of the workgroup sort (a power of two)
+const TILE_BITS: u32 = {{TILE_BITS}}u;
+const WG: u32 = {{WG}}u;
+const NO_POSITION: u32 = 0xffffffffu; // a scratch position outside every segment
+const LAST_GROUP: u32 = 0xffffffffu >> TILE_BITS; // the group of the padding slots
+
+struct GpSegSortParams {
+    n: u32,           // keys in all (rows: the grid's span)
+    segments: u32,    // segments (rows: the height)
+    width: u32,       // rows: keys per row
+    pitch: u32,       // rows: keys from one row's start to the next
+    key_xor: u32,     // the key type's word transform (see `ordered`)
+    neg_mask: u32,
+    flip: u32,        // 0xffffffff for descending sorts
+    mask: u32,        // the bits sorted by
+    block: u32,       // rows_main: slots per row
+    level: u32,       // merge_main: the level merged
+    groups: u32,      // workgroups that take part; surplus ones of a folded grid return
+    value_pitch: u32, // rows_main: the values' pitch
+    grid_x: u32,      // args_main: merge_main's and finish_main's grid
+    grid_y: u32,
+    grid_z: u32,
+    levels_max: u32,  // args_main: merge passes recorded
+}
+
+@group(0) @binding(0) var<uniform> params: GpSegSortParams;
+//#if WRITE_KEYS
+@group(0) @binding(1) var<storage, read_write> gp_keys: array<u32>;
+//#else
+@group(0) @binding(1) var<storage, read> gp_keys: array<u32>;
+//#endif
+//#if OFFSETS
+@group(0) @binding(2) var<storage, read> gp_offsets: array<u32>;
+//#endif
+@group(0) @binding(3) var<storage, read> gp_src_w: array<u32>;
+@group(0) @binding(4) var<storage, read> gp_src_p: array<u32>;
+@group(0) @binding(5) var<storage, read_write> gp_dst_w: array<u32>;
+@group(0) @binding(6) var<storage, read_write> gp_dst_p: array<u32>;
+//#if ARGSORT
+@group(0) @binding(7) var<storage, read_write> gp_idx: array<u32>;
+//#endif
+//#if VALUES
+@group(0) @binding(8) var<storage, read_write> gp_values: array<u32>;
+@group(0) @binding(9) var<storage, read> gp_values_copy: array<u32>;
+//#endif
+// The longest segment's span in tiles, the levels, then the indirect grids.
+@group(0) @binding(10) var<storage, read_write> gp_state: array<atomic<u32>>;
+
+// The slots of the workgroup sort: words, and (rows_main) the index in the row or
+// (tiles_main) the group above the slot's position in the tile.
+var<workgroup> wg_w: array<u32, TILE>;
+var<workgroup> wg_b: array<u32, TILE>;
+
+// A key's word: unsigned order is the sort order.
+fn ordered(x: u32) -> u32 {
+    return (x ^ params.key_xor ^ (bitcast<u32>(bitcast<i32>(x) >> 31u) & params.neg_mask)) ^ params.flip;
+}
+
+// The key whose word is `w`.
+fn unordered(w: u32) -> u32 {
+    let y = w ^ params.flip;
+    let negative = ((y ^ params.key_xor) >> 31u) == 1u;
+    return y ^ params.key_xor ^ select(0u, params.neg_mask, negative);
+}
+
+fn linear_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wid.x + nwg.x * (wid.y + nwg.y * wid.z);
+}
+
+// rows_main's order: word, then index (the padding's index is the largest).
+fn rows_before(a: u32, b: u32) -> bool {
+    let wa = wg_w[a] & params.mask;
+    let wb = wg_w[b] & params.mask;
+    return wa < wb || (wa == wb && wg_b[a] < wg_b[b]);
+}
+
+// tiles_main's order: group, word, position.
+fn tiles_before(a: u32, b: u32) -> bool {
+    let ga = wg_b[a] >> TILE_BITS;
+    let gb = wg_b[b] >> TILE_BITS;
+    let wa = wg_w[a] & params.mask;
+    let wb = wg_w[b] & params.mask;
+    return ga < gb || (ga == gb && (wa < wb || (wa == wb && wg_b[a] < wg_b[b])));
+}
+
+fn exchange(lo: u32, hi: u32, tiles: bool) {
+    var swap: bool;
+    if tiles {
+        swap = tiles_before(hi, lo);
+    } else {
+        swap = rows_before(hi, lo);
+    }
+    if swap {
+        let w = wg_w[lo];
+        wg_w[lo] = wg_w[hi];
+        wg_w[hi] = w;
+        let b = wg_b[lo];
+        wg_b[lo] = wg_b[hi];
+        wg_b[hi] = b;
+    }
+}
+
+// Sorts every aligned block of `size` slots ascending (`size` uniform, a power of two
+// up to TILE): a bitonic network whose first step of each stage compares mirrored
+// slots, so every block comes out ascending.
+fn bitonic(lid: u32, size: u32, tiles: bool) {
+    workgroupBarrier();
+    for (var k = 2u; k <= size; k <<= 1u) {
+        let half = k >> 1u;
+        for (var t = lid; t < TILE / 2u; t += WG) {
+            let lo = (t / half) * k + (t % half);
+            exchange(lo, lo ^ (k - 1u), tiles);
+        }
+        workgroupBarrier();
+        for (var j = half >> 1u; j > 0u; j >>= 1u) {
+            for (var t = lid; t < TILE / 2u; t += WG) {
+                let lo = (t / j) * 2u * j + (t % j);
+                exchange(lo, lo + j, tiles);
+            }
+            workgroupBarrier();
+        }
+    }
+}
+
+//#if ROWS
+@compute @workgroup_size(WG)
+fn rows_main(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let block = params.block;
+    let rows = TILE / block;
+    let stride = nwg.x * nwg.y * nwg.z;
+    for (var group = linear_group(wid, nwg); group < params.groups; group += stride) {
+    let first_row = group * rows;
+    for (var s = lid; s < TILE; s += WG) {
+        let row = first_row + s / block;
+        let e = s % block;
+        if row < params.segments && e < params.width {
+            wg_w[s] = ordered(gp_keys[row * params.pitch + e]);
+            wg_b[s] = e;
+        } else {
+            wg_w[s] = 0xffffffffu;
+            wg_b[s] = 0xffffffffu;
+        }
+    }
+    bitonic(lid, block, false);
+//#if VALUES
+    // Each row's values are read before any is written (the workgroup owns its rows).
+    var moved: array<u32, TILE / WG>;
+    for (var s = lid; s < TILE; s += WG) {
+        let row = first_row + s / block;
+        if row < params.segments && s % block < params.width {
+            moved[s / WG] = gp_values[row * params.value_pitch + wg_b[s]];
+        }
+    }
+    workgroupBarrier();
+//#endif
+    for (var s = lid; s < TILE; s += WG) {
+        let row = first_row + s / block;
+        let e = s % block;
+        if row < params.segments && e < params.width {
+//#if WRITE_KEYS
+            gp_keys[row * params.pitch + e] = unordered(wg_w[s]);
+//#endif
+//#if ARGSORT
+            gp_idx[row * params.width + e] = wg_b[s];
+//#endif
+//#if VALUES
+            gp_values[row * params.value_pitch + e] = moved[s / WG];
+//#endif
+        }
+    }
+    workgroupBarrier();
+    }
+}
+//#endif
+
+// The segment holding position i: its bounds, with `inside` false where i lies in none
+// (before the first, after the last, in a row's padding, or where offsets that are not
+// ascending put it), and a count that grows with i across segments (the number of
+// offsets at most i; rows: twice the row).
+struct GpSegment {
+    start: u32,
+    end: u32,
+    count: u32,
+    inside: bool,
+}
+
+fn segment_of(i: u32) -> GpSegment {
+    var s: GpSegment;
+//#if OFFSETS
+    // Offsets at most i, by a binary search over the segments + 1 offsets.
+    var lo = 0u;
+    var hi = params.segments + 1u;
+    while lo < hi {
+        let mid = (lo + hi) / 2u;
+        if gp_offsets[mid] <= i {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    s.count = lo;
+    if lo == 0u || lo > params.segments {
+        s.inside = false;
+        s.start = i;
+        s.end = i + 1u;
+        return s;
+    }
+    s.end = min(gp_offsets[lo], params.n);
+    s.start = min(gp_offsets[lo - 1u], s.end);
+//#else
+    let row = i / params.pitch;
+    s.count = 2u * row;
+    s.start = row * params.pitch;
+    s.end = s.start + params.width;
+    if row >= params.segments {
+        s.inside = false;
+        return s;
+    }
+//#endif
+    s.inside = s.start <= i && i < s.end;
+    return s;
+}
+
+@compute @workgroup_size(WG)
+fn tiles_main(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let stride = nwg.x * nwg.y * nwg.z;
+    for (var group = linear_group(wid, nwg); group < params.groups; group += stride) {
+    let base = group * TILE;
+    let first = segment_of(base).count;
+    for (var s = lid; s < TILE; s += WG) {
+        let i = base + s;
+        if i < params.n {
+            let seg = segment_of(i);
+            // Inside a segment: an even group per segment; outside: the odd group
+            // after the segment before, with one word, so such keys keep their order.
+            let g = min(2u * (seg.count - min(first, seg.count)) + select(1u, 0u, seg.inside), LAST_GROUP - 1u);
+            wg_w[s] = select(0u, ordered(gp_keys[i]), seg.inside);
+            wg_b[s] = (g << TILE_BITS) | s;
+        } else {
+            wg_w[s] = 0xffffffffu;
+            wg_b[s] = (LAST_GROUP << TILE_BITS) | s;
+        }
+    }
+    bitonic(lid, TILE, true);
+    for (var s = lid; s < TILE; s += WG) {
+        let i = base + s;
+        if i < params.n {
+            let b = wg_b[s];
+            gp_dst_w[i] = wg_w[s];
+            gp_dst_p[i] = select(NO_POSITION, base + (b & (TILE - 1u)), ((b >> TILE_BITS) & 1u) == 0u);
+        }
+    }
+    workgroupBarrier();
+    }
+}
+
+// The longest segment's span in tiles (state word 0, cleared before).
+@compute @workgroup_size(WG)
+fn span_main(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let stride = nwg.x * nwg.y * nwg.z * WG;
+    for (var s = linear_group(wid, nwg) * WG + lid; s < params.segments; s += stride) {
+//#if OFFSETS
+    let end = min(gp_offsets[s + 1u], params.n);
+    let start = min(gp_offsets[s], end);
+//#else
+    let start = s * params.pitch;
+    let end = start + params.width;
+//#endif
+    if end > start {
+        atomicMax(&gp_state[0], (end - 1u) / TILE - start / TILE + 1u);
+    }
+    }
+}
+
+// The levels the longest segment needs, and the grids of every merge pass (zero
+// workgroups past the levels needed) and of the two finishing passes (the one reading
+// the scratch the last level wrote).
+@compute @workgroup_size(1)
+fn args_main() {
+    let span = atomicLoad(&gp_state[0]);
+    var levels = 0u;
+    while levels < params.levels_max && (1u << levels) < span {
+        levels += 1u;
+    }
+    atomicStore(&gp_state[1], levels);
+    for (var l = 0u; l < params.levels_max + 2u; l++) {
+        var on: bool;
+        if l < params.levels_max {
+            on = l < levels;
+        } else {
+            on = (levels & 1u) == l - params.levels_max;
+        }
+        let at = 4u + 3u * l;
+        atomicStore(&gp_state[at], select(0u, params.grid_x, on));
+        atomicStore(&gp_state[at + 1u], select(1u, params.grid_y, on));
+        atomicStore(&gp_state[at + 2u], select(1u, params.grid_z, on));
+    }
+}
+
+// Where tile t of a segment starts, clamped into it.
+fn tile_start(t: u32, seg: GpSegment) -> u32 {
+    if t > seg.end / TILE {
+        return seg.end;
+    }
+    return clamp(t * TILE, seg.start, seg.end);
+}
+
+// Keys of gp_src_w[lo..hi] (ascending) below w, or (`equal`) at most w.
+fn count_below(lo: u32, hi: u32, w: u32, equal: bool) -> u32 {
+    var a = lo;
+    var b = hi;
+    while a < b {
+        let mid = (a + b) / 2u;
+        let x = gp_src_w[mid] & params.mask;
+        if x < w || (equal && x == w) {
+            a = mid + 1u;
+        } else {
+            b = mid;
+        }
+    }
+    return a - lo;
+}
+
+// One merge level: within each segment, runs of 2^level tiles (sorted) are merged in
+// pairs, the first run's keys before the second's equal ones.
+@compute @workgroup_size(WG)
+fn merge_main(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let stride = nwg.x * nwg.y * nwg.z * WG;
+    for (var i = linear_group(wid, nwg) * WG + lid; i < params.n; i += stride) {
+    let w = gp_src_w[i];
+    let position = gp_src_p[i];
+    var to = i;
+    if position != NO_POSITION {
+        let seg = segment_of(i);
+        if seg.inside {
+            let first_tile = seg.start / TILE;
+            let q = i / TILE - first_tile;
+            let run = 1u << params.level;
+            let pair = first_tile + ((q >> (params.level + 1u)) << (params.level + 1u));
+            let a0 = tile_start(pair, seg);
+            let a1 = tile_start(pair + run, seg);
+            let b1 = tile_start(pair + 2u * run, seg);
+            let key = w & params.mask;
+            if i >= a1 {
+                to = a0 + (i - a1) + count_below(a0, a1, key, true);
+            } else {
+                to = i + count_below(a1, b1, key, false);
+            }
+        }
+    }
+    gp_dst_w[to] = w;
+    gp_dst_p[to] = position;
+    }
+}
+
+// Keys, indices and values from the scratch the last level wrote.
+@compute @workgroup_size(WG)
+fn finish_main(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let stride = nwg.x * nwg.y * nwg.z * WG;
+    for (var i = linear_group(wid, nwg) * WG + lid; i < params.n; i += stride) {
+    let position = gp_src_p[i];
+    if position == NO_POSITION {
+//#if ARGSORT
+//#if OFFSETS
+        gp_idx[i] = NO_POSITION;
+//#endif
+//#endif
+        continue;
+    }
+//#if WRITE_KEYS
+    gp_keys[i] = unordered(gp_src_w[i]);
+//#endif
+    let seg = segment_of(i);
+//#if VALUES
+//#if OFFSETS
+    gp_values[i] = gp_values_copy[position];
+//#else
+    let row = i / params.pitch;
+    gp_values[row * params.value_pitch + (i - seg.start)] = gp_values_copy[row * params.value_pitch + (position - seg.start)];
+//#endif
+//#endif
+//#if ARGSORT
+//#if OFFSETS
+    gp_idx[i] = position - seg.start;
+//#else
+    gp_idx[(i / params.pitch) * params.width + (i - seg.start)] = position - seg.start;
+//#endif
+//#endif
+    }
+}
