@@ -91,3 +91,18 @@ n = 1 << 26
 y = torch.rand(n, device=dev, generator=g)
 for k in [16, 4096]:
     attempt(f"topk f32 2^26, k = {k}", lambda: torch.topk(y, k), 4 * n)
+
+# Issue 45: sorts along the last dimension (torch.sort(dim=-1) returns values and int64
+# indices; counted as 12 bytes a key, as the bandwidth section `segmented_sort` counts
+# its sort_rows_by_key with u32 indices), and a flat sort of the segmented_sort keys.
+del y
+n = 1 << 24
+x = torch.rand(n, device=dev, generator=g)
+for h, w in [(4096, 4096), (1 << 16, 256), (1 << 20, 16)]:
+    m = x.view(h, w)
+    attempt(f"sort(dim=-1) f32 + indices {h} x {w} (sort_rows)", lambda: torch.sort(m, dim=-1), 12 * n)
+    attempt(f"argsort(dim=-1) f32 {h} x {w} (argsort_rows)", lambda: torch.argsort(m, dim=-1), 8 * n)
+del x
+n = 1 << 26
+ku = torch.randint(0, 1 << 31, (n,), device=dev, dtype=torch.int32, generator=g)
+attempt("sort int32 2^26 (torch.sort; segmented_sort's keys)", lambda: torch.sort(ku), 8 * n)

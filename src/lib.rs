@@ -39,6 +39,7 @@
 //! | [`ops::top_k`] | [`Ctx::top_k`], [`Ctx::smallest_k`]: the k largest or smallest values with their indices, `_into` forms |
 //! | [`ops::segmented`] | [`Ctx::segmented_reduce`] (offsets), [`Ctx::reduce_rows`], [`Ctx::reduce_columns`] over [`Grid2D`] views: every [`Reduce`] operator, deterministic, `_into` forms |
 //! | [`ops::sort`] | [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] ([`Sort`], [`SortAlgorithm`], [`SortKey`], [`SortValue`]): stable radix sorts; [`Ctx::unique`], [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`]; `_with` / `_into` forms |
+//! | [`ops::segmented_sort`] | [`Ctx::segmented_sort`], [`Ctx::segmented_sort_by_key`], [`Ctx::segmented_argsort`] (offsets), [`Ctx::sort_rows`], [`Ctx::sort_rows_by_key`], [`Ctx::argsort_rows`] ([`Grid2D`] rows): stable sorts of every segment or row, `_with` / `_into` forms |
 //! | [`ops::atomic`] | [`Ctx::atomic_sum`] ([`AtomicStrategy`]), [`Ctx::histogram`], [`Ctx::histogram_range`] |
 //! | [`ops::random`] | [`Ctx::fill_random`], [`Ctx::fill_uniform`], [`Ctx::fill_normal`] ([`Rng`]), per-element [`Xorshift128State`], CPU twins |
 //! | [`ops::grid2d`] | [`Ctx::map2d`] over [`Grid2D`] views with [`Swizzle`], [`Ctx::transpose`], [`Ctx::color_filter`], [`Ctx::blur_vertical`], [`swizzle`], [`swizzle_bands`] |
