@@ -24,6 +24,7 @@
 const TILE: u32 = {{TILE}}u;      // slots of the workgroup sort (a power of two)
 const TILE_BITS: u32 = {{TILE_BITS}}u;
 const WG: u32 = {{WG}}u;
+const ITEMS: u32 = {{ITEMS}}u;  // merge_main: places per invocation
 const NO_POSITION: u32 = 0xffffffffu; // a scratch position outside every segment
 const LAST_GROUP: u32 = 0xffffffffu >> TILE_BITS; // the group of the padding slots
 
@@ -40,10 +41,14 @@ struct GpSegSortParams {
     level: u32,       // merge_main: the level merged
     groups: u32,      // workgroups that take part; surplus ones of a folded grid return
     value_pitch: u32, // rows_main: the values' pitch
-    grid_x: u32,      // args_main: merge_main's and finish_main's grid
+    grid_x: u32,      // args_main: merge_main's grid ...
     grid_y: u32,
     grid_z: u32,
     levels_max: u32,  // args_main: merge passes recorded
+    finish_x: u32,    // ... and finish_main's
+    finish_y: u32,
+    finish_z: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: GpSegSortParams;
@@ -125,19 +130,20 @@ fn exchange(lo: u32, hi: u32, tiles: bool) {
 
 // Sorts every aligned block of `size` slots ascending (`size` uniform, a power of two
 // up to TILE): a bitonic network whose first step of each stage compares mirrored
-// slots, so every block comes out ascending.
+// slots, so every block comes out ascending. Pair t of a step of distance j is slot
+// (t with a zero bit inserted at j) and its partner; powers of two, so shifts and masks.
 fn bitonic(lid: u32, size: u32, tiles: bool) {
     workgroupBarrier();
     for (var k = 2u; k <= size; k <<= 1u) {
         let half = k >> 1u;
         for (var t = lid; t < TILE / 2u; t += WG) {
-            let lo = (t / half) * k + (t % half);
+            let lo = ((t & ~(half - 1u)) << 1u) | (t & (half - 1u));
             exchange(lo, lo ^ (k - 1u), tiles);
         }
         workgroupBarrier();
         for (var j = half >> 1u; j > 0u; j >>= 1u) {
             for (var t = lid; t < TILE / 2u; t += WG) {
-                let lo = (t / j) * 2u * j + (t % j);
+                let lo = ((t & ~(j - 1u)) << 1u) | (t & (j - 1u));
                 exchange(lo, lo + j, tiles);
             }
             workgroupBarrier();
@@ -153,13 +159,14 @@ fn rows_main(
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
     let block = params.block;
+    let block_bits = countTrailingZeros(block);
     let rows = TILE / block;
     let stride = nwg.x * nwg.y * nwg.z;
     for (var group = linear_group(wid, nwg); group < params.groups; group += stride) {
     let first_row = group * rows;
     for (var s = lid; s < TILE; s += WG) {
-        let row = first_row + s / block;
-        let e = s % block;
+        let row = first_row + (s >> block_bits);
+        let e = s & (block - 1u);
         if row < params.segments && e < params.width {
             wg_w[s] = ordered(gp_keys[row * params.pitch + e]);
             wg_b[s] = e;
@@ -173,16 +180,16 @@ fn rows_main(
     // Each row's values are read before any is written (the workgroup owns its rows).
     var moved: array<u32, TILE / WG>;
     for (var s = lid; s < TILE; s += WG) {
-        let row = first_row + s / block;
-        if row < params.segments && s % block < params.width {
+        let row = first_row + (s >> block_bits);
+        if row < params.segments && (s & (block - 1u)) < params.width {
             moved[s / WG] = gp_values[row * params.value_pitch + wg_b[s]];
         }
     }
     workgroupBarrier();
 //#endif
     for (var s = lid; s < TILE; s += WG) {
-        let row = first_row + s / block;
-        let e = s % block;
+        let row = first_row + (s >> block_bits);
+        let e = s & (block - 1u);
         if row < params.segments && e < params.width {
 //#if WRITE_KEYS
             gp_keys[row * params.pitch + e] = unordered(wg_w[s]);
@@ -326,9 +333,13 @@ fn args_main() {
             on = (levels & 1u) == l - params.levels_max;
         }
         let at = 4u + 3u * l;
-        atomicStore(&gp_state[at], select(0u, params.grid_x, on));
-        atomicStore(&gp_state[at + 1u], select(1u, params.grid_y, on));
-        atomicStore(&gp_state[at + 2u], select(1u, params.grid_z, on));
+        var grid = vec3(params.grid_x, params.grid_y, params.grid_z);
+        if l >= params.levels_max {
+            grid = vec3(params.finish_x, params.finish_y, params.finish_z);
+        }
+        atomicStore(&gp_state[at], select(0u, grid.x, on));
+        atomicStore(&gp_state[at + 1u], select(1u, grid.y, on));
+        atomicStore(&gp_state[at + 2u], select(1u, grid.z, on));
     }
 }
 
@@ -340,24 +351,39 @@ fn tile_start(t: u32, seg: GpSegment) -> u32 {
     return clamp(t * TILE, seg.start, seg.end);
 }
 
-// Keys of gp_src_w[lo..hi] (ascending) below w, or (`equal`) at most w.
-fn count_below(lo: u32, hi: u32, w: u32, equal: bool) -> u32 {
-    var a = lo;
-    var b = hi;
-    while a < b {
-        let mid = (a + b) / 2u;
-        let x = gp_src_w[mid] & params.mask;
-        if x < w || (equal && x == w) {
-            a = mid + 1u;
+// The pair of runs of 2^level tiles that position i of `seg` is merged in at this
+// level: the first run is a0..a1, the second a1..b1 (empty where the segment ends first).
+fn pair_of(i: u32, seg: GpSegment) -> vec3<u32> {
+    let first_tile = seg.start / TILE;
+    let q = i / TILE - first_tile;
+    let run = 1u << params.level;
+    let pair = first_tile + ((q >> (params.level + 1u)) << (params.level + 1u));
+    return vec3(tile_start(pair, seg), tile_start(pair + run, seg), tile_start(pair + 2u * run, seg));
+}
+
+// How many of the first d keys of the merge of the sorted runs a0..a1 and a1..b1 come
+// from the first run (its keys go before equal ones of the second): the merge path's
+// split at diagonal d, by a binary search.
+fn split(a0: u32, a1: u32, b1: u32, d: u32) -> u32 {
+    let len_b = b1 - a1;
+    var lo = select(0u, d - len_b, d > len_b);
+    var hi = min(d, a1 - a0);
+    while lo < hi {
+        let mid = (lo + hi) / 2u;
+        if (gp_src_w[a0 + mid] & params.mask) <= (gp_src_w[a1 + d - 1u - mid] & params.mask) {
+            lo = mid + 1u;
         } else {
-            b = mid;
+            hi = mid;
         }
     }
-    return a - lo;
+    return lo;
 }
 
 // One merge level: within each segment, runs of 2^level tiles (sorted) are merged in
-// pairs, the first run's keys before the second's equal ones.
+// pairs, the first run's keys before the second's equal ones. Each invocation writes
+// ITEMS consecutive places: it finds where its first place's key comes from by one
+// search of the merge path, then merges on sequentially (a new search only where its
+// places cross into another pair or segment).
 @compute @workgroup_size(WG)
 fn merge_main(
     @builtin(local_invocation_index) lid: u32,
@@ -365,30 +391,52 @@ fn merge_main(
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
     let stride = nwg.x * nwg.y * nwg.z * WG;
-    for (var i = linear_group(wid, nwg) * WG + lid; i < params.n; i += stride) {
-    let w = gp_src_w[i];
-    let position = gp_src_p[i];
-    var to = i;
-    if position != NO_POSITION {
-        let seg = segment_of(i);
-        if seg.inside {
-            let first_tile = seg.start / TILE;
-            let q = i / TILE - first_tile;
-            let run = 1u << params.level;
-            let pair = first_tile + ((q >> (params.level + 1u)) << (params.level + 1u));
-            let a0 = tile_start(pair, seg);
-            let a1 = tile_start(pair + run, seg);
-            let b1 = tile_start(pair + 2u * run, seg);
-            let key = w & params.mask;
-            if i >= a1 {
-                to = a0 + (i - a1) + count_below(a0, a1, key, true);
-            } else {
-                to = i + count_below(a1, b1, key, false);
+    for (var t = linear_group(wid, nwg) * WG + lid; t < (params.n + ITEMS - 1u) / ITEMS; t += stride) {
+        var o = t * ITEMS;
+        let end = min(o + ITEMS, params.n);
+        while o < end {
+            let seg = segment_of(o);
+            if !seg.inside {
+                gp_dst_w[o] = gp_src_w[o];
+                gp_dst_p[o] = gp_src_p[o];
+                o += 1u;
+                continue;
+            }
+            let r = pair_of(o, seg);
+            let a0 = r.x;
+            let a1 = r.y;
+            let b1 = r.z;
+            let stop = min(end, b1);
+            var ia = a0 + split(a0, a1, b1, o - a0);
+            var ib = a1 + (o - a0) - (ia - a0);
+            var wa = 0u;
+            var wb = 0u;
+            if ia < a1 {
+                wa = gp_src_w[ia];
+            }
+            if ib < b1 {
+                wb = gp_src_w[ib];
+            }
+            while o < stop {
+                let take_a = ib >= b1 || (ia < a1 && (wa & params.mask) <= (wb & params.mask));
+                if take_a {
+                    gp_dst_w[o] = wa;
+                    gp_dst_p[o] = gp_src_p[ia];
+                    ia += 1u;
+                    if ia < a1 {
+                        wa = gp_src_w[ia];
+                    }
+                } else {
+                    gp_dst_w[o] = wb;
+                    gp_dst_p[o] = gp_src_p[ib];
+                    ib += 1u;
+                    if ib < b1 {
+                        wb = gp_src_w[ib];
+                    }
+                }
+                o += 1u;
             }
         }
-    }
-    gp_dst_w[to] = w;
-    gp_dst_p[to] = position;
     }
 }
 

@@ -375,14 +375,15 @@ impl BurnGpu {
         let input = self.contiguous::<D, K>(t)?;
         let values_out = want_values.then(|| self.empty_like(&input, K::DTYPE, rows.n));
         let indices_out = want_indices.then(|| self.empty_like(&input, DType::I32, rows.n));
-        if rows.n > 0 {
-            let keys: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
-            let order = if descending {
-                Sort::descending()
-            } else {
-                Sort::ascending()
-            };
-            let p = self.row_order(&keys, &rows, &order)?;
+        let order = if descending {
+            Sort::descending()
+        } else {
+            Sort::ascending()
+        };
+        let keys: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
+        if rows.rows == 1 {
+            // One row: the device-wide radix sort.
+            let p = self.ctx.argsort_with(&keys, &order)?;
             if let Some(out) = &values_out {
                 let mut v: GpuVec<K::Elem> = self.vec_of(out, rows.n)?;
                 self.ctx
@@ -395,11 +396,56 @@ impl BurnGpu {
             if let Some(out) = &indices_out {
                 let mut idx: GpuVec<i32> = self.vec_of(out, rows.n)?;
                 self.ctx
-                    .elementwise("idx = i32(p % cols);")
+                    .elementwise("idx = i32(p);")
                     .read("p", &p)
-                    .scalar("cols", rows.cols as u32)
                     .write("idx", &mut idx)
                     .run()?;
+            }
+        } else {
+            // Rows: gpuprim's row sorts, each row on its own.
+            let (w, h) = (rows.cols as u32, rows.rows as u32);
+            match (&values_out, &indices_out) {
+                (Some(v_out), indices) => {
+                    // The values start as a copy of the keys (Burn may keep the input and
+                    // the result in one buffer, so the copy binds both writable), the
+                    // indices as each element's column; both are sorted in place.
+                    let mut v: GpuVec<K::Elem> = self.vec_of(v_out, rows.n)?;
+                    self.ctx
+                        .elementwise("v = x;")
+                        .read("x", &keys)
+                        .write("v", &mut v)
+                        .run()?;
+                    let mut grid = gpuprim::Grid2DMut::new(&mut v, w, h)?;
+                    if let Some(i_out) = indices {
+                        let mut idx: GpuVec<i32> = self.vec_of(i_out, rows.n)?;
+                        self.ctx
+                            .elementwise("idx = i32(i % cols);")
+                            .scalar("cols", w)
+                            .write("idx", &mut idx)
+                            .run()?;
+                        self.ctx.sort_rows_by_key_with(
+                            &mut grid,
+                            &mut gpuprim::Grid2DMut::new(&mut idx, w, h)?,
+                            &order,
+                        )?;
+                    } else {
+                        self.ctx.sort_rows_with(&mut grid, &order)?;
+                    }
+                }
+                (None, Some(i_out)) => {
+                    // Indices within the row are below 2^31: their u32 bits are the i32s.
+                    // The keys are read from a copy: Burn may keep the input and the result
+                    // in one buffer, which one dispatch cannot bind read-only and writable.
+                    let mut idx: GpuVec<u32> = self.vec_of(i_out, rows.n)?;
+                    let mut copy = self.ctx.zeros::<K::Elem>(rows.n)?;
+                    copy.copy_from(&keys)?;
+                    self.ctx.argsort_rows_into(
+                        &gpuprim::Grid2D::new(&copy, w, h)?,
+                        &order,
+                        &mut idx,
+                    )?;
+                }
+                (None, None) => {}
             }
         }
         // What gpuprim holds for batching goes to the queue now, ahead of Burn's next work.

@@ -21,6 +21,18 @@ const TILE_CPU: u32 = 256;
 const WG_GPU: u32 = 256;
 const WG_CPU: u32 = 64;
 
+/// Places an invocation of a merge level writes: on a GPU 8 (one search of the merge
+/// path for eight keys), on a CPU adapter 4.
+const MERGE_ITEMS_GPU: u32 = 8;
+const MERGE_ITEMS_CPU: u32 = 4;
+
+pub(super) fn merge_items(info: &Info) -> u32 {
+    match info.device_type {
+        wgpu::DeviceType::Cpu => MERGE_ITEMS_CPU,
+        _ => MERGE_ITEMS_GPU,
+    }
+}
+
 /// The tile and workgroup of a device: the largest power-of-two tile whose slots (8
 /// bytes each) fit its workgroup memory, at most [`TILE_GPU`] ([`TILE_CPU`] on CPU
 /// adapters) or `forced`; invocations at most half the slots.
@@ -81,6 +93,8 @@ pub(super) struct SegmentedSortKernel {
     pub(super) output: Output,
     pub(super) tile: u32,
     pub(super) workgroup_size: u32,
+    /// Places per invocation of a merge level.
+    pub(super) merge_items: u32,
 }
 
 impl KernelSource for SegmentedSortKernel {
@@ -96,6 +110,7 @@ impl KernelSource for SegmentedSortKernel {
                 ("TILE", self.tile.to_string()),
                 ("TILE_BITS", self.tile.trailing_zeros().to_string()),
                 ("WG", self.workgroup_size.to_string()),
+                ("ITEMS", self.merge_items.to_string()),
                 ("WRITE_KEYS", flag(self.output != Output::Indices)),
                 ("ARGSORT", flag(self.output == Output::Indices)),
                 ("VALUES", flag(self.output == Output::KeysValues)),
@@ -126,6 +141,10 @@ pub(super) struct SegSortParams {
     pub(super) grid_y: u32,
     pub(super) grid_z: u32,
     pub(super) levels_max: u32,
+    pub(super) finish_x: u32,
+    pub(super) finish_y: u32,
+    pub(super) finish_z: u32,
+    pub(super) _pad: u32,
 }
 
 /// One call's buffers, as bindings.
@@ -171,6 +190,7 @@ impl Ctx {
             output: call.output,
             tile,
             workgroup_size: wg,
+            merge_items: merge_items(info),
         };
         let bits = sort.key_bits();
         let width = bits.end - bits.start;
@@ -305,11 +325,18 @@ impl Ctx {
         )?);
         work.clear(&state, 0, Some(4 * u64::from(state_words)));
         let state_res = Res::range(&state, 0, 4 * u64::from(state_words));
+        let merge_grid = capped_grid(
+            call.n.div_ceil(config.merge_items).div_ceil(wg),
+            max_per_dim,
+        )?;
         let grid_params = SegSortParams {
-            grid_x: elements_grid[0],
-            grid_y: elements_grid[1],
-            grid_z: elements_grid[2],
+            grid_x: merge_grid[0],
+            grid_y: merge_grid[1],
+            grid_z: merge_grid[2],
             levels_max,
+            finish_x: elements_grid[0],
+            finish_y: elements_grid[1],
+            finish_z: elements_grid[2],
             ..base
         };
         let span_kernel = self.kernel_for(&config, "span_main")?;

@@ -591,6 +591,7 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
                         output,
                         tile,
                         workgroup_size,
+                        merge_items: kernel::merge_items(&d.info),
                     },
                 );
             }
@@ -601,6 +602,7 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
         output: Output::Keys,
         tile: 256,
         workgroup_size: 64,
+        merge_items: 4,
     }
     .wgsl()
     .expect("segmented_sort renders");
@@ -625,7 +627,11 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
             grid_x,
             grid_y,
             grid_z,
-            levels_max
+            levels_max,
+            finish_x,
+            finish_y,
+            finish_z,
+            _pad
         ]
     );
 }
