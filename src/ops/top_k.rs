@@ -43,6 +43,7 @@ use crate::runtime::dispatch::pow2_workgroup_size_within;
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
+pub mod rows;
 mod select;
 mod sorted;
 
@@ -391,4 +392,5 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
         .wgsl()
         .expect("top_k renders");
     select::catalog_layout(c, wgsl);
+    rows::catalog(c);
 }
