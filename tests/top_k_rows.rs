@@ -239,7 +239,13 @@ fn around_the_largest_k() {
 fn pitch_past_width() {
     let _turn = gl_turn();
     let ctx = ctx();
-    for (w, h, pitch) in [(3u32, 5u32, 4u32), (5, 7, 9), (256, 3, 260), (1000, 4, 1001), (5000, 2, 5004)] {
+    for (w, h, pitch) in [
+        (3u32, 5u32, 4u32),
+        (5, 7, 9),
+        (256, 3, 260),
+        (1000, 4, 1001),
+        (5000, 2, 5004),
+    ] {
         let shape = (w, h, pitch);
         // The elements between rows are the largest, so reading them shows.
         let mut host = random_keys::<u32>(span(shape), u64::from(pitch));
@@ -275,7 +281,14 @@ fn many_rows() {
 fn split_bindings() {
     let _turn = gl_turn();
     let ctx = split_ctx();
-    for (w, h, pitch) in [(100u32, 50u32, 100u32), (7, 600, 9), (900, 6, 903), (1000, 4, 1000), (1500, 2, 1501), (2000, 2, 2000)] {
+    for (w, h, pitch) in [
+        (100u32, 50u32, 100u32),
+        (7, 600, 9),
+        (900, 6, 903),
+        (1000, 4, 1000),
+        (1500, 2, 1501),
+        (2000, 2, 2000),
+    ] {
         let shape = (w, h, pitch);
         let host = random_keys::<f32>(span(shape), u64::from(w));
         let tied = tied_keys::<u32>(span(shape), 5, u64::from(h));
@@ -318,7 +331,10 @@ fn errors() {
     match ctx.top_k_rows(&grid, 5) {
         Err(Error::InvalidArgument { op, message }) => {
             assert_eq!(op, "top_k_rows");
-            assert!(message.contains("k = 5") && message.contains('4'), "{message}");
+            assert!(
+                message.contains("k = 5") && message.contains('4'),
+                "{message}"
+            );
         }
         other => panic!("k past the width: {other:?}"),
     }
@@ -337,7 +353,9 @@ fn errors() {
     let mut v = ctx.zeros::<f32>(15).unwrap();
     let mut i = ctx.zeros::<u32>(15).unwrap();
     match ctx.top_k_rows_into(&grid, &mut v, &mut i) {
-        Err(Error::InvalidArgument { message, .. }) => assert!(message.contains("k = 5"), "{message}"),
+        Err(Error::InvalidArgument { message, .. }) => {
+            assert!(message.contains("k = 5"), "{message}")
+        }
         other => panic!("k = 15 / 3 past the width: {other:?}"),
     }
     let mut i = ctx.zeros::<u32>(6).unwrap();
