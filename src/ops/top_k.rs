@@ -1,5 +1,6 @@
 //! The `k` largest or smallest elements with their indices: [`Ctx::top_k`],
-//! [`Ctx::smallest_k`] and their `_into` forms.
+//! [`Ctx::smallest_k`] and their `_into` forms; per row of a grid, [`Ctx::top_k_rows`]
+//! and [`Ctx::smallest_k_rows`] (module [`rows`], its own kernel).
 //!
 //! Elements are ordered as the sorts order keys ([`SortKey`]: `f32` in
 //! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to 8192 (1024 on a

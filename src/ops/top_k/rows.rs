@@ -11,11 +11,13 @@
 //! the first `k` in the output. Rows of up to 16 vec4 units per invocation are read
 //! once into registers, wider ones again at each step.
 //!
-//! The candidate slots live in workgroup memory, so `k` is at most [`max_k`]'s value
-//! (1772 at WebGPU's 16 KiB); past it, or where a row (with the alignment of a storage
-//! binding's offset) does not fit one binding, the call is a stable sort of every
-//! `(value, position)` pair by value, then two stable sorts by row (one carrying the
-//! values, one the columns), and the first `k` of each row copied out.
+//! The candidate slots live in workgroup memory, so `k` is at most what the device's
+//! workgroup memory holds (1776 at WebGPU's 16 KiB); past it, or where a row (with the
+//! alignment of a storage binding's offset) does not fit one binding, the call is a
+//! stable sort of every `(value, position)` pair by value, then two stable sorts by row
+//! (one carrying the values, one the columns), and the first `k` of each row copied out.
+//! That path copies rows one by one where the pitch is not the width, or `k` not the
+//! width (a command per row): correct, not fast.
 
 use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::Grid2D;
@@ -45,7 +47,7 @@ const SMALL_CAP: u32 = 1024;
 /// `hist` (1024), `group_sums` (64), `chosen`, `slot_count` and `ties_taken` (16 each).
 const OTHER_BYTES: u64 = 1024 + 64 + 3 * 16;
 /// Workgroups per dispatch at most (rows are grid-strided over them).
-const GROUPS_GPU: u64 = 1 << 16;
+const GROUPS_GPU: u64 = 1 << 14;
 const GROUPS_CPU: u64 = 16;
 
 /// `Params` in `wgsl/top_k_rows.wgsl`.
@@ -214,7 +216,7 @@ impl Ctx {
     /// [`f32::total_cmp`] order (NaN with its sign bit clear largest, -NaN smallest,
     /// `+0.0` above `-0.0`). `k` may be 0 (two empty vectors) up to `grid.width()`.
     ///
-    /// For `k` up to [`Ctx::top_k_rows_max_k`] (1772 at WebGPU's limits) one
+    /// For `k` up to what workgroup memory holds (1776 at WebGPU's limits) one
     /// workgroup per row selects the `k` by a radix select in workgroup memory and ranks
     /// only them; above it, and for rows wider than a storage binding, a stable sort of
     /// every element, then by row (see the [module docs](crate::ops::top_k::rows)). The
