@@ -92,6 +92,11 @@ y = torch.rand(n, device=dev, generator=g)
 for k in [16, 4096]:
     attempt(f"topk f32 2^26, k = {k}", lambda: torch.topk(y, k), 4 * n)
 
+# top_k_rows: the same uniform floats as grids.
+for (h, w, k) in [(1024, 16384, 100), (1 << 16, 1024, 16)]:
+    v = y[: h * w].view(h, w)
+    attempt(f"topk rows f32 {h} x {w}, k = {k} (dim=-1)", lambda: torch.topk(v, k, dim=-1), 4 * h * w)
+
 # Issue 45: sorts along the last dimension (torch.sort(dim=-1) returns values and int64
 # indices; counted as 12 bytes a key, as the bandwidth section `segmented_sort` counts
 # its sort_rows_by_key with u32 indices), and a flat sort of the segmented_sort keys.

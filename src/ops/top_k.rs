@@ -1,5 +1,6 @@
 //! The `k` largest or smallest elements with their indices: [`Ctx::top_k`],
-//! [`Ctx::smallest_k`] and their `_into` forms.
+//! [`Ctx::smallest_k`] and their `_into` forms; per row of a grid, [`Ctx::top_k_rows`]
+//! and [`Ctx::smallest_k_rows`] (module [`rows`], its own kernel).
 //!
 //! Elements are ordered as the sorts order keys ([`SortKey`]: `f32` in
 //! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to 8192 (1024 on a
@@ -43,6 +44,7 @@ use crate::runtime::dispatch::pow2_workgroup_size_within;
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
+pub mod rows;
 mod select;
 mod sorted;
 
@@ -391,4 +393,5 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
         .wgsl()
         .expect("top_k renders");
     select::catalog_layout(c, wgsl);
+    rows::catalog(c);
 }

@@ -6,8 +6,13 @@
 //! candidates), so the GPU moves three times what the GB/s column says. The inputs are uniform f32 in [0, 1) (2^24
 //! distinct values, as `torch.rand` makes: the k-th largest has a few equal copies) and
 //! u32 over the whole range.
+//!
+//! Then top_k_rows of the same floats viewed as grids: 1024 rows of 16384 with k = 100,
+//! and 2^16 rows of 1024 with k = 16 (fewer rows where n is smaller), against
+//! `torch.topk(x.view(h, w), k, dim=-1)` in lab/peers_next.py. Bytes count the grid read
+//! once.
 
-use gpuprim::{GpuVec, Result};
+use gpuprim::{GpuVec, Grid2D, Result};
 
 use gpuprim_lab::timing::Bench;
 
@@ -45,9 +50,42 @@ pub fn rows(b: &mut Bench) -> Result<()> {
             ctx.top_k_into(&a, &mut values, &mut indices)
         })?;
     }
+    for (w, h, k) in [(16384usize, 1024usize, 100usize), (1024, 1 << 16, 16)] {
+        let h = h.min(n / w);
+        if h == 0 {
+            continue;
+        }
+        let grid = Grid2D::new(&a, w as u32, h as u32)?;
+        let mut values = ctx.zeros::<f32>(h * k)?;
+        let mut indices = ctx.zeros::<u32>(h * k)?;
+        b.row(
+            &format!("top_k_rows f32 {h} x {w} k={k} (top_k_rows_into)"),
+            4 * w * h,
+            || ctx.top_k_rows_into(&grid, &mut values, &mut indices),
+        )?;
+        check_rows(&a, (w, k), (&values, &indices))?;
+    }
     Ok(())
 }
 
+/// That each row's output is its top k (as [`check`] does for a vector), on the host.
+fn check_rows(
+    a: &GpuVec<f32>,
+    (w, k): (usize, usize),
+    (values, indices): (&GpuVec<f32>, &GpuVec<u32>),
+) -> Result<()> {
+    let (host, got, idx) = (a.to_vec()?, values.to_vec()?, indices.to_vec()?);
+    let ok = (0..got.len() / k).all(|r| {
+        let row = &host[r * w..][..w];
+        let (g, i) = (&got[r * k..][..k], &idx[r * k..][..k]);
+        g.windows(2).all(|p| p[0] >= p[1])
+            && i.iter().zip(g).all(|(&c, &x)| row[c as usize] == x)
+            && row.iter().filter(|&&x| x > g[k - 1]).count() < k
+    });
+    let verdict = if ok { "is" } else { "is NOT" };
+    println!("  (top_k_rows f32: each row's result {verdict} its top {k})");
+    Ok(())
+}
 /// That the row's output is the top k: non-increasing values that are the input's
 /// values at their indices, and no larger value left out (checked on the host).
 fn check(a: &GpuVec<f32>, values: &GpuVec<f32>, indices: &GpuVec<u32>) -> Result<()> {
