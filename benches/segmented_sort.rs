@@ -14,7 +14,9 @@ use gpuprim::{Ctx, Grid2D, Sort};
 
 /// `n` keys from a multiplicative hash.
 fn input(n: usize) -> Vec<u32> {
-    (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect()
+    (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect()
 }
 
 fn bench(c: &mut Criterion) {
@@ -33,7 +35,8 @@ fn bench(c: &mut Criterion) {
             },
             |(keys, out, n)| {
                 let grid = Grid2D::new(keys, width as u32, (*n / width) as u32).unwrap();
-                ctx.argsort_rows_into(&grid, &Sort::ascending(), out).unwrap();
+                ctx.argsort_rows_into(&grid, &Sort::ascending(), out)
+                    .unwrap();
                 ctx.synchronize().unwrap();
             },
         );

@@ -431,7 +431,14 @@ fn rows_into<T: SortKey>(
             stop,
             &windows,
         ),
-        _ => sort_rows(ctx, op, grid, (values, indices), end),
+        _ => {
+            let span = u64::from(grid.pitch()) * u64::from(height - 1) + u64::from(width);
+            if 4 * span <= info.max_binding_bytes && span < 1 << 31 {
+                sorted_rows(ctx, grid, (values, indices), k, end)
+            } else {
+                sort_rows(ctx, op, grid, (values, indices), end)
+            }
+        }
     }
 }
 
@@ -513,7 +520,31 @@ fn sort_of(end: End) -> Sort {
     }
 }
 
-/// `k` past the candidate slots, or rows past a binding: every element's value and
+/// `k` past the candidate slots (a grid in one binding): each row's order by
+/// [`Ctx::argsort_rows_with`], then the first `k` columns of each row and their values
+/// gathered by one element-wise kernel.
+fn sorted_rows<T: SortKey>(
+    ctx: &Ctx,
+    grid: &Grid2D<'_, T>,
+    (values, indices): (&mut GpuVec<T>, &mut GpuVec<u32>),
+    k: usize,
+    end: End,
+) -> Result<()> {
+    let order = ctx.argsort_rows_with(grid, &sort_of(end))?;
+    ctx.elementwise(
+        "let r = i / k; let c = order[r * width + i % k]; column = c; value = src[r * pitch + c];",
+    )
+    .raw("order", &order)
+    .raw("src", grid.vec())
+    .scalar("k", k as u32)
+    .scalar("width", grid.width())
+    .scalar("pitch", grid.pitch())
+    .write("column", indices)
+    .write("value", values)
+    .run()
+}
+
+/// Rows past a binding: every element's value and
 /// position sorted stably by value; then by row twice (one sort carrying the values,
 /// one the columns: equal keys, so the same order); then the first `k` of each row.
 fn sort_rows<T: SortKey>(
