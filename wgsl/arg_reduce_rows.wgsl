@@ -9,7 +9,8 @@
 // where G is at most the subgroup size (SUBGROUP), else by a workgroup-memory tree.
 //
 // The values are bound a window at a time (a vector larger than one storage binding is
-// several dispatches): a dispatch takes the part of each segment inside its window. The
+// several dispatches, and so are outputs or offsets larger than one): a dispatch takes
+// the part of each of its segments inside its window. The
 // window holding a segment's first element writes its (value, index); later windows
 // combine their part with it. "Best" is a strict weak order (gp_beats: NaN above every
 // number, -0.0 equal to +0.0) with ties broken by the lower index, so the result is one
@@ -31,7 +32,7 @@ struct GpArgRowsParams {
     window_start: u32,  // index of the window's first element (a whole vec4 unit)
     window_end: u32,    // one past its last element
     last_window: u32,   // 1: no window after this one
-    _pad0: u32,
+    out_base: u32,      // the segment at element 0 of the outputs' (and offsets') bindings
     _pad1: u32,
     _pad2: u32,
 }
@@ -124,13 +125,13 @@ fn gp_unit(u: u32) -> vec4<T> {
     return gp_x_load(u - gp_params.window_start / 4u);
 }
 
-// Segment s: its first element and one past its last. Offsets are clamped to the values
-// (a segment that ends before it starts is empty).
-fn gp_bounds(s: u32) -> vec2<u32> {
+// Segment s (at o in the bindings): its first element and one past its last. Offsets
+// are clamped to the values (a segment that ends before it starts is empty).
+fn gp_bounds(s: u32, o: u32) -> vec2<u32> {
 //#if OFFSETS
     let n = gp_params.n;
-    let a = min(gp_offsets[s], n);
-    return vec2<u32>(a, clamp(gp_offsets[s + 1u], a, n));
+    let a = min(gp_offsets[o], n);
+    return vec2<u32>(a, clamp(gp_offsets[o + 1u], a, n));
 //#else
     let a = s * gp_params.pitch;
     return vec2<u32>(a, a + gp_params.width);
@@ -221,11 +222,12 @@ fn rows_main(
         let s = block + slot;
         let valid = s < gp_params.segments;
         let seg = gp_params.first_segment + s;
+        let o = seg - gp_params.out_base;
         var best = GpBest(gp_worst(), GP_NONE);
         var owned = false;
         var touched = false;
         if valid {
-            let bounds = gp_bounds(seg);
+            let bounds = gp_bounds(seg, o);
             let a = bounds.x;
             let lo = max(a, window_start);
             let hi = min(bounds.y, window_end);
@@ -259,10 +261,10 @@ fn rows_main(
 //#endif
         if l == 0u && valid && (owned || touched) {
             if !owned {
-                best = gp_either(GpBest(gp_out_value[seg], gp_out_index[seg]), best);
+                best = gp_either(GpBest(gp_out_value[o], gp_out_index[o]), best);
             }
-            gp_out_value[seg] = best.v;
-            gp_out_index[seg] = best.i;
+            gp_out_value[o] = best.v;
+            gp_out_index[o] = best.i;
         }
     }
 }

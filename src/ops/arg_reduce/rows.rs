@@ -16,12 +16,14 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{COMPARE_FLOAT_WGSL, Direction};
 use crate::element::GpuElement;
-use crate::error::{Error, Limit, Result};
+use crate::error::{Error, Result};
 use crate::ops::grid2d::Grid2D;
 use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::context::{Ctx, Info, check_len};
-use crate::runtime::dispatch::{chunks, pow2_workgroup_size_within, units_per_window, workgroup_grid};
-use crate::runtime::record::Work;
+use crate::runtime::dispatch::{
+    Chunk, chunks, pow2_workgroup_size_within, units_per_window, units_within, workgroup_grid,
+};
+use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::{GpuVec, LANES};
 use crate::runtime::view::{View, units_wgsl};
 
@@ -170,7 +172,7 @@ struct ArgRowsParams {
     window_start: u32,
     window_end: u32,
     last_window: u32,
-    _pad0: u32,
+    out_base: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -198,8 +200,8 @@ impl Ctx {
     /// # Errors
     /// [`Error::Unsupported`] for `f16`/`f64` on adapters without them;
     /// [`Error::InvalidArgument`] for a vector of another context, a grid of `2^32 - 4`
-    /// elements or more, or a [`GpuVec::prefix`] view; [`Error::TooLarge`] when the
-    /// result does not fit one storage binding.
+    /// elements or more, or a [`GpuVec::prefix`] view. Any grid size works: vectors
+    /// and results larger than one storage binding are bound a part at a time.
     pub fn argmax_rows<T: GpuElement>(
         &self,
         grid: &Grid2D<'_, T>,
@@ -312,8 +314,8 @@ impl Ctx {
     /// [`Error::InvalidArgument`] for an empty `offsets` (it needs `segments + 1`
     /// entries; one entry is zero segments), vectors of another context, `values` of
     /// `2^32 - 4` elements or more or a [`GpuVec::prefix`] view; [`Error::Unsupported`]
-    /// for `f16`/`f64` on adapters without them; [`Error::TooLarge`] when `offsets` or a
-    /// result does not fit one storage binding (`values` may be larger).
+    /// for `f16`/`f64` on adapters without them. Vectors larger than one storage binding
+    /// are bound a part at a time.
     pub fn segmented_argmax<T: GpuElement>(
         &self,
         values: &GpuVec<T>,
@@ -463,7 +465,6 @@ impl Ctx {
         self.check_owned(name, &[&offsets.ctx])?;
         let segments = segments_of(name, offsets)?;
         check_outputs(self, name, values, segments, out_values, out_indices)?;
-        check_binding(self, name, "offsets", offsets.len() as u64 * 4)?;
         let mut work = Work::new(self, name);
         self.record_arg_rows(
             &mut work,
@@ -518,12 +519,17 @@ impl Ctx {
         let per_window = units_per_window(self, &[view.unit_bytes()]);
         // At least one window, so that empty segments of empty values are written.
         let windows: Vec<_> = chunks(values_units.max(1), per_window).collect();
-        let out_value = View::of(out_values).exact();
-        let out_index = View::of(out_indices).exact();
-        let offsets_binding = match bounds {
-            Bounds::Offsets(o) => Some(View::of(o).exact()),
+        // Outputs (and offsets, one entry more) bound `per_out` segments at a time.
+        let out_views = (View::of(out_values), View::of(out_indices));
+        let offsets_view = match bounds {
+            Bounds::Offsets(o) => Some(View::of(o)),
             Bounds::Rows { .. } => None,
         };
+        let per_out = units_within(
+            self,
+            &[size_of::<T>() as u64, 4],
+            info.max_binding_bytes.saturating_sub(16),
+        );
         for (k, w) in windows.iter().enumerate() {
             let start = w.offset_units * LANES as u64;
             let end = ((w.offset_units + w.units) * LANES as u64).min(n);
@@ -540,39 +546,60 @@ impl Ctx {
                 }
                 Bounds::Offsets(_) => (0, segments as u64),
             };
-            if first >= last {
-                continue;
-            }
-            let count = last - first;
-            let groups = count.div_ceil(slots).clamp(1, cap);
-            let block = work.params(&ArgRowsParams {
-                segments: count as u32,
-                first_segment: first as u32,
-                groups: groups as u32,
-                width,
-                pitch,
-                n: n as u32,
-                window_start: start as u32,
-                window_end: end as u32,
-                last_window: u32::from(k + 1 == windows.len()),
-                ..ArgRowsParams::default()
-            });
-            let d = work
-                .dispatch(&kernel, workgroup_grid(groups, max_per_dim)?)
-                .bind(0, block)
-                .bind(1, view.window(w))
-                .bind(3, out_value.clone())
-                .bind(4, out_index.clone());
-            if let Some(o) = &offsets_binding {
-                d.bind(2, o.clone());
+            let mut from = first;
+            while from < last {
+                let base = from / per_out * per_out;
+                let to = last.min(base + per_out);
+                let count = to - from;
+                let groups = count.div_ceil(slots).clamp(1, cap);
+                let block = work.params(&ArgRowsParams {
+                    segments: count as u32,
+                    first_segment: from as u32,
+                    groups: groups as u32,
+                    width,
+                    pitch,
+                    n: n as u32,
+                    window_start: start as u32,
+                    window_end: end as u32,
+                    last_window: u32::from(k + 1 == windows.len()),
+                    out_base: base as u32,
+                    ..ArgRowsParams::default()
+                });
+                let outs = Chunk {
+                    offset_units: base,
+                    units: to - base,
+                };
+                let d = work
+                    .dispatch(&kernel, workgroup_grid(groups, max_per_dim)?)
+                    .bind(0, block)
+                    .bind(1, view.window(w))
+                    .bind(3, out_window(&out_views.0, &outs))
+                    .bind(4, out_window(&out_views.1, &outs));
+                if let Some(o) = &offsets_view {
+                    let entries = Chunk {
+                        offset_units: base,
+                        units: to + 1 - base,
+                    };
+                    d.bind(2, o.window_of(&entries, 4));
+                }
+                from = to;
             }
         }
         Ok(())
     }
 }
 
+/// The binding of elements `chunk` of an output, whole words (16-bit elements).
+fn out_window(view: &View<'_>, chunk: &Chunk) -> Res {
+    let start = chunk.offset_units * view.size;
+    let bytes = (chunk.units * view.size)
+        .next_multiple_of(4)
+        .min(view.bytes().max(4) - start);
+    Res::range(view.buffer, view.offset + start, bytes)
+}
+
 /// The checks every form shares: the element type, one context, lengths on the host,
-/// outputs of `segments` elements that fit a binding, values whose indices fit a `u32`.
+/// outputs of `segments` elements, values whose indices fit a `u32`.
 fn check_outputs<T: GpuElement>(
     ctx: &Ctx,
     name: &'static str,
@@ -592,8 +619,6 @@ fn check_outputs<T: GpuElement>(
     }
     check_len(name, ("values out", out_values.len()), ("segments", segments))?;
     check_len(name, ("indices out", out_indices.len()), ("segments", segments))?;
-    check_binding(ctx, name, "the values out", (segments * size_of::<T>()) as u64)?;
-    check_binding(ctx, name, "the indices out", segments as u64 * 4)?;
     let limit = u64::from(u32::MAX) - 4;
     if values.len() as u64 >= limit {
         return Err(Error::InvalidArgument {
@@ -620,20 +645,6 @@ fn segments_of(name: &'static str, offsets: &GpuVec<u32>) -> Result<usize> {
                       values[offsets[s]..offsets[s + 1]]), so pass [0] for no segments"
                 .into(),
         })
-}
-
-/// `Err(TooLarge)` unless `bytes` fit one storage binding.
-fn check_binding(ctx: &Ctx, name: &'static str, what: &str, bytes: u64) -> Result<()> {
-    let limit = ctx.info().max_binding_bytes;
-    if bytes > limit {
-        return Err(Error::TooLarge {
-            what: format!("{what} of `{name}`, bound whole,"),
-            kind: Limit::BindingBytes,
-            requested: bytes,
-            limit,
-        });
-    }
-    Ok(())
 }
 
 /// Every configuration of the rows kernel, for the catalog test: both directions, every
@@ -694,7 +705,7 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
             window_start,
             window_end,
             last_window,
-            _pad0,
+            out_base,
             _pad1,
             _pad2
         ]
