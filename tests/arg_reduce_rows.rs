@@ -230,7 +230,10 @@ fn rows_case<T: Elem>(ctx: &Ctx, width: u32, height: u32, pitch: u32, seed: u64,
             Dir::Min => ctx.argmin_rows_into(&grid, &mut values, &mut indices),
         }
         .expect("rows");
-        let what = format!("{dir:?} rows {} {width}x{height} pitch {pitch} seed {seed}", T::WGSL);
+        let what = format!(
+            "{dir:?} rows {} {width}x{height} pitch {pitch} seed {seed}",
+            T::WGSL
+        );
         check((&values, &indices), &cpu, &what);
         if seed % 3 == 0 {
             let (values, indices) = match dir {
@@ -305,7 +308,14 @@ fn rows_all<T: Elem>(ctx: &Ctx) {
         rows_case::<T>(ctx, w, 1, w, seed, true);
         let height = (20_000 / w).clamp(2, 300);
         rows_case::<T>(ctx, w, height, w, seed + 100, k % 2 == 0);
-        rows_case::<T>(ctx, w, height.min(40), w + 1 + (k as u32 % 5), seed + 200, true);
+        rows_case::<T>(
+            ctx,
+            w,
+            height.min(40),
+            w + 1 + (k as u32 % 5),
+            seed + 200,
+            true,
+        );
     }
     // Many rows: more row blocks than workgroups.
     rows_case::<T>(ctx, 3, 5000, 3, 7, true);
@@ -434,13 +444,20 @@ fn borrowed_scalar_layout() {
     let raw = GpuVec::<f32>::from_buffer(ctx, buffer.buffer().clone(), 1001).expect("from_buffer");
     let grid = Grid2D::with_pitch(&raw, 31, 32, 31).expect("grid");
     let (values, indices) = ctx.argmax_rows(&grid).expect("rows");
-    let cpu: Vec<_> = (0..32).map(|y| best(&host[y * 31..][..31], Dir::Max)).collect();
+    let cpu: Vec<_> = (0..32)
+        .map(|y| best(&host[y * 31..][..31], Dir::Max))
+        .collect();
     check((&values, &indices), &cpu, "borrowed rows");
     let offsets = random_offsets(1001, 40, 3);
     let o = ctx.upload(&offsets).expect("upload");
     let (values, indices) = ctx.segmented_argmin(&raw, &o).expect("segments");
     let cpu: Vec<_> = (0..40)
-        .map(|s| best(&host[offsets[s] as usize..offsets[s + 1] as usize], Dir::Min))
+        .map(|s| {
+            best(
+                &host[offsets[s] as usize..offsets[s + 1] as usize],
+                Dir::Min,
+            )
+        })
         .collect();
     check((&values, &indices), &cpu, "borrowed segments");
 }
@@ -467,7 +484,12 @@ fn split_context() {
     segments_case(ctx, &host, &random_offsets(9000, 50, 8), "split 50");
     segments_case(ctx, &host, &random_offsets(9000, 3000, 9), "split 3000");
     segments_case(ctx, &host, &[0, 9000], "split one");
-    segments_case(ctx, &host, &[100, 8000, 20, 9000, 50_000], "split bad offsets");
+    segments_case(
+        ctx,
+        &host,
+        &[100, 8000, 20, 9000, 50_000],
+        "split bad offsets",
+    );
 }
 
 #[test]
@@ -477,11 +499,15 @@ fn errors() {
     let grid = Grid2D::new(&v, 4, 3).expect("grid");
     let mut values = ctx.zeros::<f32>(2).expect("zeros");
     let mut indices = ctx.zeros::<u32>(3).expect("zeros");
-    let e = ctx.argmax_rows_into(&grid, &mut values, &mut indices).unwrap_err();
+    let e = ctx
+        .argmax_rows_into(&grid, &mut values, &mut indices)
+        .unwrap_err();
     assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
     let mut values = ctx.zeros::<f32>(3).expect("zeros");
     let mut indices = ctx.zeros::<u32>(4).expect("zeros");
-    let e = ctx.argmin_rows_into(&grid, &mut values, &mut indices).unwrap_err();
+    let e = ctx
+        .argmin_rows_into(&grid, &mut values, &mut indices)
+        .unwrap_err();
     assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
 
     let empty = ctx.upload::<u32>(&[]).expect("upload");
@@ -513,6 +539,18 @@ fn errors() {
     let (values, indices) = other
         .segmented_argmax(&w, &other.upload(&vec![3u32; 2000]).expect("upload"))
         .expect("many empty segments");
-    assert!(values.to_vec().expect("values").iter().all(|x| *x == f32::NEG_INFINITY));
-    assert!(indices.to_vec().expect("indices").iter().all(|&i| i == u32::MAX));
+    assert!(
+        values
+            .to_vec()
+            .expect("values")
+            .iter()
+            .all(|x| *x == f32::NEG_INFINITY)
+    );
+    assert!(
+        indices
+            .to_vec()
+            .expect("indices")
+            .iter()
+            .all(|&i| i == u32::MAX)
+    );
 }

@@ -6,7 +6,9 @@
 // Each invocation walks the segment's whole vec4 units (the G invocations interleaved, four
 // loads in flight), keeping its best (value, index); the first of them also takes the
 // elements of the partial units at either end. The G bests then meet: by subgroup shuffles
-// where G is at most the subgroup size (SUBGROUP), else by a workgroup-memory tree.
+// where G is at most the subgroup size (SUBGROUP); by shuffles within each subgroup and
+// then across the segment's subgroups through workgroup memory where it may be more
+// (HYBRID); else by a workgroup-memory tree.
 //
 // The values are bound a window at a time (a vector larger than one storage binding is
 // several dispatches, and so are outputs or offsets larger than one): a dispatch takes
@@ -147,9 +149,20 @@ fn gp_walk(lo: u32, hi: u32, l: u32, a: u32) -> GpBest {
     let u0 = first + l;
     var u = u0;
     var seen = 0u;
-    // The first unit starts the best (an element, never the empty pair, so gp_fast
-    // needs no test for it); then the units in index order.
-    if u < end {
+    // The first units start the best (elements, never the empty pair, so gp_fast needs
+    // no test for it): four at once where there are (a row of 4 G units then has all
+    // its loads in flight), else one; then the units in index order.
+    if u + 3u * G < end {
+        let v0 = gp_unit(u);
+        let v1 = gp_unit(u + G);
+        let v2 = gp_unit(u + 2u * G);
+        let v3 = gp_unit(u + 3u * G);
+        seen = gp_mask4(v0, v1, v2, v3);
+        let b01 = gp_fast(gp_best4(v0, 4u * u - a), gp_best4(v1, 4u * (u + G) - a));
+        let b23 = gp_fast(gp_best4(v2, 4u * (u + 2u * G) - a), gp_best4(v3, 4u * (u + 3u * G) - a));
+        best = gp_fast(b01, b23);
+        u += 4u * G;
+    } else if u < end {
         let v = gp_unit(u);
         best = gp_best4(v, 4u * u - a);
         seen = gp_mask(v);
@@ -186,6 +199,11 @@ fn gp_walk(lo: u32, hi: u32, l: u32, a: u32) -> GpBest {
     return best;
 }
 
+//#if SHARED
+var<workgroup> gp_shared_v: array<T, WG>;
+var<workgroup> gp_shared_i: array<u32, WG>;
+//#endif
+
 //#if SUBGROUP
 @compute @workgroup_size({{WG}})
 fn rows_main(
@@ -195,12 +213,10 @@ fn rows_main(
     @builtin(subgroup_size) subgroup_size: u32,
     @builtin(subgroup_id) subgroup: u32,
 ) {
-    // Invocations numbered subgroup by subgroup, so a segment's G are in one subgroup.
+    // Invocations numbered subgroup by subgroup, so a segment's G are whole subgroups
+    // or lie in one.
     let position = subgroup * subgroup_size + subgroup_lane;
 //#else
-var<workgroup> gp_shared_v: array<T, WG>;
-var<workgroup> gp_shared_i: array<u32, WG>;
-
 @compute @workgroup_size({{WG}})
 fn rows_main(
     @builtin(workgroup_id) group_id: vec3<u32>,
@@ -226,9 +242,10 @@ fn rows_main(
         var best = GpBest(gp_worst(), GP_NONE);
         var owned = false;
         var touched = false;
+        var a = 0u;
         if valid {
             let bounds = gp_bounds(seg, o);
-            let a = bounds.x;
+            a = bounds.x;
             let lo = max(a, window_start);
             let hi = min(bounds.y, window_end);
             // The window that holds the segment's first element (the last one an empty
@@ -239,6 +256,26 @@ fn rows_main(
                 best = gp_walk(lo, hi, l, a);
             }
         }
+//#if HYBRID
+        // Shuffles within each subgroup (or the segment's part of one), then the first
+        // invocation of the segment combines its subgroups' bests.
+        let span = min(G, subgroup_size);
+        for (var m = 1u; m < span; m <<= 1u) {
+            let other = GpBest(subgroupShuffleXor(best.v, m), subgroupShuffleXor(best.i, m));
+            best = gp_either(best, other);
+        }
+        if subgroup_lane == 0u {
+            gp_shared_v[subgroup] = best.v;
+            gp_shared_i[subgroup] = best.i;
+        }
+        workgroupBarrier();
+        if l == 0u {
+            for (var j = 1u; j < G / subgroup_size; j++) {
+                best = gp_either(best, GpBest(gp_shared_v[subgroup + j], gp_shared_i[subgroup + j]));
+            }
+        }
+        workgroupBarrier();
+//#else
 //#if SUBGROUP
         for (var m = G / 2u; m > 0u; m >>= 1u) {
             let other = GpBest(subgroupShuffleXor(best.v, m), subgroupShuffleXor(best.i, m));
@@ -259,7 +296,15 @@ fn rows_main(
             }
         }
 //#endif
+//#endif
         if l == 0u && valid && (owned || touched) {
+            if touched {
+                // The value read again at its index: a compiler may turn the plain
+                // comparisons of gp_fast into max/min, which need not keep the sign of
+                // a zero (Mesa's GL does), though the index is right.
+                let i = a + best.i;
+                best.v = gp_unit(i / 4u)[i % 4u];
+            }
             if !owned {
                 best = gp_either(GpBest(gp_out_value[o], gp_out_index[o]), best);
             }

@@ -7,7 +7,9 @@
 //! and `WG / G` rows per workgroup for narrow ones. Each invocation walks the row's whole
 //! vec4 units with four loads in flight (rows may start anywhere: the partial units at
 //! either end are taken element by element), and the `G` bests meet by subgroup shuffles
-//! (32-bit types, `G` at most the subgroup size) or a workgroup-memory tree. A vector
+//! (32-bit types; where `G` is more than the smallest subgroup, shuffles within each
+//! subgroup and then the group's subgroups through workgroup memory) or a
+//! workgroup-memory tree. A vector
 //! larger than one storage binding is bound a window at a time: each window's dispatch
 //! takes the part of every row inside it and combines it with what the earlier windows
 //! found. The order is argmax's: the same bits every run.
@@ -55,8 +57,8 @@ struct ArgRowsKernel {
     vec4: bool,
     /// Segments from offsets (else rows of a grid).
     offsets: bool,
-    /// The invocations of a segment meet by subgroup shuffles.
-    subgroup: bool,
+    /// How the invocations of a segment meet.
+    meet: Meet,
     workgroup_size: u32,
     /// Invocations per segment.
     across: u32,
@@ -86,15 +88,30 @@ impl ArgRowsKernel {
             .wgsl_return(),
             vec4,
             offsets,
-            // Shuffles move 32-bit values; a group of one needs none.
-            subgroup: across > 1
-                && size_of::<T>() == 4
-                && info.subgroups_within(workgroup_size)
-                && across <= info.subgroup_min_size,
+            meet: if across == 1 || size_of::<T>() != 4 || !info.subgroups_within(workgroup_size) {
+                // Shuffles move 32-bit values; a group of one needs none.
+                Meet::Workgroup
+            } else if across <= info.subgroup_min_size {
+                Meet::Shuffles
+            } else {
+                Meet::SubgroupsThenWorkgroup
+            },
             workgroup_size,
             across,
         }
     }
+}
+
+/// How the invocations of a segment combine their bests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Meet {
+    /// A butterfly of subgroup shuffles: the group is within one subgroup.
+    Shuffles,
+    /// Shuffles within each subgroup, then the first invocation of the group combines
+    /// its subgroups' bests from workgroup memory (two barriers).
+    SubgroupsThenWorkgroup,
+    /// A workgroup-memory tree (a barrier per level).
+    Workgroup,
 }
 
 /// Invocations per workgroup.
@@ -153,7 +170,12 @@ impl KernelSource for ArgRowsKernel {
                 ("F32", (t == "f32").to_string()),
                 ("BETTER", better.to_string()),
                 ("OFFSETS", self.offsets.to_string()),
-                ("SUBGROUP", self.subgroup.to_string()),
+                ("SUBGROUP", (self.meet != Meet::Workgroup).to_string()),
+                (
+                    "HYBRID",
+                    (self.meet == Meet::SubgroupsThenWorkgroup).to_string(),
+                ),
+                ("SHARED", (self.meet != Meet::Shuffles).to_string()),
             ],
         )
     }
@@ -374,7 +396,14 @@ impl Ctx {
         out_indices: &mut GpuVec<u32>,
     ) -> Result<()> {
         let name = "segmented_argmax_into";
-        self.arg_segments_into(name, values, offsets, Direction::Max, out_values, out_indices)
+        self.arg_segments_into(
+            name,
+            values,
+            offsets,
+            Direction::Max,
+            out_values,
+            out_indices,
+        )
     }
 
     /// [`Ctx::segmented_argmin`] into `out_values` and `out_indices` (`offsets.len() - 1`
@@ -402,7 +431,14 @@ impl Ctx {
         out_indices: &mut GpuVec<u32>,
     ) -> Result<()> {
         let name = "segmented_argmin_into";
-        self.arg_segments_into(name, values, offsets, Direction::Min, out_values, out_indices)
+        self.arg_segments_into(
+            name,
+            values,
+            offsets,
+            Direction::Min,
+            out_values,
+            out_indices,
+        )
     }
 
     fn arg_rows_new<T: GpuElement>(
@@ -434,7 +470,15 @@ impl Ctx {
             pitch: grid.pitch(),
         };
         let mut work = Work::new(self, name);
-        self.record_arg_rows(&mut work, grid.vec(), bounds, h, dir, out_values, out_indices)?;
+        self.record_arg_rows(
+            &mut work,
+            grid.vec(),
+            bounds,
+            h,
+            dir,
+            out_values,
+            out_indices,
+        )?;
         work.submit()
     }
 
@@ -449,7 +493,14 @@ impl Ctx {
         let segments = segments_of(name, offsets)?;
         let mut out_values = self.zeros::<T>(segments)?;
         let mut out_indices = self.zeros::<u32>(segments)?;
-        self.arg_segments_into(name, values, offsets, dir, &mut out_values, &mut out_indices)?;
+        self.arg_segments_into(
+            name,
+            values,
+            offsets,
+            dir,
+            &mut out_values,
+            &mut out_indices,
+        )?;
         Ok((out_values, out_indices))
     }
 
@@ -617,8 +668,16 @@ fn check_outputs<T: GpuElement>(
     ] {
         on_host?;
     }
-    check_len(name, ("values out", out_values.len()), ("segments", segments))?;
-    check_len(name, ("indices out", out_indices.len()), ("segments", segments))?;
+    check_len(
+        name,
+        ("values out", out_values.len()),
+        ("segments", segments),
+    )?;
+    check_len(
+        name,
+        ("indices out", out_indices.len()),
+        ("segments", segments),
+    )?;
     let limit = u64::from(u32::MAX) - 4;
     if values.len() as u64 >= limit {
         return Err(Error::InvalidArgument {
