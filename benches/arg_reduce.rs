@@ -48,12 +48,15 @@ fn bench(c: &mut Criterion) {
             ctx.argmax(v).unwrap();
         },
     );
-    // (name, width of n): a square grid, rows of 256.
-    let shapes: [(&str, fn(usize) -> usize); 2] = [
-        ("square", |n| 1 << n.ilog2().div_ceil(2)),
-        ("rows_of_256", |_| 256),
-    ];
-    for (shape, width_of) in shapes {
+    // A square grid and rows of 256.
+    for shape in ["square", "rows_of_256"] {
+        let width_of = |n: usize| {
+            if shape == "square" {
+                1 << n.ilog2().div_ceil(2)
+            } else {
+                256
+            }
+        };
         for reduce in [false, true] {
             let name = if reduce {
                 format!("reduce_rows_max_f32_{shape}")

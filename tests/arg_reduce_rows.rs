@@ -235,7 +235,7 @@ fn rows_case<T: Elem>(ctx: &Ctx, width: u32, height: u32, pitch: u32, seed: u64,
             T::WGSL
         );
         check((&values, &indices), &cpu, &what);
-        if seed % 3 == 0 {
+        if seed.is_multiple_of(3) {
             let (values, indices) = match dir {
                 Dir::Max => ctx.argmax_rows(&grid),
                 Dir::Min => ctx.argmin_rows(&grid),
