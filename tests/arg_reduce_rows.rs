@@ -317,6 +317,9 @@ fn rows_all<T: Elem>(ctx: &Ctx) {
             true,
         );
     }
+    // Wide rows, few: each row cut into parts and a second pass.
+    rows_case::<T>(ctx, 20_000, 1, 20_000, 5, true);
+    rows_case::<T>(ctx, 70_001, 3, 70_004, 6, true);
     // Many rows: more row blocks than workgroups.
     rows_case::<T>(ctx, 3, 5000, 3, 7, true);
     rows_case::<T>(ctx, 32, 3000, 36, 8, true);
@@ -399,6 +402,7 @@ fn segments_shapes() {
     let host = values::<f32>(20_000, 3, true);
     // One segment of everything, one of one element, none, all empty.
     segments_case(ctx, &host, &[0, 20_000], "one long");
+    segments_case(ctx, &host, &[3, 19_999, 20_000, 0], "two long, one empty");
     segments_case(ctx, &host, &[5, 6], "one element");
     segments_case(ctx, &host, &[0], "no segments");
     segments_case(ctx, &host, &[7, 7, 7, 7], "empty");
@@ -473,6 +477,8 @@ fn split_context() {
         (300, 30, 300),
         (1500, 7, 1501),
         (5000, 2, 5003),
+        (20_000, 1, 20_000),
+        (9000, 2, 9001),
     ]
     .iter()
     .enumerate()

@@ -12,7 +12,9 @@
 //
 // The values are bound a window at a time (a vector larger than one storage binding is
 // several dispatches, and so are outputs or offsets larger than one): a dispatch takes
-// the part of each of its segments inside its window. The
+// the part of each of its segments inside its window. A few long segments are each cut
+// into `parts` parts, items of their own, whose (value, index) pairs a second pass
+// (finish_main) combines. The
 // window holding a segment's first element writes its (value, index); later windows
 // combine their part with it. "Best" is a strict weak order (gp_beats: NaN above every
 // number, -0.0 equal to +0.0) with ties broken by the lower index, so the result is one
@@ -25,7 +27,7 @@ const G: u32 = {{ACROSS}}u;   // invocations per segment: a power of two, at mos
 const SLOTS: u32 = WG / G;    // segments a workgroup takes at once
 
 struct GpArgRowsParams {
-    segments: u32,      // segments (rows) this dispatch takes
+    segments: u32,      // items this dispatch takes: segments (rows), or their parts
     first_segment: u32, // the number of its first one (rows: the first row; offsets: 0)
     groups: u32,        // workgroups that take part; surplus ones of a folded grid return
     width: u32,         // rows: elements per row
@@ -35,13 +37,16 @@ struct GpArgRowsParams {
     window_end: u32,    // one past its last element
     last_window: u32,   // 1: no window after this one
     out_base: u32,      // the segment at element 0 of the outputs' (and offsets') bindings
-    _pad1: u32,
+    parts: u32,         // parts per segment: 1, or its partials go to gp_out and finish_main
     _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> gp_params: GpArgRowsParams;
 @group(0) @binding(3) var<storage, read_write> gp_out_value: array<T>;
 @group(0) @binding(4) var<storage, read_write> gp_out_index: array<u32>;
+// finish_main: the partials of the first pass.
+@group(0) @binding(5) var<storage, read> gp_part_value: array<T>;
+@group(0) @binding(6) var<storage, read> gp_part_index: array<u32>;
 //#if OFFSETS
 @group(0) @binding(2) var<storage, read> gp_offsets: array<u32>;
 //#endif
@@ -234,11 +239,17 @@ fn rows_main(
     let window_end = gp_params.window_end;
     // The segments a block of SLOTS at a time, so every invocation runs the loop alike
     // and the barriers (shuffles) stay in uniform control flow.
+    // With parts, the items are the parts of the segments: item k is part k % parts of
+    // segment k / parts, and its (value, index) goes to element k of the outputs.
+    let parts = gp_params.parts;
     for (var block = group * SLOTS; block < gp_params.segments; block += gp_params.groups * SLOTS) {
-        let s = block + slot;
-        let valid = s < gp_params.segments;
-        let seg = gp_params.first_segment + s;
+        let it = block + slot;
+        let valid = it < gp_params.segments;
+        let item = gp_params.first_segment * parts + it;
+        let seg = item / parts;
+        let part = item % parts;
         let o = seg - gp_params.out_base;
+        let out = item - gp_params.out_base * parts;
         var best = GpBest(gp_worst(), GP_NONE);
         var owned = false;
         var touched = false;
@@ -246,11 +257,16 @@ fn rows_main(
         if valid {
             let bounds = gp_bounds(seg, o);
             a = bounds.x;
-            let lo = max(a, window_start);
-            let hi = min(bounds.y, window_end);
-            // The window that holds the segment's first element (the last one an empty
-            // segment at the end) writes it; a later one combines its part with that.
-            owned = a >= window_start && (a < window_end || gp_params.last_window != 0u);
+            // The part: whole vec4 units from the segment's start, `q` elements (at least
+            // len / parts), the last ones cut at its end.
+            let len = bounds.y - a;
+            let q = (len / parts + 4u) & ~3u;
+            let first = a + min(part * q, len);
+            let lo = max(first, window_start);
+            let hi = min(a + min(part * q + q, len), window_end);
+            // The window that holds the part's first element (the last one an empty part
+            // at the end) writes it; a later one combines its elements with that.
+            owned = first >= window_start && (first < window_end || gp_params.last_window != 0u);
             touched = lo < hi;
             if touched {
                 best = gp_walk(lo, hi, l, a);
@@ -306,10 +322,51 @@ fn rows_main(
                 best.v = gp_unit(i / 4u)[i % 4u];
             }
             if !owned {
-                best = gp_either(GpBest(gp_out_value[o], gp_out_index[o]), best);
+                best = gp_either(GpBest(gp_out_value[out], gp_out_index[out]), best);
             }
-            gp_out_value[o] = best.v;
-            gp_out_index[o] = best.i;
+            gp_out_value[out] = best.v;
+            gp_out_index[out] = best.i;
+        }
+    }
+}
+
+var<workgroup> gp_finish_v: array<T, WG>;
+var<workgroup> gp_finish_i: array<u32, WG>;
+
+// The second pass of segments split into parts: a workgroup per segment (segments in a
+// grid-stride loop) combines its `parts` partials, a workgroup-memory tree at the end.
+@compute @workgroup_size({{WG}})
+fn finish_main(
+    @builtin(workgroup_id) group_id: vec3<u32>,
+    @builtin(num_workgroups) group_count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let group = group_id.x + group_count.x * (group_id.y + group_count.y * group_id.z);
+    if group >= gp_params.groups {
+        return;
+    }
+    let parts = gp_params.parts;
+    for (var s = group; s < gp_params.segments; s += gp_params.groups) {
+        let seg = gp_params.first_segment + s;
+        var best = GpBest(gp_worst(), GP_NONE);
+        for (var p = lane; p < parts; p += WG) {
+            let k = seg * parts + p;
+            best = gp_either(best, GpBest(gp_part_value[k], gp_part_index[k]));
+        }
+        gp_finish_v[lane] = best.v;
+        gp_finish_i[lane] = best.i;
+        workgroupBarrier();
+        for (var m = WG / 2u; m > 0u; m >>= 1u) {
+            if lane < m {
+                best = gp_either(best, GpBest(gp_finish_v[lane + m], gp_finish_i[lane + m]));
+                gp_finish_v[lane] = best.v;
+                gp_finish_i[lane] = best.i;
+            }
+            workgroupBarrier();
+        }
+        if lane == 0u {
+            gp_out_value[seg - gp_params.out_base] = best.v;
+            gp_out_index[seg - gp_params.out_base] = best.i;
         }
     }
 }

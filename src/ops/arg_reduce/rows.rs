@@ -114,6 +114,25 @@ enum Meet {
     Workgroup,
 }
 
+/// Parts each of `segments` segments of `units` vec4 units (their mean) is cut into: 1,
+/// unless a workgroup a segment would leave most of the `cap` workgroups idle; then
+/// enough parts for about `cap` workgroups in all, of at least 16 units an invocation
+/// (4 on a CPU adapter's 16 workgroups), if the pairs fit one binding and the values
+/// are fewer than 2^31 (the part bounds stay in u32).
+fn parts(wg: u32, segments: u64, units: u64, cap: u64, n: u64, per_out: u64) -> u32 {
+    let wg = u64::from(wg);
+    let least = if cap <= GROUPS_CPU { 4 * wg } else { 16 * wg };
+    if across(wg as u32, units) < wg as u32 || segments * 4 > cap || n >= 1 << 31 {
+        return 1;
+    }
+    let parts = cap
+        .div_ceil(segments)
+        .min(units / least)
+        .min(per_out / segments)
+        .clamp(1, 1 << 16);
+    parts as u32
+}
+
 /// Invocations per workgroup.
 fn workgroup_size(info: &Info) -> u32 {
     pow2_workgroup_size_within(&info.limits, 256)
@@ -195,7 +214,7 @@ struct ArgRowsParams {
     window_end: u32,
     last_window: u32,
     out_base: u32,
-    _pad1: u32,
+    parts: u32,
     _pad2: u32,
 }
 
@@ -557,30 +576,59 @@ impl Ctx {
             Bounds::Offsets(_) => n.div_ceil(segments as u64).div_ceil(LANES as u64),
         };
         let info = self.info();
-        let config = ArgRowsKernel::new::<T>(info, dir, view.vec4(), offsets, units);
-        let kernel = self.kernel_for(&config, "rows_main")?;
-        let slots = u64::from(config.workgroup_size / config.across);
         let cap = match info.device_type {
             wgpu::DeviceType::Cpu => GROUPS_CPU,
             _ => GROUPS_GPU,
         };
         let max_per_dim = info.max_workgroups_per_dimension;
         let cap = cap.min(u64::from(max_per_dim).saturating_pow(3));
-        let values_units = view.units();
-        let per_window = units_per_window(self, &[view.unit_bytes()]);
-        // At least one window, so that empty segments of empty values are written.
-        let windows: Vec<_> = chunks(values_units.max(1), per_window).collect();
         // Outputs (and offsets, one entry more) bound `per_out` segments at a time.
-        let out_views = (View::of(out_values), View::of(out_indices));
-        let offsets_view = match bounds {
-            Bounds::Offsets(o) => Some(View::of(o)),
-            Bounds::Rows { .. } => None,
-        };
         let per_out = units_within(
             self,
             &[size_of::<T>() as u64, 4],
             info.max_binding_bytes.saturating_sub(16),
         );
+        let parts = parts(
+            workgroup_size(info),
+            segments as u64,
+            units,
+            cap,
+            n,
+            per_out,
+        );
+        let config = ArgRowsKernel::new::<T>(
+            info,
+            dir,
+            view.vec4(),
+            offsets,
+            units.div_ceil(u64::from(parts)),
+        );
+        let kernel = self.kernel_for(&config, "rows_main")?;
+        let slots = u64::from(config.workgroup_size / config.across);
+        let values_units = view.units();
+        let per_window = units_per_window(self, &[view.unit_bytes()]);
+        // At least one window, so that empty segments of empty values are written.
+        let windows: Vec<_> = chunks(values_units.max(1), per_window).collect();
+        let out_views = (View::of(out_values), View::of(out_indices));
+        let offsets_view = match bounds {
+            Bounds::Offsets(o) => Some(View::of(o)),
+            Bounds::Rows { .. } => None,
+        };
+        // Split segments: the first pass's pairs, `parts` a segment.
+        let partials = if parts > 1 {
+            let items = segments as u64 * u64::from(parts);
+            let usage = wgpu::BufferUsages::STORAGE;
+            let bytes = (items * size_of::<T>() as u64).next_multiple_of(4);
+            let values = work.keep(self.scratch("argmax_rows partial values", bytes, usage)?);
+            let indices =
+                work.keep(self.scratch("argmax_rows partial indices", 4 * items, usage)?);
+            Some((
+                Res::range(&values, 0, bytes),
+                Res::range(&indices, 0, 4 * items),
+            ))
+        } else {
+            None
+        };
         for (k, w) in windows.iter().enumerate() {
             let start = w.offset_units * LANES as u64;
             let end = ((w.offset_units + w.units) * LANES as u64).min(n);
@@ -601,7 +649,7 @@ impl Ctx {
             while from < last {
                 let base = from / per_out * per_out;
                 let to = last.min(base + per_out);
-                let count = to - from;
+                let count = (to - from) * u64::from(parts);
                 let groups = count.div_ceil(slots).clamp(1, cap);
                 let block = work.params(&ArgRowsParams {
                     segments: count as u32,
@@ -614,18 +662,28 @@ impl Ctx {
                     window_end: end as u32,
                     last_window: u32::from(k + 1 == windows.len()),
                     out_base: base as u32,
+                    parts,
                     ..ArgRowsParams::default()
                 });
                 let outs = Chunk {
                     offset_units: base,
                     units: to - base,
                 };
+                let (to_values, to_indices) = match &partials {
+                    // (`parts` splits only segments that fit one output binding: `base`
+                    // is 0.)
+                    Some((values, indices)) => (values.clone(), indices.clone()),
+                    None => (
+                        out_window(&out_views.0, &outs),
+                        out_window(&out_views.1, &outs),
+                    ),
+                };
                 let d = work
                     .dispatch(&kernel, workgroup_grid(groups, max_per_dim)?)
                     .bind(0, block)
                     .bind(1, view.window(w))
-                    .bind(3, out_window(&out_views.0, &outs))
-                    .bind(4, out_window(&out_views.1, &outs));
+                    .bind(3, to_values)
+                    .bind(4, to_indices);
                 if let Some(o) = &offsets_view {
                     let entries = Chunk {
                         offset_units: base,
@@ -635,6 +693,26 @@ impl Ctx {
                 }
                 from = to;
             }
+        }
+        if let Some((values, indices)) = &partials {
+            let finish = self.kernel_for(&config, "finish_main")?;
+            let groups = (segments as u64).min(cap);
+            let block = work.params(&ArgRowsParams {
+                segments: segments as u32,
+                groups: groups as u32,
+                parts,
+                ..ArgRowsParams::default()
+            });
+            let outs = Chunk {
+                offset_units: 0,
+                units: segments as u64,
+            };
+            work.dispatch(&finish, workgroup_grid(groups, max_per_dim)?)
+                .bind(0, block)
+                .bind(3, out_window(&out_views.0, &outs))
+                .bind(4, out_window(&out_views.1, &outs))
+                .bind(5, values.clone())
+                .bind(6, indices.clone());
         }
         Ok(())
     }
@@ -765,7 +843,7 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
             window_end,
             last_window,
             out_base,
-            _pad1,
+            parts,
             _pad2
         ]
     );
