@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch's figures for the calls of issue 34 (segmented and per-axis reductions, argmax,
-searchsorted, top-k) and issue 45 (argmax per row), in the style of peers.py: median device time over repeated runs
-(CUDA events, after warm-up) and bandwidth counting each input read once and each output
-written once, so the rows compare with the bandwidth table's sections `segmented`,
-`arg_reduce`, `scan_by_key`, `search` and `top_k`.
+searchsorted, top-k) and issue 45 (argmax per row), in the style of peers.py: median
+device time over repeated runs (CUDA events, after warm-up) and bandwidth counting each
+input read once and each output written once, so the rows compare with the bandwidth
+table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search` and `top_k`.
 
 usage: python3 peers_next.py [WORD]   (only the rows whose name contains WORD)
 """

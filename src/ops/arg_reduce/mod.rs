@@ -1,8 +1,9 @@
 //! The position of the largest or smallest element: [`Ctx::argmax`], [`Ctx::argmin`]
 //! and their `_into` forms; per row of a grid and per segment of a vector,
 //! [`Ctx::argmax_rows`], [`Ctx::argmin_rows`], [`Ctx::segmented_argmax`],
-//! [`Ctx::segmented_argmin`] and their `_into` forms (`rows.rs`, one pass of
-//! `wgsl/arg_reduce_rows.wgsl`: a power-of-two group of invocations per row).
+//! [`Ctx::segmented_argmin`] and their `_into` forms (`rows.rs`, `wgsl/arg_reduce_rows.wgsl`:
+//! a power-of-two group of invocations per row, one pass; a second one for a few long
+//! rows cut into parts).
 //!
 //! Of the whole vector, two passes (`wgsl/arg_reduce.wgsl`), shaped like [`Ctx::reduce`]'s: a fixed number of
 //! workgroups walk each binding window with vec4 loads in a grid-stride loop, each

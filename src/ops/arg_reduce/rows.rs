@@ -2,17 +2,21 @@
 //! of a vector: [`Ctx::argmax_rows`], [`Ctx::argmin_rows`], [`Ctx::segmented_argmax`],
 //! [`Ctx::segmented_argmin`] and their `_into` forms (`wgsl/arg_reduce_rows.wgsl`).
 //!
-//! One pass. A power-of-two group of `G` invocations takes a row (segment): about four
-//! to sixteen vec4 units per invocation, up to a whole workgroup per row for wide rows,
-//! and `WG / G` rows per workgroup for narrow ones. Each invocation walks the row's whole
-//! vec4 units with four loads in flight (rows may start anywhere: the partial units at
-//! either end are taken element by element), and the `G` bests meet by subgroup shuffles
-//! (32-bit types; where `G` is more than the smallest subgroup, shuffles within each
-//! subgroup and then the group's subgroups through workgroup memory) or a
-//! workgroup-memory tree. A vector
-//! larger than one storage binding is bound a window at a time: each window's dispatch
-//! takes the part of every row inside it and combines it with what the earlier windows
-//! found. The order is argmax's: the same bits every run.
+//! A power-of-two group of `G` invocations takes a row (segment): about four to sixteen
+//! vec4 units per invocation, up to a whole workgroup per row for wide rows, and `WG / G`
+//! rows per workgroup for narrow ones. Each invocation walks the row's whole vec4 units
+//! with four loads in flight (rows may start anywhere: the partial units at either end
+//! are taken element by element), and the `G` bests meet by subgroup shuffles (32-bit
+//! types; where `G` is more than the smallest subgroup, shuffles within each subgroup and
+//! then the group's subgroups through workgroup memory) or a workgroup-memory tree. One
+//! pass, unless a few rows are too long for a workgroup each to fill the GPU (fewer than
+//! a quarter of its workgroups, a workgroup's worth of units or more each): those are
+//! cut into parts, items of their own, and a second pass combines each row's parts.
+//!
+//! A vector larger than one storage binding is bound a window at a time: each window's
+//! dispatch takes the part of every row inside it and combines it with what the earlier
+//! windows found; outputs and offsets larger than one are bound a range of rows at a
+//! time. The order is argmax's: the same bits every run.
 
 use bytemuck::{Pod, Zeroable};
 
