@@ -63,7 +63,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
             4 * width as usize * h + 4 * h,
             || ctx.reduce_rows_into(&grid, Reduce::Max, &mut values),
         )?;
-        if width == 256 {
+        if shape == "rows of 256" {
             let offsets: Vec<u32> = (0..=h as u32).map(|s| s * 256).collect();
             let o = ctx.upload(&offsets)?;
             b.row(
