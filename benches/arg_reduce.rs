@@ -1,4 +1,6 @@
-//! Throughput of argmax and argmin: input bytes per second, swept over sizes.
+//! Throughput of argmax and argmin: input bytes per second, swept over sizes; and of
+//! argmax per row (`argmax_rows`) of a square grid of n values and of n / 256 rows of 256,
+//! next to `reduce_rows` (max) of the same grids.
 //!
 //! `cargo bench --bench arg_reduce`. Iterations use the device-resident forms and wait
 //! for the GPU; the `bandwidth` table (lab/) (section `arg_reduce`) has the GPU-only table.
@@ -6,7 +8,7 @@
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gpuprim::{Ctx, GpuVec};
+use gpuprim::{Ctx, GpuVec, Grid2D, Reduce};
 
 /// `n` f32 in [0, 1) in a scrambled order, so the best element is not at either end.
 fn input(ctx: &Ctx, n: usize) -> GpuVec<f32> {
@@ -46,6 +48,43 @@ fn bench(c: &mut Criterion) {
             ctx.argmax(v).unwrap();
         },
     );
+    // A square grid and rows of 256.
+    for shape in ["square", "rows_of_256"] {
+        let width_of = |n: usize| {
+            if shape == "square" {
+                1 << n.ilog2().div_ceil(2)
+            } else {
+                256
+            }
+        };
+        for reduce in [false, true] {
+            let name = if reduce {
+                format!("reduce_rows_max_f32_{shape}")
+            } else {
+                format!("argmax_rows_f32_{shape}")
+            };
+            common::sweep(
+                c,
+                &ctx,
+                &name,
+                |n| {
+                    let w = width_of(n);
+                    let h = n / w;
+                    let outputs = (ctx.zeros::<f32>(h).unwrap(), ctx.zeros::<u32>(h).unwrap());
+                    ((input(&ctx, n), w, outputs), 4 * n)
+                },
+                |(v, w, (values, indices))| {
+                    let grid = Grid2D::new(v, *w as u32, (v.len() / *w) as u32).unwrap();
+                    if reduce {
+                        ctx.reduce_rows_into(&grid, Reduce::Max, values).unwrap();
+                    } else {
+                        ctx.argmax_rows_into(&grid, values, indices).unwrap();
+                    }
+                    ctx.synchronize().unwrap();
+                },
+            );
+        }
+    }
 }
 
 criterion_group! {

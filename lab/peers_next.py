@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch's figures for the calls of issue 34 (segmented and per-axis reductions, argmax,
-searchsorted, top-k), in the style of peers.py: median device time over repeated runs
-(CUDA events, after warm-up) and bandwidth counting each input read once and each output
-written once, so the rows compare with the bandwidth table's sections `segmented`,
-`arg_reduce`, `scan_by_key`, `search` and `top_k`.
+searchsorted, top-k) and issue 45 (argmax per row), in the style of peers.py: median
+device time over repeated runs (CUDA events, after warm-up) and bandwidth counting each
+input read once and each output written once, so the rows compare with the bandwidth
+table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search` and `top_k`.
 
 usage: python3 peers_next.py [WORD]   (only the rows whose name contains WORD)
 """
@@ -73,6 +73,13 @@ for h, w in [(16384, 16384), (1 << 20, 256), (256, 1 << 20), (1 << 24, 16), (1 <
     m = x[: h * w].view(h, w)
     attempt(f"sum(dim=1) {h} x {w} (reduce_rows)", lambda: m.sum(dim=1), 4 * h * w + 4 * h)
     attempt(f"sum(dim=0) {h} x {w} (reduce_columns)", lambda: m.sum(dim=0), 4 * h * w + 4 * w)
+# argmax per row (argmax_rows; bytes as the bandwidth table's: values read, values and
+# indices written), next to amax(dim=1) (reduce_rows max) of the same shapes.
+for h, w in [(16384, 16384), (1 << 20, 256)]:
+    m = x[: h * w].view(h, w)
+    attempt(f"argmax(dim=1) {h} x {w} (argmax_rows)", lambda: torch.argmax(m, dim=1), 4 * h * w + 8 * h)
+    attempt(f"max(dim=1) {h} x {w} (argmax_rows: values and indices)", lambda: torch.max(m, dim=1), 4 * h * w + 8 * h)
+    attempt(f"amax(dim=1) {h} x {w} (reduce_rows max)", lambda: torch.amax(m, dim=1), 4 * h * w + 4 * h)
 
 del x
 n = 1 << 24

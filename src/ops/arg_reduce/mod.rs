@@ -1,7 +1,11 @@
 //! The position of the largest or smallest element: [`Ctx::argmax`], [`Ctx::argmin`]
-//! and their `_into` forms.
+//! and their `_into` forms; per row of a grid and per segment of a vector,
+//! [`Ctx::argmax_rows`], [`Ctx::argmin_rows`], [`Ctx::segmented_argmax`],
+//! [`Ctx::segmented_argmin`] and their `_into` forms (`rows.rs`, `wgsl/arg_reduce_rows.wgsl`:
+//! a power-of-two group of invocations per row, one pass; a second one for a few long
+//! rows cut into parts).
 //!
-//! Two passes (`wgsl/arg_reduce.wgsl`), shaped like [`Ctx::reduce`]'s: a fixed number of
+//! Of the whole vector, two passes (`wgsl/arg_reduce.wgsl`), shaped like [`Ctx::reduce`]'s: a fixed number of
 //! workgroups walk each binding window with vec4 loads in a grid-stride loop, each
 //! invocation keeping its best (value, index), and write one partial per workgroup; one
 //! workgroup picks the best partial. The workgroup step uses subgroup operations for the
@@ -11,6 +15,8 @@
 //! The answer does not depend on the order pairs are combined in: values are compared in
 //! a strict weak order (NaN above everything, `-0.0` equal to `+0.0`) and equal values
 //! by index, so exactly one element comes first. No atomics; the same bits every run.
+
+mod rows;
 
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
@@ -24,14 +30,14 @@ use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::{GpuVec, LANES, ReadBack};
 use crate::runtime::view::{View, units_wgsl};
 
-const ARG_REDUCE_WGSL: &str = include_str!("../../wgsl/arg_reduce.wgsl");
-const TREE_WGSL: &str = include_str!("../../wgsl/arg_reduce_tree.wgsl");
-const SUBGROUP_WGSL: &str = include_str!("../../wgsl/arg_reduce_subgroup.wgsl");
+const ARG_REDUCE_WGSL: &str = include_str!("../../../wgsl/arg_reduce.wgsl");
+const TREE_WGSL: &str = include_str!("../../../wgsl/arg_reduce_tree.wgsl");
+const SUBGROUP_WGSL: &str = include_str!("../../../wgsl/arg_reduce_subgroup.wgsl");
 /// Pieces of `{{COMPARE}}` ([`compare_wgsl`]).
-const COMPARE_FLOAT_WGSL: &str = include_str!("../../wgsl/arg_reduce_compare_float.wgsl");
-const FAST_F32_WGSL: &str = include_str!("../../wgsl/arg_reduce_fast_f32.wgsl");
-const FAST_WGSL: &str = include_str!("../../wgsl/arg_reduce_fast.wgsl");
-const KEY_F32_WGSL: &str = include_str!("../../wgsl/arg_reduce_key_f32.wgsl");
+const COMPARE_FLOAT_WGSL: &str = include_str!("../../../wgsl/arg_reduce_compare_float.wgsl");
+const FAST_F32_WGSL: &str = include_str!("../../../wgsl/arg_reduce_fast_f32.wgsl");
+const FAST_WGSL: &str = include_str!("../../../wgsl/arg_reduce_fast.wgsl");
+const KEY_F32_WGSL: &str = include_str!("../../../wgsl/arg_reduce_key_f32.wgsl");
 
 /// Which end of the order a call looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -518,6 +524,7 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
             }
         }
     }
+    rows::catalog(c);
     for d in devices() {
         add::<f32>(c, &d);
         add::<i32>(c, &d);
