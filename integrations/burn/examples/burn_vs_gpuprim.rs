@@ -112,6 +112,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(a, b, "argmax: the indices differ");
     println!("  argmax: equal, index {}", b[0]);
 
+    // argmax along dim 1, rows of `side`
+    let (burn_time, burn) = once(&gpu, || m.clone().argmax(1));
+    let (ours_time, ours) = median(&gpu, || gpu.argmax(m.clone()).unwrap());
+    report(
+        &format!("argmax f32, {} rows of {side}", n / side),
+        burn_time,
+        ours_time,
+    );
+    let (a, b) = (
+        burn.into_data().try_to_vec::<i32>()?,
+        ours.into_data().try_to_vec::<i32>()?,
+    );
+    assert_eq!(a, b, "argmax of rows: the indices differ");
+    println!("  argmax of rows: equal, all {} indices", b.len());
+
+    old_and_new(&gpu, &values, side, wide, k)?;
+
     // cumsum, 1 row and rows of `side`
     // Burn's kernel is quadratic in the row: its warm-up (which compiles it) runs on a
     // short row.
@@ -130,6 +147,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     check_sums(burn, ours, side, "cumsum, rows");
     Ok(())
+}
+
+/// gpuprim-burn's row calls before and after gpuprim's row kernels, on the same keys as
+/// gpuprim vectors: rows emulated by two stable sorts of the whole tensor (the keys, then
+/// the rows), against `argsort_rows`, `top_k_rows` and `argmax_rows`. Each timed once
+/// after a warm-up, ended by a device sync.
+fn old_and_new(
+    gpu: &BurnGpu,
+    values: &[f32],
+    side: usize,
+    wide: usize,
+    k: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use gpuprim::{Grid2D, Sort};
+    let ctx = gpu.ctx();
+    let n = values.len();
+    let keys = ctx.upload(values)?;
+    // The old path: each row's order from one stable sort of all keys and one stable sort
+    // of their rows.
+    let two_sorts = |cols: usize, sort: &Sort| -> gpuprim::Result<gpuprim::GpuVec<u32>> {
+        let mut p = ctx.argsort_with(&keys, sort)?;
+        let mut row: gpuprim::GpuVec<u32> = ctx.map(&p, &format!("x / {cols}u"))?;
+        ctx.sort_by_key(&mut row, &mut p)?;
+        Ok(p)
+    };
+    let (old, _) = once(gpu, || two_sorts(side, &Sort::ascending()).unwrap());
+    let (new, _) = once(gpu, || {
+        ctx.argsort_rows(&Grid2D::new(&keys, side as u32, (n / side) as u32).unwrap())
+            .unwrap()
+    });
+    report_paths(&format!("argsort, {} rows of {side}", n / side), old, new);
+    let (old, _) = once(gpu, || two_sorts(wide, &Sort::descending()).unwrap());
+    let (new, _) = once(gpu, || {
+        ctx.top_k_rows(&Grid2D::new(&keys, wide as u32, (n / wide) as u32).unwrap(), k)
+            .unwrap()
+    });
+    report_paths(&format!("topk k={k}, {} rows of {wide}", n / wide), old, new);
+    let (old, _) = once(gpu, || two_sorts(side, &Sort::descending()).unwrap());
+    let (new, _) = once(gpu, || {
+        ctx.argmax_rows(&Grid2D::new(&keys, side as u32, (n / side) as u32).unwrap())
+            .unwrap()
+    });
+    report_paths(&format!("argmax, {} rows of {side}", n / side), old, new);
+    Ok(())
+}
+
+fn report_paths(what: &str, old: Duration, new: Duration) {
+    println!(
+        "{what:<32} two full sorts {:>8.3} ms   row kernel {:>8.3} ms   {:>6.1}x",
+        old.as_secs_f64() * 1e3,
+        new.as_secs_f64() * 1e3,
+        old.as_secs_f64() / new.as_secs_f64()
+    );
 }
 
 /// Waits until the device has done all the work handed to it: Burn's (`Device::sync`

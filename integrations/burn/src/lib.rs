@@ -5,11 +5,12 @@
 //! Burn 0.22's wgpu backend sorts by reading the tensor back and sorting on the CPU, and
 //! its cumulative sums are a sequential kernel. [`BurnGpu`] makes one wgpu device that
 //! Burn's runtime and a gpuprim [`Ctx`] both run on, so a tensor's buffer is handed to
-//! gpuprim's radix sort and scans as it is, and the results are Burn tensors on the
-//! same device.
+//! gpuprim's sorts, selections and scans as it is, and the results are Burn tensors on
+//! the same device.
 //!
 //! Every call works along the last dimension: the other dimensions are rows, each sorted
-//! or scanned on its own. Float tensors are f32 and int tensors i32 (the wgpu backend's
+//! or scanned on its own (gpuprim's `sort_rows`, `argsort_rows`, `top_k_rows` and
+//! `argmax_rows`; a tensor of one row takes the device-wide `argsort` and `top_k`). Float tensors are f32 and int tensors i32 (the wgpu backend's
 //! default element types); a tensor that is not contiguous is made contiguous by Burn
 //! first.
 //!
@@ -71,10 +72,6 @@ pub trait Kind:
     type Elem: SortKey + GpuElement;
     /// Burn's name of that type.
     const DTYPE: DType;
-    /// WGSL setting `k` (u32) to element `x`'s place in the order of `argmax` /
-    /// `argmin`: NaN (any) is `nan_key`, -0.0 and 0.0 are equal.
-    #[doc(hidden)]
-    const ARG_KEY_WGSL: &'static str;
 
     #[doc(hidden)]
     fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
@@ -91,15 +88,11 @@ pub trait Kind:
 impl Kind for Float {
     type Elem = f32;
     const DTYPE: DType = DType::F32;
-    const ARG_KEY_WGSL: &'static str = "let b = bitcast<u32>(select(x, 0.0, x == 0.0)); \
-        if (b & 0x7fffffffu) > 0x7f800000u { k = nan_key; } \
-        else { k = select(b ^ 0x80000000u, ~b, (b >> 31u) == 1u); }";
 }
 
 impl Kind for Int {
     type Elem = i32;
     const DTYPE: DType = DType::I32;
-    const ARG_KEY_WGSL: &'static str = "k = bitcast<u32>(x) ^ 0x80000000u;";
 }
 
 /// One wgpu device shared by Burn's wgpu runtime ([`BurnGpu::device`]) and a gpuprim
@@ -249,8 +242,9 @@ impl BurnGpu {
 
     /// The `k` largest elements of each row along the last dimension, largest first;
     /// among equal elements the lower index first; NaN is largest (the order of
-    /// [`BurnGpu::sort`], descending). Each row is sorted whole (a stable radix sort),
-    /// and the result is a view of its first `k` columns.
+    /// [`BurnGpu::sort`], descending). Each row is a selection (gpuprim's `top_k_rows`:
+    /// a radix select per row, never a sort of the row for small `k`; one row is
+    /// `top_k`).
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a `k` larger than the last dimension; as
@@ -294,18 +288,60 @@ impl BurnGpu {
                 want_indices.then(|| Tensor::empty(dims, &self.device)),
             ));
         }
-        let (values, indices) = self.sort_impl(t, true, true, want_indices)?;
+        let rows = Rows::of(&t);
+        let mut dims = t.dims();
+        dims[D - 1] = k;
+        let out_len = rows.rows * k;
+        if out_len == 0 {
+            return Ok((
+                Tensor::empty(dims, &self.device),
+                want_indices.then(|| Tensor::empty(dims, &self.device)),
+            ));
+        }
+        let input = self.contiguous::<D, K>(t)?;
+        let keys: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
+        // gpuprim's per-row selection into vectors of its own (Burn may keep the input
+        // and the results in one buffer, which one dispatch cannot bind read-only and
+        // writable), then copied into the results.
+        let mut top = self.ctx.zeros::<K::Elem>(out_len)?;
+        let mut cols = self.ctx.zeros::<u32>(out_len)?;
+        if rows.rows == 1 {
+            // One row: the device-wide select.
+            self.ctx.top_k_into(&keys, &mut top, &mut cols)?;
+        } else {
+            let grid = gpuprim::Grid2D::new(&keys, rows.cols as u32, rows.rows as u32)?;
+            self.ctx.top_k_rows_into(&grid, &mut top, &mut cols)?;
+        }
+        let values_out = self.empty_like(&input, K::DTYPE, out_len);
+        let mut v: GpuVec<K::Elem> = self.vec_of(&values_out, out_len)?;
+        self.ctx
+            .elementwise("v = x;")
+            .read("x", &top)
+            .write("v", &mut v)
+            .run()?;
+        let indices_out = if want_indices {
+            let out = self.empty_like(&input, DType::I32, out_len);
+            let mut idx: GpuVec<i32> = self.vec_of(&out, out_len)?;
+            self.ctx
+                .elementwise("idx = i32(c);")
+                .read("c", &cols)
+                .write("idx", &mut idx)
+                .run()?;
+            Some(out)
+        } else {
+            None
+        };
+        self.ctx.flush()?;
         Ok((
-            values.expect("values asked").narrow(D - 1, 0, k),
-            indices.map(|i| i.narrow(D - 1, 0, k)),
+            K::from_cube::<1>(values_out).reshape(dims),
+            indices_out.map(|c| Int::from_cube::<1>(c).reshape(dims)),
         ))
     }
 
     /// The index (within the row) of each row's largest element along the last
     /// dimension, the dimension kept with size 1, as Burn's `argmax`: ties go to the
-    /// lowest index, the first NaN wins (as in NumPy), -0.0 equals 0.0. One row is
-    /// gpuprim's `argmax`; several rows are sorted (a stable radix sort of each row by
-    /// that order).
+    /// lowest index, the first NaN wins (as in NumPy), -0.0 equals 0.0: gpuprim's
+    /// `argmax_rows`, a reduction of each row.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a last dimension of 0; as [`BurnGpu::sort`].
@@ -474,67 +510,23 @@ impl BurnGpu {
         let out = self.empty_like(&input, DType::I32, rows.rows);
         let values: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
         let mut result: GpuVec<i32> = self.vec_of(&out, rows.rows)?;
-        if rows.rows == 1 {
-            let mut found = self.ctx.zeros::<u32>(1)?;
-            let mut value = self.ctx.zeros::<K::Elem>(1)?;
-            if max {
-                self.ctx.argmax_into(&values, &mut value, &mut found)?;
-            } else {
-                self.ctx.argmin_into(&values, &mut value, &mut found)?;
-            }
-            self.ctx
-                .elementwise("o = i32(f);")
-                .read("f", &found)
-                .write("o", &mut result)
-                .run()?;
+        // gpuprim's per-row argmax into vectors of its own (see `topk_impl`), then the
+        // indices copied into the result.
+        let mut best = self.ctx.zeros::<K::Elem>(rows.rows)?;
+        let mut found = self.ctx.zeros::<u32>(rows.rows)?;
+        let grid = gpuprim::Grid2D::new(&values, rows.cols as u32, rows.rows as u32)?;
+        if max {
+            self.ctx.argmax_rows_into(&grid, &mut best, &mut found)?;
         } else {
-            // Each row's elements in the order of the call (NaN first), stable: the
-            // first of a row's sorted permutation is its answer.
-            let mut keys = self.ctx.zeros::<u32>(rows.n)?;
-            self.ctx
-                .elementwise(K::ARG_KEY_WGSL)
-                .read("x", &values)
-                .scalar("nan_key", if max { u32::MAX } else { 0 })
-                .write("k", &mut keys)
-                .run()?;
-            let order = if max {
-                Sort::descending()
-            } else {
-                Sort::ascending()
-            };
-            let p = self.row_order(&keys, &rows, &order)?;
-            self.ctx
-                .elementwise("o = i32(p[i * cols] % cols);")
-                .raw("p", &p)
-                .scalar("cols", rows.cols as u32)
-                .write("o", &mut result)
-                .run()?;
+            self.ctx.argmin_rows_into(&grid, &mut best, &mut found)?;
         }
+        self.ctx
+            .elementwise("o = i32(f);")
+            .read("f", &found)
+            .write("o", &mut result)
+            .run()?;
         self.ctx.flush()?;
         Ok(Int::from_cube::<1>(out).reshape(dims))
-    }
-
-    /// Each row's elements in `order` of their keys, as flat indices, stable: one stable
-    /// sort of all keys, then (for several rows) a stable sort by row, which keeps the
-    /// keys' order within each row.
-    fn row_order<T: SortKey>(
-        &self,
-        keys: &GpuVec<T>,
-        rows: &Rows,
-        order: &Sort,
-    ) -> Result<GpuVec<u32>> {
-        let mut p = self.ctx.argsort_with(keys, order)?;
-        if rows.rows > 1 {
-            let mut row = self.ctx.zeros::<u32>(rows.n)?;
-            self.ctx
-                .elementwise("r = p / cols;")
-                .read("p", &p)
-                .scalar("cols", rows.cols as u32)
-                .write("r", &mut row)
-                .run()?;
-            self.ctx.sort_by_key(&mut row, &mut p)?;
-        }
-        Ok(p)
     }
 
     /// An inclusive scan of each row of `t` by `op`.

@@ -466,10 +466,12 @@ fn record_rows<T: SortKey>(
     let info = ctx.info();
     let (width, pitch) = (grid.width(), grid.pitch());
     let k = (values.len() / grid.height() as usize) as u32;
+    // At most what one dispatch launches: the rows are grid-strided over them.
     let cap = match info.device_type {
         wgpu::DeviceType::Cpu => GROUPS_CPU,
         _ => GROUPS_GPU,
-    };
+    }
+    .min(u64::from(info.max_workgroups_per_dimension).pow(3));
     let src = View::of(grid.vec());
     let (out_v, out_i) = (View::of(values), View::of(indices));
     let row_end = if config.vec4 {
