@@ -87,7 +87,7 @@ fn keys_for<K: Key>(n: usize, seed: u64, ties: bool) -> Vec<K> {
     if ties {
         let few: Vec<K> = random_vec(7, seed ^ 99);
         for (i, x) in v.iter_mut().enumerate() {
-            *x = few[(i * 2654435761usize >> 7) % few.len()];
+            *x = few[((i * 2654435761usize) >> 7) % few.len()];
         }
     }
     v
@@ -313,7 +313,7 @@ fn rows_reference<K: Key>(keys: &[K], (w, h, p): (u32, u32, u32), sort: &Sort) -
 fn check_rows<K: Key>(ctx: &Ctx, (w, h, p): (u32, u32, u32), vp: u32, sort: &Sort, seed: u64) {
     let what = format!("{} rows {w}x{h} pitch {p} {sort:?}", K::WGSL);
     let span = (p * (h - 1) + w) as usize + 2;
-    let keys: Vec<K> = keys_for(span, seed, seed % 2 == 0);
+    let keys: Vec<K> = keys_for(span, seed, seed.is_multiple_of(2));
     let want = rows_reference(&keys, (w, h, p), sort);
     // sort_rows: each row sorted, the padding untouched.
     let mut d = ctx.upload(&keys).unwrap();

@@ -180,10 +180,17 @@ fn old_and_new(
     report_paths(&format!("argsort, {} rows of {side}", n / side), old, new);
     let (old, _) = once(gpu, || two_sorts(wide, &Sort::descending()).unwrap());
     let (new, _) = once(gpu, || {
-        ctx.top_k_rows(&Grid2D::new(&keys, wide as u32, (n / wide) as u32).unwrap(), k)
-            .unwrap()
+        ctx.top_k_rows(
+            &Grid2D::new(&keys, wide as u32, (n / wide) as u32).unwrap(),
+            k,
+        )
+        .unwrap()
     });
-    report_paths(&format!("topk k={k}, {} rows of {wide}", n / wide), old, new);
+    report_paths(
+        &format!("topk k={k}, {} rows of {wide}", n / wide),
+        old,
+        new,
+    );
     let (old, _) = once(gpu, || two_sorts(side, &Sort::descending()).unwrap());
     let (new, _) = once(gpu, || {
         ctx.argmax_rows(&Grid2D::new(&keys, side as u32, (n / side) as u32).unwrap())

@@ -118,7 +118,8 @@ fn cap_max(info: &Info, wg: u32) -> u32 {
 }
 
 /// The largest `k` [`Ctx::top_k_rows`] selects in workgroup memory on the device `info`
-/// describes; above it the call sorts.
+/// describes; above it the call sorts. (Read by the `internals` hook and the catalog.)
+#[cfg(any(test, feature = "internals"))]
 fn max_k_of(info: &Info) -> usize {
     cap_max(info, pow2_workgroup_size_within(&info.limits, WG)) as usize
 }
