@@ -258,6 +258,9 @@ fn key_bits_and_small_tiles() {
         // Tiles of 16 keys: every segment longer than that is merged, up to 5 levels.
         Sort::ascending().segment_tile(16),
         Sort::descending().bits(3..19).segment_tile(2),
+        // 16 slots an invocation (the GPU's chunk), and 8.
+        Sort::ascending().segment_tile(1024),
+        Sort::descending().segment_tile(512),
     ] {
         check_offsets(ctx, &keys, &offsets, &sort, &format!("{sort:?}"));
     }
@@ -399,6 +402,28 @@ fn rows_of_every_width_both_ways() {
         77,
         &Sort::ascending().segment_tile(8).rows_by_tiles(),
         5,
+    );
+    // 16 and 8 slots an invocation, as on GPUs.
+    check_rows::<f32>(
+        ctx,
+        (1000, 3, 1003),
+        1000,
+        &Sort::ascending().segment_tile(1024),
+        8,
+    );
+    check_rows::<f32>(
+        ctx,
+        (16, 100, 16),
+        16,
+        &Sort::descending().segment_tile(1024),
+        9,
+    );
+    check_rows::<i32>(
+        ctx,
+        (300, 9, 300),
+        301,
+        &Sort::ascending().segment_tile(512),
+        10,
     );
     check_rows::<u32>(split_ctx(), (30, 20, 31), 30, &Sort::ascending(), 6);
     check_rows::<u32>(

@@ -24,6 +24,7 @@
 const TILE: u32 = {{TILE}}u;      // slots of the workgroup sort (a power of two)
 const TILE_BITS: u32 = {{TILE_BITS}}u;
 const WG: u32 = {{WG}}u;
+const CHUNK: u32 = {{CHUNK}}u; // slots an invocation holds in registers: TILE / WG
 const ITEMS: u32 = {{ITEMS}}u;  // merge_main: places per invocation
 const NO_POSITION: u32 = 0xffffffffu; // a scratch position outside every segment
 const LAST_GROUP: u32 = 0xffffffffu >> TILE_BITS; // the group of the padding slots
@@ -95,60 +96,106 @@ fn linear_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wid.x + nwg.x * (wid.y + nwg.y * wid.z);
 }
 
-// rows_main's order: word, then index (the padding's index is the largest).
-fn rows_before(a: u32, b: u32) -> bool {
-    let wa = wg_w[a] & params.mask;
-    let wb = wg_w[b] & params.mask;
-    return wa < wb || (wa == wb && wg_b[a] < wg_b[b]);
+// Where slot x lives in workgroup memory: its low five bits XORed with the next five,
+// so an invocation's CHUNK consecutive slots and consecutive slots across invocations
+// both fall in distinct banks.
+fn ix(x: u32) -> u32 {
+    return x ^ ((x >> 5u) & 31u);
 }
 
-// tiles_main's order: group, word, position.
-fn tiles_before(a: u32, b: u32) -> bool {
-    let ga = wg_b[a] >> TILE_BITS;
-    let gb = wg_b[b] >> TILE_BITS;
-    let wa = wg_w[a] & params.mask;
-    let wb = wg_w[b] & params.mask;
-    return ga < gb || (ga == gb && (wa < wb || (wa == wb && wg_b[a] < wg_b[b])));
-}
-
-fn exchange(lo: u32, hi: u32, tiles: bool) {
-    var swap: bool;
+// Whether slot (wa, ba) goes before slot (wb, bb): rows_main's order is the word, then
+// the index (the padding's is the largest); tiles_main's the group, the word, the
+// position (`b` holds the group above the position).
+fn before(wa: u32, ba: u32, wb: u32, bb: u32, tiles: bool) -> bool {
+    let ka = wa & params.mask;
+    let kb = wb & params.mask;
     if tiles {
-        swap = tiles_before(hi, lo);
-    } else {
-        swap = rows_before(hi, lo);
+        let ga = ba >> TILE_BITS;
+        let gb = bb >> TILE_BITS;
+        return ga < gb || (ga == gb && (ka < kb || (ka == kb && ba < bb)));
     }
-    if swap {
-        let w = wg_w[lo];
-        wg_w[lo] = wg_w[hi];
-        wg_w[hi] = w;
-        let b = wg_b[lo];
-        wg_b[lo] = wg_b[hi];
-        wg_b[hi] = b;
+    return ka < kb || (ka == kb && ba < bb);
+}
+
+// Compare-exchange of two slots in workgroup memory.
+fn exchange(lo: u32, hi: u32, tiles: bool) {
+    let l = ix(lo);
+    let h = ix(hi);
+    let wl = wg_w[l];
+    let bl = wg_b[l];
+    let wh = wg_w[h];
+    let bh = wg_b[h];
+    if before(wh, bh, wl, bl, tiles) {
+        wg_w[l] = wh;
+        wg_b[l] = bh;
+        wg_w[h] = wl;
+        wg_b[h] = bl;
     }
 }
 
-// Sorts every aligned block of `size` slots ascending (`size` uniform, a power of two
-// up to TILE): a bitonic network whose first step of each stage compares mirrored
-// slots, so every block comes out ascending. Pair t of a step of distance j is slot
-// (t with a zero bit inserted at j) and its partner; powers of two, so shifts and masks.
+// An invocation's CHUNK consecutive slots, held in registers for the steps whose pairs
+// lie inside them.
+var<private> rw: array<u32, CHUNK>;
+var<private> rb: array<u32, CHUNK>;
+
+fn regs_load(base: u32) {
+//#for m < CHUNK unroll UNROLL
+    rw[m] = wg_w[ix(base + m)];
+    rb[m] = wg_b[ix(base + m)];
+//#endfor
+}
+
+fn regs_store(base: u32) {
+//#for m < CHUNK unroll UNROLL
+    wg_w[ix(base + m)] = rw[m];
+    wg_b[ix(base + m)] = rb[m];
+//#endfor
+}
+
+// The steps inside a chunk, written out pair by pair (constant indices keep the chunk in
+// registers): gp_mirror(k) compares slot m with m ^ (k - 1) (the first step of stage k),
+// gp_half(j) slot m with m + j.
+{{REGISTER_STEPS}}
+
+// Sorts every aligned block of `size` slots ascending (`size` uniform, a power of two up
+// to TILE): a bitonic network whose first step of each stage compares mirrored slots, so
+// every block comes out ascending. Steps of pairs closer than CHUNK run in registers;
+// the others in workgroup memory, where pair t of a step of distance j is slot (t with a
+// zero bit inserted at j) and its partner. The slots are in workgroup memory before and
+// after.
 fn bitonic(lid: u32, size: u32, tiles: bool) {
     workgroupBarrier();
-    for (var k = 2u; k <= size; k <<= 1u) {
+    let base = lid * CHUNK;
+    regs_load(base);
+    for (var k = 2u; k <= min(size, CHUNK); k <<= 1u) {
+        gp_mirror(k, tiles);
+        for (var j = k >> 2u; j > 0u; j >>= 1u) {
+            gp_half(j, tiles);
+        }
+    }
+    for (var k = 2u * CHUNK; k <= size; k <<= 1u) {
+        regs_store(base);
+        workgroupBarrier();
         let half = k >> 1u;
         for (var t = lid; t < TILE / 2u; t += WG) {
             let lo = ((t & ~(half - 1u)) << 1u) | (t & (half - 1u));
             exchange(lo, lo ^ (k - 1u), tiles);
         }
         workgroupBarrier();
-        for (var j = half >> 1u; j > 0u; j >>= 1u) {
+        for (var j = half >> 1u; j >= CHUNK; j >>= 1u) {
             for (var t = lid; t < TILE / 2u; t += WG) {
                 let lo = ((t & ~(j - 1u)) << 1u) | (t & (j - 1u));
                 exchange(lo, lo + j, tiles);
             }
             workgroupBarrier();
         }
+        regs_load(base);
+        for (var j = CHUNK >> 1u; j > 0u; j >>= 1u) {
+            gp_half(j, tiles);
+        }
     }
+    regs_store(base);
+    workgroupBarrier();
 }
 
 //#if ROWS
@@ -168,11 +215,11 @@ fn rows_main(
         let row = first_row + (s >> block_bits);
         let e = s & (block - 1u);
         if row < params.segments && e < params.width {
-            wg_w[s] = ordered(gp_keys[row * params.pitch + e]);
-            wg_b[s] = e;
+            wg_w[ix(s)] = ordered(gp_keys[row * params.pitch + e]);
+            wg_b[ix(s)] = e;
         } else {
-            wg_w[s] = 0xffffffffu;
-            wg_b[s] = 0xffffffffu;
+            wg_w[ix(s)] = 0xffffffffu;
+            wg_b[ix(s)] = 0xffffffffu;
         }
     }
     bitonic(lid, block, false);
@@ -182,7 +229,7 @@ fn rows_main(
     for (var s = lid; s < TILE; s += WG) {
         let row = first_row + (s >> block_bits);
         if row < params.segments && (s & (block - 1u)) < params.width {
-            moved[s / WG] = gp_values[row * params.value_pitch + wg_b[s]];
+            moved[s / WG] = gp_values[row * params.value_pitch + wg_b[ix(s)]];
         }
     }
     workgroupBarrier();
@@ -192,10 +239,10 @@ fn rows_main(
         let e = s & (block - 1u);
         if row < params.segments && e < params.width {
 //#if WRITE_KEYS
-            gp_keys[row * params.pitch + e] = unordered(wg_w[s]);
+            gp_keys[row * params.pitch + e] = unordered(wg_w[ix(s)]);
 //#endif
 //#if ARGSORT
-            gp_idx[row * params.width + e] = wg_b[s];
+            gp_idx[row * params.width + e] = wg_b[ix(s)];
 //#endif
 //#if VALUES
             gp_values[row * params.value_pitch + e] = moved[s / WG];
@@ -272,19 +319,19 @@ fn tiles_main(
             // Inside a segment: an even group per segment; outside: the odd group
             // after the segment before, with one word, so such keys keep their order.
             let g = min(2u * (seg.count - min(first, seg.count)) + select(1u, 0u, seg.inside), LAST_GROUP - 1u);
-            wg_w[s] = select(0u, ordered(gp_keys[i]), seg.inside);
-            wg_b[s] = (g << TILE_BITS) | s;
+            wg_w[ix(s)] = select(0u, ordered(gp_keys[i]), seg.inside);
+            wg_b[ix(s)] = (g << TILE_BITS) | s;
         } else {
-            wg_w[s] = 0xffffffffu;
-            wg_b[s] = (LAST_GROUP << TILE_BITS) | s;
+            wg_w[ix(s)] = 0xffffffffu;
+            wg_b[ix(s)] = (LAST_GROUP << TILE_BITS) | s;
         }
     }
     bitonic(lid, TILE, true);
     for (var s = lid; s < TILE; s += WG) {
         let i = base + s;
         if i < params.n {
-            let b = wg_b[s];
-            gp_dst_w[i] = wg_w[s];
+            let b = wg_b[ix(s)];
+            gp_dst_w[i] = wg_w[ix(s)];
             gp_dst_p[i] = select(NO_POSITION, base + (b & (TILE - 1u)), ((b >> TILE_BITS) & 1u) == 0u);
         }
     }

@@ -111,6 +111,12 @@ impl KernelSource for SegmentedSortKernel {
                 ("TILE_BITS", self.tile.trailing_zeros().to_string()),
                 ("WG", self.workgroup_size.to_string()),
                 ("ITEMS", self.merge_items.to_string()),
+                ("CHUNK", (self.tile / self.workgroup_size).to_string()),
+                ("UNROLL", "true".to_string()),
+                (
+                    "REGISTER_STEPS",
+                    register_steps(self.tile / self.workgroup_size),
+                ),
                 ("WRITE_KEYS", flag(self.output != Output::Indices)),
                 ("ARGSORT", flag(self.output == Output::Indices)),
                 ("VALUES", flag(self.output == Output::KeysValues)),
@@ -391,4 +397,46 @@ impl Ctx {
 fn capped_grid(groups: u32, max_per_dim: u32) -> Result<[u32; 3]> {
     let most = u64::from(max_per_dim).pow(3);
     workgroup_grid(u64::from(groups).min(most), max_per_dim)
+}
+
+/// `{{REGISTER_STEPS}}` of `wgsl/segmented_sort.wgsl` for chunks of `chunk` slots: the
+/// bitonic steps whose pairs lie inside one invocation's chunk, written out pair by pair
+/// (`gp_mirror_K`: slot m against m ^ (K - 1); `gp_half_J`: slot m against m + J), and
+/// `gp_mirror(k, tiles)` / `gp_half(j, tiles)` choosing among them.
+fn register_steps(chunk: u32) -> String {
+    use std::fmt::Write;
+    let ce = |s: &mut String, lo: u32, hi: u32| {
+        let _ = writeln!(
+            s,
+            "    {{ let wl = rw[{lo}]; let bl = rb[{lo}]; let wh = rw[{hi}]; let bh = rb[{hi}]; \
+             let sw = before(wh, bh, wl, bl, tiles); rw[{lo}] = select(wl, wh, sw); \
+             rb[{lo}] = select(bl, bh, sw); rw[{hi}] = select(wh, wl, sw); rb[{hi}] = select(bh, bl, sw); }}"
+        );
+    };
+    let mut s = String::new();
+    let mut mirror = String::from("fn gp_mirror(k: u32, tiles: bool) {\n    switch k {\n");
+    let mut half = String::from("fn gp_half(j: u32, tiles: bool) {\n    switch j {\n");
+    let mut k = 2;
+    while k <= chunk {
+        let _ = writeln!(s, "fn gp_mirror_{k}(tiles: bool) {{");
+        for m in (0..chunk).filter(|m| m & (k / 2) == 0) {
+            ce(&mut s, m, m ^ (k - 1));
+        }
+        s.push_str("}\n");
+        let _ = writeln!(mirror, "        case {k}u: {{ gp_mirror_{k}(tiles); }}");
+        k *= 2;
+    }
+    let mut j = 1;
+    while j < chunk {
+        let _ = writeln!(s, "fn gp_half_{j}(tiles: bool) {{");
+        for m in (0..chunk).filter(|m| m & j == 0) {
+            ce(&mut s, m, m + j);
+        }
+        s.push_str("}\n");
+        let _ = writeln!(half, "        case {j}u: {{ gp_half_{j}(tiles); }}");
+        j *= 2;
+    }
+    mirror.push_str("        default: {}\n    }\n}\n");
+    half.push_str("        default: {}\n    }\n}\n");
+    s + &mirror + &half
 }
