@@ -214,6 +214,17 @@ fn zeros_infinities_and_extremes() {
         ] {
             check(ctx, &host, "zeros and infinities");
         }
+        // Long enough for every workgroup's fast loop: the first of two zeros wins, with
+        // its sign, whichever sign comes first (argmax over negatives, argmin over
+        // positives).
+        for (first, second) in [(-0.0f32, 0.0f32), (0.0, -0.0)] {
+            for fill in [-1.0f32, 1.0] {
+                let mut host = vec![fill; 40_003];
+                host[17_001] = first;
+                host[30_002] = second;
+                check(ctx, &host, "zeros among many");
+            }
+        }
         for host in [vec![i32::MIN; 6], vec![i32::MAX; 6], vec![-3i32; 1025]] {
             check(ctx, &host, "i32 extremes");
         }
