@@ -236,10 +236,20 @@ impl Ctx {
         let base = self.segmented_params::<K>(call, sort);
         let n = call.n as usize;
         let grid = capped_grid(call.n.div_ceil(wg), info.max_workgroups_per_dimension)?;
-        let words = self.zeros::<u32>(n)?;
-        let groups = self.zeros::<u32>(n)?;
-        let mut order = self.zeros::<u32>(n)?;
-        let mut in_order = self.zeros::<u32>(n)?;
+        // Scratch kept by the context for the next call of this size, as the sorts keep
+        // theirs (a buffer of 2^26 keys made per call costs more than the call), held to
+        // the last pass.
+        let mut held = Vec::new();
+        let mut vec_of = |what: &str, len: usize| -> Result<GpuVec<u32>> {
+            let s = self.large_scratch(what, len)?;
+            let v = GpuVec::over_scratch(self, (*s).clone(), len);
+            held.push(s);
+            Ok(v)
+        };
+        let words = vec_of("segmented sort words", n)?;
+        let groups = vec_of("segmented sort groups", n)?;
+        let mut order = vec_of("segmented sort order", n)?;
+        let mut in_order = vec_of("segmented sort groups in order", n)?;
         let whole = |v: &GpuVec<u32>| Res::range(&v.buffer, v.offset, 4 * n as u64);
         let Res::Buffer {
             buffer: key_buffer,
@@ -251,7 +261,7 @@ impl Ctx {
         };
         let mut work = Work::new(self, op);
         let keys_copy = if call.output != Output::Indices {
-            let copy = self.zeros::<u32>(n)?;
+            let copy = vec_of("segmented sort keys (copy)", n)?;
             work.copy(
                 (&key_buffer, key_offset),
                 (&copy.buffer, copy.offset),
@@ -263,7 +273,7 @@ impl Ctx {
         };
         let values_copy = match &b.values {
             Some((values, offset, bytes)) => {
-                let copy = self.zeros::<u32>((*bytes / 4) as usize)?;
+                let copy = vec_of("segmented sort values (copy)", (*bytes / 4) as usize)?;
                 work.copy((values, *offset), (&copy.buffer, copy.offset), *bytes);
                 Some(copy)
             }
@@ -315,7 +325,20 @@ impl Ctx {
             d.bind(8, Res::range(values, *offset, *bytes))
                 .bind(9, Res::range(&copy.buffer, copy.offset, *bytes));
         }
+        for s in held {
+            work.keep(s);
+        }
         work.submit()
+    }
+
+    /// A scratch buffer of `len` words (padded to whole vec4 units, as the sorts' are),
+    /// kept by the context for the next call of the same size ([`Ctx::scratch_kept`],
+    /// with the sorts' usage, so they and these share the kept buffers).
+    fn large_scratch(&self, what: &str, len: usize) -> Result<crate::runtime::vec::Scratch> {
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        self.scratch_kept(what, 4 * len.next_multiple_of(4).max(4) as u64, usage)
     }
 
     /// The parameter block every pass of a call starts from.
@@ -398,7 +421,7 @@ impl Ctx {
         let levels_max = if tiles <= 1 { 0 } else { levels_max };
         let storage = wgpu::BufferUsages::STORAGE;
         let mut scratch = |what: &str| -> Result<wgpu::Buffer> {
-            Ok(work.keep(self.scratch(what, bytes, storage)?))
+            Ok(work.keep(self.large_scratch(what, call.n as usize)?))
         };
         let a_w = scratch("segmented sort words")?;
         let a_p = scratch("segmented sort positions")?;
@@ -411,11 +434,9 @@ impl Ctx {
             (a_w.clone(), a_p.clone())
         };
         let values_copy = match &b.values {
-            Some((_, _, vbytes)) => Some(self.scratch(
-                "segmented sort values (copy)",
-                *vbytes,
-                storage | wgpu::BufferUsages::COPY_DST,
-            )?),
+            Some((_, _, vbytes)) => {
+                Some(self.large_scratch("segmented sort values (copy)", (*vbytes / 4) as usize)?)
+            }
             None => None,
         };
         let values_copy = values_copy.map(|s| work.keep(s));
