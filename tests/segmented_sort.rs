@@ -219,59 +219,6 @@ fn segmented_u32_i32_f32() {
     offsets_cases::<f32>(ctx, 3);
 }
 
-/// Both ways of segments from offsets, forced: the tiles and merges, and the device-wide
-/// radix sort (which the default takes for segments of 4 tiles or more on average).
-#[test]
-fn both_ways_forced() {
-    let ctx = ctx();
-    for radix in [false, true] {
-        for (case, (count, max, first, tail)) in [
-            (1usize, 0usize, 0u32, 0usize),
-            (5, 9, 3, 4),
-            (40, 300, 0, 0),
-            (6, 3000, 17, 9),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let offsets = offsets_of(&lengths(count, max, 70 + case as u64), first);
-            let n = *offsets.last().unwrap() as usize + tail;
-            let keys: Vec<f32> = keys_for(n, 80 + case as u64, case % 2 == 1);
-            for sort in [
-                Sort::ascending().segments_by_radix(radix),
-                Sort::descending().bits(4..28).segments_by_radix(radix),
-            ] {
-                check_offsets(
-                    ctx,
-                    &keys,
-                    &offsets,
-                    &sort,
-                    &format!("case {case} {sort:?}"),
-                );
-            }
-            let ints: Vec<i32> = keys_for(n, 90 + case as u64, true);
-            check_offsets(
-                ctx,
-                &ints,
-                &offsets,
-                &Sort::ascending().segments_by_radix(radix),
-                "i32",
-            );
-        }
-        for (w, h, p) in [(3u32, 40u32, 4u32), (300, 5, 301), (2000, 3, 2000)] {
-            let sort = Sort::ascending().segments_by_radix(radix);
-            check_rows::<f32>(ctx, (w, h, p), w + 3, &sort, u64::from(w));
-        }
-    }
-    check_rows::<u32>(
-        split_ctx(),
-        (200, 4, 201),
-        200,
-        &Sort::ascending().segments_by_radix(true),
-        11,
-    );
-}
-
 #[test]
 fn f32_specials_sort_in_total_order() {
     let ctx = ctx();
@@ -309,15 +256,11 @@ fn key_bits_and_small_tiles() {
         Sort::descending().bits(0..4),
         Sort::ascending().bits(5..5),
         // Tiles of 16 keys: every segment longer than that is merged, up to 5 levels.
-        Sort::ascending().segment_tile(16).segments_by_radix(false),
-        Sort::descending()
-            .bits(3..19)
-            .segment_tile(2)
-            .segments_by_radix(false),
+        Sort::ascending().segment_tile(16),
+        Sort::descending().bits(3..19).segment_tile(2),
         // 16 slots an invocation (the GPU's chunk), and 8.
         Sort::ascending().segment_tile(1024),
         Sort::descending().segment_tile(512),
-        Sort::ascending().segment_tile(16).segments_by_radix(true),
     ] {
         check_offsets(ctx, &keys, &offsets, &sort, &format!("{sort:?}"));
     }
@@ -502,16 +445,12 @@ fn offsets_that_are_not_ascending_stay_in_bounds() {
         vec![0, 9000, 20, u32::MAX, 7],
     ] {
         let o = ctx.upload(&offsets).unwrap();
-        for radix in [false, true] {
-            let sort = Sort::ascending().segments_by_radix(radix);
-            let mut k = ctx.upload(&keys).unwrap();
-            ctx.segmented_sort_with(&mut k, &o, &sort).unwrap();
-            let mut v = ctx.upload(&keys).unwrap();
-            ctx.segmented_sort_by_key_with(&mut k, &mut v, &o, &sort)
-                .unwrap();
-            let idx = ctx.segmented_argsort_with(&k, &o, &sort).unwrap();
-            assert_eq!(idx.to_vec().unwrap().len(), 500);
-        }
+        let mut k = ctx.upload(&keys).unwrap();
+        ctx.segmented_sort(&mut k, &o).unwrap();
+        let mut v = ctx.upload(&keys).unwrap();
+        ctx.segmented_sort_by_key(&mut k, &mut v, &o).unwrap();
+        let idx = ctx.segmented_argsort(&k, &o).unwrap();
+        assert_eq!(idx.to_vec().unwrap().len(), 500);
     }
     // The context still works.
     check_offsets(ctx, &keys, &[0, 250, 500], &Sort::ascending(), "after");

@@ -72,10 +72,6 @@ struct GpSegSortParams {
 @group(0) @binding(8) var<storage, read_write> gp_values: array<u32>;
 @group(0) @binding(9) var<storage, read> gp_values_copy: array<u32>;
 //#endif
-//#if WRITE_KEYS
-// The radix way: a copy of the keys, gathered from.
-@group(0) @binding(11) var<storage, read> gp_keys_copy: array<u32>;
-//#endif
 // The longest segment's span in tiles, the levels, then the indirect grids.
 @group(0) @binding(10) var<storage, read_write> gp_state: array<atomic<u32>>;
 
@@ -513,79 +509,6 @@ fn finish_main(
     gp_keys[i] = unordered(gp_src_w[i]);
 //#endif
     let seg = segment_of(i);
-//#if VALUES
-//#if OFFSETS
-    gp_values[i] = gp_values_copy[position];
-//#else
-    let row = i / params.pitch;
-    gp_values[row * params.value_pitch + (i - seg.start)] = gp_values_copy[row * params.value_pitch + (position - seg.start)];
-//#endif
-//#endif
-//#if ARGSORT
-//#if OFFSETS
-    gp_idx[i] = position - seg.start;
-//#else
-    gp_idx[(i / params.pitch) * params.width + (i - seg.start)] = position - seg.start;
-//#endif
-//#endif
-    }
-}
-
-// The radix way (segments long on average): each key's word (0 outside the segments)
-// into gp_dst_w and its group into gp_dst_p: the segment's (even, ascending with the
-// position) or the gap after it (odd). A stable sort by word and then by group puts every
-// segment in place, sorted, and leaves the keys outside where they were.
-@compute @workgroup_size(WG)
-fn words_main(
-    @builtin(local_invocation_index) lid: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-) {
-    let stride = nwg.x * nwg.y * nwg.z * WG;
-    for (var i = linear_group(wid, nwg) * WG + lid; i < params.n; i += stride) {
-        let seg = segment_of(i);
-        gp_dst_w[i] = select(0u, ordered(gp_keys[i]) & params.mask, seg.inside);
-        gp_dst_p[i] = 2u * seg.count + select(1u, 0u, seg.inside);
-    }
-}
-
-// The radix way: the group of each key in the order of the first sort (gp_src_w: the
-// positions) into gp_dst_w.
-@compute @workgroup_size(WG)
-fn groups_main(
-    @builtin(local_invocation_index) lid: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-) {
-    let stride = nwg.x * nwg.y * nwg.z * WG;
-    for (var i = linear_group(wid, nwg) * WG + lid; i < params.n; i += stride) {
-        gp_dst_w[i] = gp_src_p[gp_src_w[i]];
-    }
-}
-
-// The radix way's end: from the positions in sorted order (gp_src_p), the keys (from
-// their copy), values and indices.
-@compute @workgroup_size(WG)
-fn gather_main(
-    @builtin(local_invocation_index) lid: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-) {
-    let stride = nwg.x * nwg.y * nwg.z * WG;
-    for (var i = linear_group(wid, nwg) * WG + lid; i < params.n; i += stride) {
-    let position = min(gp_src_p[i], params.n - 1u);
-    let seg = segment_of(i);
-    if !seg.inside {
-//#if ARGSORT
-//#if OFFSETS
-        gp_idx[i] = NO_POSITION;
-//#endif
-//#endif
-        continue;
-    }
-//#if WRITE_KEYS
-    gp_keys[i] = gp_keys_copy[position];
-//#endif
 //#if VALUES
 //#if OFFSETS
     gp_values[i] = gp_values_copy[position];

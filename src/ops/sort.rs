@@ -152,7 +152,6 @@ pub struct Sort {
     tile: Option<(u32, u32)>,
     segment_tile: Option<u32>,
     rows_by_tiles: bool,
-    segment_way: Option<bool>,
 }
 
 impl Default for Sort {
@@ -173,7 +172,6 @@ impl Sort {
             tile: None,
             segment_tile: None,
             rows_by_tiles: false,
-            segment_way: None,
         }
     }
 
@@ -250,18 +248,6 @@ impl Sort {
     pub fn rows_by_tiles(mut self) -> Sort {
         self.rows_by_tiles = true;
         self
-    }
-
-    /// The segmented sorts take the device-wide radix sort (`true`) or the tiles and
-    /// merges (`false`) whatever the segments' mean length. For tests of both ways.
-    #[cfg(feature = "internals")]
-    pub fn segments_by_radix(mut self, radix: bool) -> Sort {
-        self.segment_way = Some(radix);
-        self
-    }
-
-    pub(crate) fn segment_way_forced(&self) -> Option<bool> {
-        self.segment_way
     }
 
     pub(crate) fn segment_tile_forced(&self) -> Option<u32> {

@@ -9,7 +9,6 @@ use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::{pow2_workgroup_size_within, workgroup_grid};
 use crate::runtime::record::{Grid, Res, Work};
-use crate::runtime::vec::GpuVec;
 
 const SEGMENTED_SORT_WGSL: &str = include_str!("../../../wgsl/segmented_sort.wgsl");
 
@@ -178,159 +177,7 @@ pub(super) struct Call {
     pub(super) value_pitch: u32,
 }
 
-/// Mean keys per segment, in tiles, from which a call takes the device-wide radix sort:
-/// segments this long are mostly merged, and the merge levels cost more than the
-/// radix sort's passes (docs/PERFORMANCE.md, "Rows").
-const RADIX_MEAN_TILES: u64 = 4;
-
 impl Ctx {
-    /// Runs a segmented sort of `call`: rows that fit a tile by `rows_main`, segments
-    /// long on average by the radix way, the others by tiles and merges.
-    pub(super) fn run_segmented_sort<K: SortKey>(
-        &self,
-        op: &'static str,
-        call: &Call,
-        b: Bindings,
-        sort: &Sort,
-    ) -> Result<()> {
-        if call.n == 0 || call.segments == 0 {
-            return Ok(());
-        }
-        let (tile, _) = shape(self.info(), sort.segment_tile_forced())?;
-        let rows_fit = call.layout == Layout::Rows && call.width <= tile;
-        let mean = match call.layout {
-            Layout::Rows => u64::from(call.width),
-            Layout::Offsets => u64::from(call.n) / u64::from(call.segments),
-        };
-        let radix = sort
-            .segment_way_forced()
-            .unwrap_or(!rows_fit && mean >= RADIX_MEAN_TILES * u64::from(tile));
-        if radix {
-            return self.radix_segmented_sort::<K>(op, call, b, sort);
-        }
-        let mut work = Work::new(self, op);
-        self.record_segmented_sort::<K>(&mut work, call, b, sort)?;
-        work.submit()
-    }
-
-    /// The radix way: each key's word (0 outside the segments) and group, a stable
-    /// argsort by word ([`Ctx::argsort_into`]), the groups in that order, a stable sort of
-    /// the order by group over the groups' bits ([`Ctx::sort_by_key_with`]), then keys,
-    /// values and indices gathered from it.
-    fn radix_segmented_sort<K: SortKey>(
-        &self,
-        op: &'static str,
-        call: &Call,
-        b: Bindings,
-        sort: &Sort,
-    ) -> Result<()> {
-        let info = self.info();
-        let (tile, wg) = shape(info, sort.segment_tile_forced())?;
-        let config = SegmentedSortKernel {
-            layout: call.layout,
-            output: call.output,
-            tile,
-            workgroup_size: wg,
-            merge_items: merge_items(info),
-        };
-        let base = self.segmented_params::<K>(call, sort);
-        let n = call.n as usize;
-        let grid = capped_grid(call.n.div_ceil(wg), info.max_workgroups_per_dimension)?;
-        // Scratch kept by the context for the next call of this size, as the sorts keep
-        // theirs (a buffer of 2^26 keys made per call costs more than the call), held to
-        // the last pass.
-        let mut held = Vec::new();
-        let mut vec_of = |what: &str, len: usize| -> Result<GpuVec<u32>> {
-            let s = self.large_scratch(what, len)?;
-            let v = GpuVec::over_scratch(self, (*s).clone(), len);
-            held.push(s);
-            Ok(v)
-        };
-        let words = vec_of("segmented sort words", n)?;
-        let groups = vec_of("segmented sort groups", n)?;
-        let mut order = vec_of("segmented sort order", n)?;
-        let mut in_order = vec_of("segmented sort groups in order", n)?;
-        let whole = |v: &GpuVec<u32>| Res::range(&v.buffer, v.offset, 4 * n as u64);
-        let Res::Buffer {
-            buffer: key_buffer,
-            offset: key_offset,
-            ..
-        } = b.keys.clone()
-        else {
-            unreachable!("keys are a buffer")
-        };
-        let mut work = Work::new(self, op);
-        let keys_copy = if call.output != Output::Indices {
-            let copy = vec_of("segmented sort keys (copy)", n)?;
-            work.copy(
-                (&key_buffer, key_offset),
-                (&copy.buffer, copy.offset),
-                4 * n as u64,
-            );
-            Some(copy)
-        } else {
-            None
-        };
-        let values_copy = match &b.values {
-            Some((values, offset, bytes)) => {
-                let copy = vec_of("segmented sort values (copy)", (*bytes / 4) as usize)?;
-                work.copy((values, *offset), (&copy.buffer, copy.offset), *bytes);
-                Some(copy)
-            }
-            None => None,
-        };
-        let words_kernel = self.kernel_for(&config, "words_main")?;
-        let block = work.params(&base);
-        let d = work
-            .dispatch(&words_kernel, grid)
-            .bind(0, block)
-            .bind(1, b.keys.clone())
-            .bind(5, whole(&words))
-            .bind(6, whole(&groups));
-        if let Some(o) = &b.offsets {
-            d.bind(2, o.clone());
-        }
-        work.submit()?;
-        self.argsort_into(&words, &Sort::ascending(), &mut order)?;
-        let mut work = Work::new(self, op);
-        let groups_kernel = self.kernel_for(&config, "groups_main")?;
-        let block = work.params(&base);
-        work.dispatch(&groups_kernel, grid)
-            .bind(0, block)
-            .bind(3, whole(&order))
-            .bind(4, whole(&groups))
-            .bind(5, whole(&in_order));
-        work.submit()?;
-        // Groups are below 4 (segments + 1) + 2.
-        let most = 4 * u64::from(call.segments) + 6;
-        let bits = 64 - most.leading_zeros();
-        self.sort_by_key_with(&mut in_order, &mut order, &Sort::ascending().bits(0..bits))?;
-        let mut work = Work::new(self, op);
-        let gather_kernel = self.kernel_for(&config, "gather_main")?;
-        let block = work.params(&base);
-        let d = work
-            .dispatch(&gather_kernel, grid)
-            .bind(0, block)
-            .bind(4, whole(&order));
-        if let Some(copy) = &keys_copy {
-            d.bind(1, b.keys.clone()).bind(11, whole(copy));
-        }
-        if let Some(o) = &b.offsets {
-            d.bind(2, o.clone());
-        }
-        if let Some(idx) = &b.indices {
-            d.bind(7, idx.clone());
-        }
-        if let (Some((values, offset, bytes)), Some(copy)) = (&b.values, &values_copy) {
-            d.bind(8, Res::range(values, *offset, *bytes))
-                .bind(9, Res::range(&copy.buffer, copy.offset, *bytes));
-        }
-        for s in held {
-            work.keep(s);
-        }
-        work.submit()
-    }
-
     /// A scratch buffer of `len` words (padded to whole vec4 units, as the sorts' are),
     /// kept by the context for the next call of the same size ([`Ctx::scratch_kept`],
     /// with the sorts' usage, so they and these share the kept buffers).
@@ -341,8 +188,26 @@ impl Ctx {
         self.scratch_kept(what, 4 * len.next_multiple_of(4).max(4) as u64, usage)
     }
 
-    /// The parameter block every pass of a call starts from.
-    fn segmented_params<K: SortKey>(&self, call: &Call, sort: &Sort) -> SegSortParams {
+    /// Records a segmented sort of `call` into `work`.
+    pub(super) fn record_segmented_sort<K: SortKey>(
+        &self,
+        work: &mut Work,
+        call: &Call,
+        b: Bindings,
+        sort: &Sort,
+    ) -> Result<()> {
+        if call.n == 0 || call.segments == 0 {
+            return Ok(());
+        }
+        let info = self.info();
+        let (tile, wg) = shape(info, sort.segment_tile_forced())?;
+        let config = SegmentedSortKernel {
+            layout: call.layout,
+            output: call.output,
+            tile,
+            workgroup_size: wg,
+            merge_items: merge_items(info),
+        };
         let bits = sort.key_bits();
         let width = bits.end - bits.start;
         let mask = if width == 0 {
@@ -350,7 +215,7 @@ impl Ctx {
         } else {
             (u32::MAX >> (32 - width)) << bits.start
         };
-        SegSortParams {
+        let base = SegSortParams {
             n: call.n,
             segments: call.segments,
             width: call.width,
@@ -361,28 +226,7 @@ impl Ctx {
             mask,
             value_pitch: call.value_pitch,
             ..SegSortParams::default()
-        }
-    }
-
-    /// Records a segmented sort of `call` into `work` by `rows_main` or by tiles and
-    /// merges.
-    fn record_segmented_sort<K: SortKey>(
-        &self,
-        work: &mut Work,
-        call: &Call,
-        b: Bindings,
-        sort: &Sort,
-    ) -> Result<()> {
-        let info = self.info();
-        let (tile, wg) = shape(info, sort.segment_tile_forced())?;
-        let config = SegmentedSortKernel {
-            layout: call.layout,
-            output: call.output,
-            tile,
-            workgroup_size: wg,
-            merge_items: merge_items(info),
         };
-        let base = self.segmented_params::<K>(call, sort);
         let max_per_dim = info.max_workgroups_per_dimension;
         if call.layout == Layout::Rows && call.width <= tile && !sort.rows_by_tiles_forced() {
             let block = call.width.next_power_of_two();

@@ -4,8 +4,7 @@
 //! [`Grid2D`]), each with a `_with` form taking [`Sort`] options (descending, key bits).
 //!
 //! Stable, in the sorts' order ([`SortKey`]: `f32` in [`f32::total_cmp`] order), keys
-//! seen as the same `u32` words the radix sorts use. Three ways, chosen by the lengths
-//! (`wgsl/segmented_sort.wgsl`):
+//! seen as the same `u32` words the radix sorts use. Two ways (`wgsl/segmented_sort.wgsl`):
 //!
 //! - **Rows that fit a workgroup** (at most 4096 keys on a GPU with 32 KiB of workgroup
 //!   memory, 2048 at WebGPU's 16 KiB, 256 on a CPU adapter): one workgroup takes as many
@@ -13,18 +12,14 @@
 //!   once by a bitonic network in workgroup memory (each key with its index, so equal
 //!   keys keep their order; the steps inside an invocation's 16 slots in registers) and
 //!   writes keys, indices and values straight back: one read and one write of the grid.
-//! - **Segments long on average** (from offsets: a mean of four tiles or more; rows of
-//!   four tiles or more): the device-wide radix sort. Each key's word (0 outside the
-//!   segments) is sorted stably with [`Ctx::argsort`]'s passes, the order then stably by
-//!   segment over the bits the segment count needs, and keys, values and indices are
-//!   gathered from it.
-//! - **Any other segments**: each tile of consecutive keys of the vector is sorted in
-//!   workgroup memory by (segment, key, position), which sorts every segment's part of the
-//!   tile and leaves keys outside the segments in place. A segment spanning several tiles
-//!   is then merged: level `L` merges runs of `2^L` of its tiles pairwise along the merge
-//!   path. How many levels the longest segment needs is found on the device (nothing is
-//!   read back; the passes past it dispatch no workgroups), so one call mixes lengths
-//!   freely.
+//! - **Any segments** (from offsets, and longer rows): each tile of consecutive keys of
+//!   the vector (the same tile size) is sorted in workgroup memory by (segment, key,
+//!   position), which sorts every segment's part of the tile and leaves keys outside the
+//!   segments in place. A segment spanning several tiles is then merged: level `L` merges
+//!   runs of `2^L` of its tiles pairwise, each key finding its place by a binary search
+//!   in the other run. How many levels the longest segment needs is found on the device
+//!   (nothing is read back; the passes past it dispatch no workgroups), so one call mixes
+//!   lengths freely, and a segment of `m` keys costs `log2(m / tile)` merge passes.
 //!
 //! Offsets are read on the device, as [`Ctx::segmented_reduce`] reads them: keys before
 //! the first offset or after the last belong to no segment and stay as they are (their
@@ -39,7 +34,7 @@ use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::{Grid2D, Grid2DMut};
 use crate::ops::sort::{Sort, SortKey, SortValue, check_apart, check_bits};
 use crate::runtime::context::{Ctx, check_len};
-use crate::runtime::record::Res;
+use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
@@ -94,8 +89,9 @@ impl Ctx {
         let op = "segmented_sort";
         self.check_owned(op, &[&keys.ctx, &offsets.ctx])?;
         let call = self.offsets_call(op, keys, offsets, Output::Keys, sort)?;
-        self.run_segmented_sort::<K>(
-            op,
+        let mut work = Work::new(self, op);
+        self.record_segmented_sort::<K>(
+            &mut work,
             &call,
             Bindings {
                 keys: View::of(keys).exact(),
@@ -104,7 +100,8 @@ impl Ctx {
                 values: None,
             },
             sort,
-        )
+        )?;
+        work.submit()
     }
 
     /// Sorts each segment of `keys` in place and moves `values` with them (stable), without
@@ -161,8 +158,9 @@ impl Ctx {
         check_len(op, ("keys", keys.len()), ("values", values.len()))?;
         let (kv, vv) = (View::of(keys), View::of(values));
         check_apart(op, ("keys", &kv), ("values", &vv))?;
-        self.run_segmented_sort::<K>(
-            op,
+        let mut work = Work::new(self, op);
+        self.record_segmented_sort::<K>(
+            &mut work,
             &call,
             Bindings {
                 keys: kv.exact(),
@@ -171,7 +169,8 @@ impl Ctx {
                 values: Some(values_binding(&vv)),
             },
             sort,
-        )
+        )?;
+        work.submit()
     }
 
     /// The permutation that sorts each segment, as indices within the segment: element
@@ -237,8 +236,9 @@ impl Ctx {
         let call = self.offsets_call(op, keys, offsets, Output::Indices, sort)?;
         check_len(op, ("out", out.len()), ("keys", keys.len()))?;
         check_separate(op, &keys.buffer, &out.buffer)?;
-        self.run_segmented_sort::<K>(
-            op,
+        let mut work = Work::new(self, op);
+        self.record_segmented_sort::<K>(
+            &mut work,
             &call,
             Bindings {
                 keys: View::of(keys).exact(),
@@ -247,7 +247,8 @@ impl Ctx {
                 values: None,
             },
             sort,
-        )
+        )?;
+        work.submit()
     }
 
     /// Sorts each row of `grid` in place, ascending and stable, without waiting. Elements
@@ -293,8 +294,9 @@ impl Ctx {
         let keys = grid.vec();
         self.check_owned(op, &[&keys.ctx])?;
         let call = self.rows_call(op, shape, Output::Keys, sort, shape.2)?;
-        self.run_segmented_sort::<K>(
-            op,
+        let mut work = Work::new(self, op);
+        self.record_segmented_sort::<K>(
+            &mut work,
             &call,
             Bindings {
                 keys: rows_binding(&View::of(keys), call.n),
@@ -303,7 +305,8 @@ impl Ctx {
                 values: None,
             },
             sort,
-        )
+        )?;
+        work.submit()
     }
 
     /// Sorts each row of `keys` in place and moves the same row of `values` with it
@@ -360,8 +363,9 @@ impl Ctx {
         check_apart(op, ("keys", &kv), ("values", &vv))?;
         let call = self.rows_call(op, shape, Output::KeysValues, sort, value_pitch)?;
         let value_span = u64::from(value_pitch) * u64::from(shape.1 - 1) + u64::from(shape.0);
-        self.run_segmented_sort::<K>(
-            op,
+        let mut work = Work::new(self, op);
+        self.record_segmented_sort::<K>(
+            &mut work,
             &call,
             Bindings {
                 keys: rows_binding(&kv, call.n),
@@ -370,7 +374,8 @@ impl Ctx {
                 values: Some((vv.buffer.clone(), vv.offset, 4 * value_span)),
             },
             sort,
-        )
+        )?;
+        work.submit()
     }
 
     /// The permutation that sorts each row of `grid`: a `width x height` vector (packed,
@@ -432,8 +437,9 @@ impl Ctx {
         check_separate(op, &grid.vec().buffer, &out.buffer)?;
         let kv = View::of(grid.vec());
         let call = self.rows_call(op, shape, Output::Indices, sort, shape.2)?;
-        self.run_segmented_sort::<K>(
-            op,
+        let mut work = Work::new(self, op);
+        self.record_segmented_sort::<K>(
+            &mut work,
             &call,
             Bindings {
                 keys: rows_binding(&kv, call.n),
@@ -442,7 +448,8 @@ impl Ctx {
                 values: None,
             },
             sort,
-        )
+        )?;
+        work.submit()
     }
 
     /// The checks of a call on segments from offsets, and its shape.
