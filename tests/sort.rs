@@ -1560,3 +1560,37 @@ fn reduce_then_scan_tile_shapes() {
     }
     assert!(ran >= 8, "only {ran} of the shapes' sorts ran");
 }
+
+/// An argsort of words with many ties, then a stable sort of that order by small group
+/// numbers over their 5 bits, each against a stable CPU sort: the two calls a radix way of
+/// segmented sorts made (its forced test failed on an H200 under the WebGPU profile,
+/// docs/perf-journal.md, run 44), with the groups computed on the host, so the sorts are
+/// checked alone.
+#[test]
+fn argsort_then_sort_by_group_bits() {
+    let _turn = gl_turn();
+    let ctx = ctx();
+    for (n, seed) in [(10_000usize, 1u64), (2_601, 2), (70_001, 3)] {
+        let few: Vec<u32> = keys::<u32>(7, seed, 0);
+        let words: Vec<u32> = (0..n)
+            .map(|i| few[((i * 2_654_435_761) >> 9) % 7] & 0x0fff_fff0)
+            .collect();
+        let groups: Vec<u32> = (0..n).map(|i| (2 * (i * 13 / n) + 1) as u32).collect();
+        let d_words = ctx.upload(&words).unwrap();
+        let mut order = ctx.zeros::<u32>(n).unwrap();
+        ctx.argsort_into(&d_words, &Sort::ascending(), &mut order)
+            .unwrap();
+        let mut want: Vec<u32> = (0..n as u32).collect();
+        want.sort_by_key(|&i| words[i as usize]);
+        assert_eq!(order.to_vec().unwrap(), want, "n {n}: argsort");
+        let host_g: Vec<u32> = want.iter().map(|&p| groups[p as usize]).collect();
+        let mut g = ctx.upload(&host_g).unwrap();
+        ctx.sort_by_key_with(&mut g, &mut order, &Sort::ascending().bits(0..5))
+            .unwrap();
+        let mut want2: Vec<(u32, u32)> = host_g.iter().copied().zip(want.iter().copied()).collect();
+        want2.sort_by_key(|&(g, _)| g);
+        let (wg, wo): (Vec<u32>, Vec<u32>) = want2.into_iter().unzip();
+        assert_eq!(g.to_vec().unwrap(), wg, "n {n}: groups");
+        assert_eq!(order.to_vec().unwrap(), wo, "n {n}: order by group");
+    }
+}
