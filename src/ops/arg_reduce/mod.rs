@@ -448,6 +448,25 @@ struct ArgParams {
     _pad1: u32,
 }
 
+/// `gp_worst()` (the value every element beats or ties: `worst`'s statements) and
+/// `gp_beats(a, b)` (`a` strictly before `b` in the order of `better`, `>` or `<`; NaN
+/// tested on the bits, above every number) for element type `t`: the comparison both the
+/// whole-vector and the per-row kernels use.
+pub(super) fn beats_wgsl(t: &str, better: &str, worst: &str) -> Result<String> {
+    let mut s = format!("fn gp_worst() -> T {{ {worst} }}\n");
+    if matches!(t, "f16" | "f32" | "f64") {
+        let bits = if t == "f32" {
+            "bitcast<u32>(x)"
+        } else {
+            "bitcast<u32>(f32(x))"
+        };
+        s += &render(COMPARE_FLOAT_WGSL, &[("BITS", bits), ("BETTER", better)])?;
+    } else {
+        s += &format!("fn gp_beats(a: T, b: T) -> bool {{ return a {better} b; }}\n");
+    }
+    Ok(s)
+}
+
 /// `gp_worst`, `gp_beats`, `gp_fast`, `gp_mask`, `gp_first_nan` and (with subgroups)
 /// `gp_key` for the kernel's element type and direction (see `wgsl/arg_reduce.wgsl`).
 ///
@@ -467,17 +486,7 @@ fn compare_wgsl(config: &ArgReduceKernel) -> Result<String> {
         Direction::Max => ">",
         Direction::Min => "<",
     };
-    let mut s = format!("fn gp_worst() -> T {{ {} }}\n", config.worst);
-    if matches!(t, "f16" | "f32" | "f64") {
-        let bits = if t == "f32" {
-            "bitcast<u32>(x)"
-        } else {
-            "bitcast<u32>(f32(x))"
-        };
-        s += &render(COMPARE_FLOAT_WGSL, &[("BITS", bits), ("BETTER", better)])?;
-    } else {
-        s += &format!("fn gp_beats(a: T, b: T) -> bool {{ return a {better} b; }}\n");
-    }
+    let mut s = beats_wgsl(t, better, &config.worst)?;
     if t == "f32" {
         s += &render(FAST_F32_WGSL, &[("BETTER", better)])?;
     } else {

@@ -20,7 +20,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{COMPARE_FLOAT_WGSL, Direction};
+use super::Direction;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::grid2d::Grid2D;
@@ -170,17 +170,7 @@ impl KernelSource for ArgRowsKernel {
             Direction::Max => ">",
             Direction::Min => "<",
         };
-        let mut compare = format!("fn gp_worst() -> T {{ {} }}\n", self.worst);
-        if matches!(t, "f16" | "f32" | "f64") {
-            let bits = if t == "f32" {
-                "bitcast<u32>(x)"
-            } else {
-                "bitcast<u32>(f32(x))"
-            };
-            compare += &render(COMPARE_FLOAT_WGSL, &[("BITS", bits), ("BETTER", better)])?;
-        } else {
-            compare += &format!("fn gp_beats(a: T, b: T) -> bool {{ return a {better} b; }}\n");
-        }
+        let compare = super::beats_wgsl(t, better, &self.worst)?;
         render(
             ROWS_WGSL,
             &[
