@@ -15,6 +15,14 @@
 //!    are never resolved: the text is one expression exactly when that first error is
 //!    the deliberate one. Type errors and unknown names are left to the kernel's compile
 //!    (`Error::Compile`, with the whole kernel around the expression).
+//!
+//! Before either step, the text's size is bounded ([`check_size`]): naga's WGSL front end
+//! (and its GLSL writer) recurse once per operator of a chain such as `x + x + ... + x`,
+//! with no limit of their own, so a long enough chain overflows the stack of the thread
+//! that compiles it and aborts the process (docs/naga-recursion.md). gpuprim refuses
+//! user code with more than [`MAX_TERMS`] operators and brackets in one statement, and
+//! parses and compiles on a thread whose stack is sized for the code it is given
+//! ([`compile_stack`]), so the caller's stack (2 MiB on a spawned thread) never matters.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
@@ -36,6 +44,62 @@ fn passed() -> &'static Mutex<HashSet<String>> {
 }
 const PASSED_KEPT: usize = 4096;
 
+/// The most operators and brackets one statement of user WGSL may hold (see
+/// [`term_count`]). naga recurses once per operator of a chain: with naga built at
+/// opt-level 0 (a debug build of your program), its front end used about 7 KiB of stack
+/// per operator and its GLSL writer about 25 KiB (x86-64, naga 30; release builds about
+/// 0.6 KiB); gpuprim's compile thread is sized for this many at 32 KiB each.
+pub(crate) const MAX_TERMS: usize = 4096;
+
+/// Stack of a compile thread for code of no terms: naga's parser recurses up to 200
+/// levels for nesting (parentheses, blocks) on its own, and a template kernel is compiled
+/// on this much too.
+const COMPILE_STACK_BASE: usize = 16 << 20;
+/// Stack per term of user code on the compile thread (the most naga used, with room).
+const COMPILE_STACK_PER_TERM: usize = 32 << 10;
+
+/// An upper bound on how deep naga recurses for `text`: the most operator characters and
+/// opening brackets (`(`, `[`, `.`, `<`, and every character of an operator) in one
+/// statement (text between `;`, `{` and `}`). Each level of an expression's syntax tree
+/// holds at least one of them, so no expression of the text is deeper.
+pub(crate) fn term_count(text: &str) -> usize {
+    text.split([';', '{', '}'])
+        .map(|statement| {
+            statement
+                .chars()
+                .filter(|c| "+-*/%&|^!~<>=([.".contains(*c))
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// `Ok(terms)` (see [`term_count`]) if `text` is small enough to compile, else
+/// `InvalidArgument` for `op` naming `what`, the count and the limit.
+pub(crate) fn check_size(op: &'static str, what: &str, text: &str) -> Result<usize> {
+    let terms = term_count(text);
+    if terms > MAX_TERMS {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "the {what} has {terms} operators and brackets in one statement ({} bytes); \
+                 gpuprim compiles at most {MAX_TERMS}: naga, wgpu's shader compiler, recurses \
+                 once per operator and would overflow its stack. Split the work: compute \
+                 parts in separate calls, or write a kernel body whose `let` statements each \
+                 hold a part",
+                text.len()
+            ),
+        });
+    }
+    Ok(terms)
+}
+
+/// The stack of the thread that parses and compiles code of `terms` terms (see
+/// [`crate::runtime::native::on_stack`]).
+pub(crate) fn compile_stack(terms: usize) -> usize {
+    COMPILE_STACK_BASE + terms.min(MAX_TERMS) * COMPILE_STACK_PER_TERM
+}
+
 /// `Ok` if `text` is exactly one WGSL expression, else `InvalidArgument` for `op` naming
 /// `what` (e.g. "expression", "predicate") and quoting the text.
 pub(crate) fn check_expression(op: &'static str, what: &str, text: &str) -> Result<()> {
@@ -53,8 +117,14 @@ pub(crate) fn check_expression(op: &'static str, what: &str, text: &str) -> Resu
              such as \"x * 2.0 + 1.0\" (no `;`, braces or comments)"
         ),
     };
+    let terms = check_size(op, what, text)?;
     scan(text).map_err(reject)?;
-    parse(text).map_err(reject)?;
+    crate::runtime::native::on_stack(compile_stack(terms), || parse(text))
+        .map_err(|e| Error::Internal {
+            op,
+            message: format!("could not start the thread that parses user WGSL: {e}"),
+        })?
+        .map_err(reject)?;
     let mut set = passed().lock().unwrap_or_else(|p| p.into_inner());
     if set.len() >= PASSED_KEPT {
         set.clear();

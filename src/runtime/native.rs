@@ -26,6 +26,24 @@ pub(crate) fn spawn(
     std::thread::Builder::new().name(name.into()).spawn(body)
 }
 
+/// Runs `f` on a thread of its own with a stack of `bytes` and returns what it returns
+/// (a panic in `f` goes on in the caller). gpuprim parses and compiles WGSL this way:
+/// naga recurses once per operator of a chain, so how much stack a compile needs depends
+/// on the user's code, not on the caller's thread (see `expr::check_size`). The stack is
+/// reserved address space; only what the compile touches is used. Err if no thread of
+/// that stack can be started.
+pub(crate) fn on_stack<R: Send>(bytes: usize, f: impl FnOnce() -> R + Send) -> std::io::Result<R> {
+    std::thread::scope(|s| {
+        let thread = std::thread::Builder::new()
+            .name("gpuprim compile".into())
+            .stack_size(bytes)
+            .spawn_scoped(s, f)?;
+        Ok(thread
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
+}
+
 /// Registers `handler` to run at `exit()`, once per call site's `Once`; does nothing
 /// where there is no C `atexit`.
 pub(crate) fn at_exit(once: &'static std::sync::Once, handler: extern "C" fn()) {

@@ -140,26 +140,45 @@ impl Ctx {
         entry: &'static str,
     ) -> Result<Arc<Kernel>> {
         self.cached(config, entry, |config: &K| {
-            let wgsl = template::spec_dialect(config.wgsl().map_err(|e| match e {
-                Error::Internal { message, .. } => Error::Internal {
-                    op: config.name(),
-                    message: format!("its template: {message}"),
-                },
-                other => other,
-            })?);
-            audit::record(config, entry, &wgsl)?;
-            let label = Label {
-                name: config.name(),
-                element: config.element(),
-                code: config.user_code(),
-            };
-            let trusted = match config.plain() {
-                Some(plain) => self.check_user_items(config, &plain, &wgsl)?,
-                None => loops_are_ours(config.user_code()),
-            };
-            let zero_init = !config.initializes_workgroup_memory();
-            self.compile(&label, entry, &wgsl, trusted, zero_init)
+            // naga's recursion depends on the user code: bound it, then compile on a
+            // thread whose stack fits it (see `expr::check_size`).
+            let terms = crate::expr::check_size(config.name(), "user code", config.user_code())?;
+            crate::runtime::native::on_stack(crate::expr::compile_stack(terms), || {
+                self.render_and_compile(config, entry)
+            })
+            .map_err(|e| Error::Internal {
+                op: config.name(),
+                message: format!("could not start the thread that compiles kernels: {e}"),
+            })?
         })
+    }
+
+    /// `config`'s WGSL for `entry`, rendered, checked and compiled (on the compile
+    /// thread of [`Ctx::kernel_for`]).
+    fn render_and_compile<K: KernelSource>(
+        &self,
+        config: &K,
+        entry: &'static str,
+    ) -> Result<Kernel> {
+        let wgsl = template::spec_dialect(config.wgsl().map_err(|e| match e {
+            Error::Internal { message, .. } => Error::Internal {
+                op: config.name(),
+                message: format!("its template: {message}"),
+            },
+            other => other,
+        })?);
+        audit::record(config, entry, &wgsl)?;
+        let label = Label {
+            name: config.name(),
+            element: config.element(),
+            code: config.user_code(),
+        };
+        let trusted = match config.plain() {
+            Some(plain) => self.check_user_items(config, &plain, &wgsl)?,
+            None => loops_are_ours(config.user_code()),
+        };
+        let zero_init = !config.initializes_workgroup_memory();
+        self.compile(&label, entry, &wgsl, trusted, zero_init)
     }
 
     /// The cached kernel for `(key, entry)`, or `compile`'s, which is then cached.
