@@ -244,6 +244,43 @@ fn destroying_a_shared_device_ends_its_contexts_and_the_next_gets_a_new_device()
     assert_eq!(c.reduce(&w).unwrap(), 15);
 }
 
+/// The sequence of the issue that found it, on the default shared device: failed on an
+/// H200 (it passed on lavapipe). No other test of this binary uses `Ctx::new`'s device.
+#[test]
+fn after_ctx_new_device_is_destroyed_the_next_ctx_new_works() {
+    let _turn = one_at_a_time();
+    let lost = Ctx::new().unwrap();
+    lost.device().destroy();
+    let ctx = Ctx::new().unwrap();
+    assert_eq!(
+        ctx.reduce(&ctx.upload(&[1.0f32, 2.0, 3.0]).unwrap())
+            .unwrap(),
+        6.0
+    );
+    assert!(matches!(
+        lost.upload(&[1.0f32]),
+        Err(Error::DeviceLost { .. })
+    ));
+}
+
+/// Destroyed through a clone of the wgpu handle, which gpuprim never sees: no poll has
+/// run the lost callback when the next context is made, and it still gets a new device.
+#[test]
+fn a_shared_device_destroyed_behind_gpuprims_back_is_not_handed_out_again() {
+    let _turn = one_at_a_time();
+    let mut limits = own_ctx().info().limits.clone();
+    limits.max_texture_dimension_1d = limits.max_texture_dimension_1d.min(1000) - 2;
+    let shared = || Ctx::builder().limits(limits.clone()).build().unwrap();
+    let a = shared();
+    let v = a.upload(&[1u32, 2, 3]).unwrap();
+    assert_eq!(a.reduce(&v).unwrap(), 6);
+    let raw: gpuprim::wgpu::Device = (*a.device()).clone();
+    raw.destroy();
+    let b = shared();
+    let w = b.upload(&[4u32, 5, 6]).unwrap();
+    assert_eq!(b.reduce(&w).unwrap(), 15);
+}
+
 #[test]
 fn destroy_with_held_calls() {
     let _turn = one_at_a_time();

@@ -82,10 +82,24 @@ pub(crate) fn device_for(
         features,
         limits: limits.clone(),
     };
+    if key.adapter.backend == wgpu::Backend::Gl {
+        crate::runtime::driver::serialize_for_gl();
+    }
+    // The door before the setup lock, as everywhere (a lost device leaves the registry
+    // from inside a call).
+    let _inside = crate::runtime::driver::enter();
     let mut setup = lock(&SETUP);
     if !dedicated {
-        if let Some((_, handles)) = setup.devices.iter().find(|(k, _)| *k == key) {
-            return Ok(handles.clone());
+        if let Some(at) = setup.devices.iter().position(|(k, _)| *k == key) {
+            // A device destroyed through a handle gpuprim never saw (a clone of
+            // `Ctx::device()`'s, your own wgpu code) is known lost only once a poll runs
+            // its lost callback: ask it now, so the next context never gets a dead one.
+            let handles = &setup.devices[at].1;
+            let lost = lock(&handles.lost).is_some();
+            if !lost && !refuses_work(&handles.device) {
+                return Ok(handles.clone());
+            }
+            setup.devices.remove(at);
         }
     }
     // Native wgpu creates the device before this future is first polled: blocking on it
@@ -120,6 +134,32 @@ pub(crate) fn device_for(
 /// gets a new device.
 pub(crate) fn forget(device: &wgpu::Device) {
     lock(&SETUP).devices.retain(|(_, h)| h.device != *device);
+}
+
+/// Whether `device` refuses new work: a 4-byte buffer mapped at creation cannot be read.
+/// On a live device that works, or fails with an error its scope catches (out of
+/// memory); a lost or destroyed device reports nothing (wgpu leaves loss errors to the
+/// lost callback) and hands back an invalid buffer. Known at once after
+/// [`wgpu::Device::destroy`], before any callback has run.
+pub(crate) fn refuses_work(device: &wgpu::Device) -> bool {
+    let _inside = crate::runtime::driver::enter();
+    let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+    let probe = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("gpuprim device check"),
+        size: 4,
+        usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: true,
+    });
+    let unreadable = probe.get_mapped_range_mut(..).is_err();
+    drop(probe);
+    let reported = [
+        crate::runtime::native::block_on(internal.pop()),
+        crate::runtime::native::block_on(validation.pop()),
+        crate::runtime::native::block_on(oom.pop()),
+    ];
+    unreadable && reported.iter().all(Option::is_none)
 }
 
 /// On a device gpuprim made: every error gpuprim can foresee is caught in an error scope
@@ -178,6 +218,7 @@ pub(crate) fn find_adapters(
         let more = crate::runtime::native::block_on(
             new_instance(descriptor(others)).enumerate_adapters(others),
         );
+        crate::runtime::driver::close_at_exit();
         adapters.extend(more);
     }
     adapters
@@ -203,6 +244,9 @@ fn primary_adapters(desc: wgpu::InstanceDescriptor) -> Vec<wgpu::Adapter> {
     let backends = desc.backends;
     let instance = new_instance(desc);
     let adapters = crate::runtime::native::block_on(instance.enumerate_adapters(backends));
+    // The drivers are loaded now: gpuprim's exit handler, registered after theirs, runs
+    // before them (see `driver`).
+    crate::runtime::driver::close_at_exit();
     setup.instances.push((key, instance, adapters.clone()));
     adapters
 }

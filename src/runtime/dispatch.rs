@@ -86,6 +86,9 @@ impl Ctx {
     /// Only valid command buffers come here (finished inside a capture that reported no
     /// error), so a submission never fails for a call that already returned.
     pub(crate) fn enqueue(&self, op: &'static str, commands: wgpu::CommandBuffer) -> Result<()> {
+        // The door before the held work's lock, as everywhere (a read-back submits
+        // inside its capture).
+        let _inside = crate::runtime::driver::enter();
         let mut pending = self.lock_pending();
         pending.buffers.push(commands);
         let waited = pending
@@ -112,6 +115,7 @@ impl Ctx {
     /// Inside a capture: finishes `enc` and submits it with every held command buffer.
     /// For work the host waits for next (a read-back).
     pub(crate) fn submit_now(&self, enc: wgpu::CommandEncoder) -> wgpu::SubmissionIndex {
+        let _inside = crate::runtime::driver::enter();
         let mut pending = self.lock_pending();
         pending.buffers.push(enc.finish());
         let index = self.inner.queue.submit(pending.take());
@@ -133,6 +137,7 @@ impl Ctx {
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn flush(&self) -> Result<()> {
+        let _inside = crate::runtime::driver::enter();
         let mut pending = self.lock_pending();
         if pending.buffers.is_empty() {
             return self.check_alive();

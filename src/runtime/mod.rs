@@ -4,8 +4,9 @@
 //! devices contexts share ([`device`]), the kernel cache ([`cache`]), the one recording
 //! path ([`record`]), binding windows, workgroup grids and the submission of held work
 //! ([`dispatch`]), vectors with their buffer pool, read-backs, allocation and error
-//! capture ([`mod@vec`], [`view`]), every wait for the GPU ([`wait`]) and profiling
-//! ([`profile`]). What only a native build may do (block, sleep, start a thread, run at
+//! capture ([`mod@vec`], [`view`]), every wait for the GPU ([`wait`]), profiling
+//! ([`profile`]) and the door every call into the driver goes through ([`driver`]: the
+//! process's exit, GL's context lock). What only a native build may do (block, sleep, start a thread, run at
 //! exit) is in [`native`], the one module a browser build changes.
 //!
 //! It knows no primitive: nothing here imports from `ops/`, which is the one layer above
@@ -20,6 +21,7 @@ pub(crate) mod cache;
 pub(crate) mod context;
 pub(crate) mod device;
 pub(crate) mod dispatch;
+pub(crate) mod driver;
 pub(crate) mod native;
 pub(crate) mod profile;
 pub(crate) mod record;

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
-use crate::runtime::native;
+use crate::runtime::{driver, native};
 
 /// How long a blocking wait polls without blocking before it sleeps (GPU adapters).
 pub(crate) const SPIN: Duration = Duration::from_micros(500);
@@ -200,12 +200,10 @@ impl Ctx {
                 };
             }
             let slice = SLICE.min(limit - waited);
-            let polled = poll_unless_exiting(|| {
+            let polled = {
+                let _inside = driver::enter();
                 poll_blocking(&self.inner.device, submission.clone(), slice)
-            })
-            .ok_or_else(|| Error::DeviceLost {
-                reason: "the process is exiting".into(),
-            })?;
+            };
             match polled {
                 Some(Ok(_)) => {
                     if until.settle(slice) {
@@ -229,6 +227,7 @@ impl Ctx {
         // wgpu-core 30.0.1 has a defensive assertion in `poll` that another thread's
         // concurrent `submit` can trip (queue seen empty before the fence reached the
         // submission index it waits for; seen in the scan tests).
+        let _inside = driver::enter();
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.inner.device.poll(wgpu::PollType::Poll)
         }))
@@ -345,7 +344,6 @@ impl Waiter {
                 .waits
                 .push((Arc::clone(state), submission.clone(), deadline));
         }
-        stop_waiters_at_exit();
         self.shared.wake.notify_one();
         let mut thread = lock(&self.thread);
         if thread.is_none() {
@@ -377,6 +375,13 @@ impl Waiter {
 
 impl Drop for Waiter {
     fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Waiter {
+    /// Ends the waiter thread, if there is one, and waits for it to end.
+    pub(crate) fn stop(&self) {
         lock(&self.shared.state).stop = true;
         self.shared.wake.notify_all();
         if let Some(handle) = lock(&self.thread).take() {
@@ -407,7 +412,7 @@ fn run_waiter(shared: &WaiterShared, device: &wgpu::Device, lost: &Mutex<Option<
             }
         };
         let slice = SLICE.min(earliest.saturating_duration_since(Instant::now()));
-        let Some(polled) = poll_unless_exiting(|| {
+        let Some(polled) = driver::try_enter().map(|_inside| {
             if slice.is_zero() {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     device.poll(wgpu::PollType::Poll)
@@ -439,34 +444,6 @@ fn run_waiter(shared: &WaiterShared, device: &wgpu::Device, lost: &Mutex<Option<
             native::sleep(Duration::from_millis(1));
         }
     }
-}
-
-/// Set once the process exits: no gpuprim thread enters the driver after that. A waiter
-/// thread polling inside NVIDIA's driver while the process's exit handlers tear the
-/// driver down crashed the process (docs/multidevice-hang.md).
-static EXITING: std::sync::RwLock<bool> = std::sync::RwLock::new(false);
-
-/// Runs `poll` unless the process is exiting (then `None`); the exit handler waits for a
-/// poll under way to end first (at most a slice).
-fn poll_unless_exiting<R>(poll: impl FnOnce() -> R) -> Option<R> {
-    let exiting = EXITING.read().unwrap_or_else(|p| p.into_inner());
-    if *exiting {
-        return None;
-    }
-    Some(poll())
-}
-
-extern "C" fn stop_waiters() {
-    *EXITING.write().unwrap_or_else(|p| p.into_inner()) = true;
-}
-
-/// Registers [`stop_waiters`] to run at `exit()`, once. Registered after the driver was
-/// loaded (a waiter starts after a device exists), it runs before the driver's own exit
-/// handlers, which run in the reverse order of registration.
-fn stop_waiters_at_exit() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    // `stop_waiters` takes a lock and cannot unwind (a poisoned lock is entered anyway).
-    native::at_exit(&ONCE, stop_waiters);
 }
 
 /// A wait's limit as stored in the context (nanoseconds, saturating).

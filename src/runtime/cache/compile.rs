@@ -86,6 +86,7 @@ impl Ctx {
         trusted: bool,
         zero_init: bool,
     ) -> Result<Kernel> {
+        let _inside = crate::runtime::driver::enter();
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let label = format!("gpuprim {} {} {}", key.name, key.element, entry);

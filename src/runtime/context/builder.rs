@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::{Ctx, Info, Inner, TypeSlots};
 use crate::error::{Error, Result};
 use crate::runtime::cache::PipelineCache;
+use crate::runtime::driver::Gated;
 
 /// The optional wgpu features gpuprim uses when an adapter has them.
 pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
@@ -403,6 +404,11 @@ impl CtxBuilder {
             queue,
             lost,
         } = handles;
+        if adapter_info.backend == wgpu::Backend::Gl {
+            crate::runtime::driver::serialize_for_gl();
+        }
+        crate::runtime::driver::close_at_exit();
+        let _inside = crate::runtime::driver::enter();
         let profiler = if self.profiling {
             if !features.contains(wgpu::Features::TIMESTAMP_QUERY) {
                 return Err(Error::Unsupported {
@@ -445,8 +451,8 @@ impl CtxBuilder {
         Ok(Ctx {
             sink: None,
             inner: Arc::new(Inner {
-                device,
-                queue,
+                device: Gated::new(device),
+                queue: Gated::new(queue),
                 info,
                 cache: PipelineCache::default(),
                 pool: Default::default(),

@@ -68,6 +68,15 @@ impl Ctx {
     /// handle first submits the work gpuprim holds for batching (see [`Interop`]), so a
     /// `poll` through it waits for every call made so far.
     ///
+    /// **The device may be shared.** Contexts made by [`Ctx::new`] and
+    /// [`CtxBuilder::build`](super::CtxBuilder::build) on one adapter with the same
+    /// features and limits share one device: [`destroy`](Interop::destroy) through any of
+    /// them ends all of them (each call returns [`Error::DeviceLost`](crate::Error::DeviceLost)),
+    /// and the next `Ctx::new` gets a new device at once. To destroy only one context's
+    /// device, build it with [`CtxBuilder::dedicated_device`](super::CtxBuilder::dedicated_device).
+    /// On GL, gpuprim serialises its own calls into wgpu (see the crate's notes on GL); calls
+    /// you make through this handle from other threads at the same time are not.
+    ///
     /// ```
     /// let ctx = gpuprim::Ctx::new()?;
     /// let encoder = ctx.device().create_command_encoder(&Default::default());

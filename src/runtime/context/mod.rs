@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::runtime::cache::PipelineCache;
+use crate::runtime::driver::Gated;
 
 pub use builder::{CtxBuilder, DEFAULT_BATCH_LIMIT, WANTED_FEATURES, WEBGPU_FEATURES};
 pub(crate) use checks::check_len;
@@ -37,8 +38,9 @@ pub struct Ctx {
 }
 
 pub(crate) struct Inner {
-    pub(crate) device: wgpu::Device,
-    pub(crate) queue: wgpu::Queue,
+    /// Dropped through the driver's door: a dedicated device is freed with its context.
+    pub(crate) device: Gated<wgpu::Device>,
+    pub(crate) queue: Gated<wgpu::Queue>,
     pub(crate) info: Info,
     pub(crate) cache: PipelineCache,
     pub(crate) pool: crate::runtime::vec::BufferPool,
@@ -74,7 +76,14 @@ pub(crate) struct Inner {
 }
 
 impl Drop for Inner {
+    /// Everything the context holds in the driver (held work, pipelines, pooled buffers,
+    /// its profiler's queries) is released through the driver's door
+    /// ([`crate::runtime::driver`]), so a process that exits while a context is dropped
+    /// waits for the drop to leave the driver, or stops it at the door.
     fn drop(&mut self) {
+        // The waiter thread first: it polls through the door on its own.
+        self.waiter.stop();
+        let _inside = crate::runtime::driver::enter();
         // Work still held is submitted, so that writes into buffers the caller shares
         // with its own wgpu code happen.
         let pending = self
@@ -85,6 +94,11 @@ impl Drop for Inner {
         if !pending.is_empty() {
             self.queue.submit(pending);
         }
+        drop(std::mem::take(&mut self.cache));
+        drop(std::mem::take(&mut self.pool));
+        drop(self.probe_layout.take());
+        drop(self.profiler.take());
+        drop(std::mem::take(&mut self.op_state));
     }
 }
 
@@ -307,29 +321,9 @@ impl Ctx {
         }
     }
 
-    /// Whether the device refuses new work: a 4-byte buffer mapped at creation cannot be
-    /// read. On a live device that works, or fails with an error its scope catches (out
-    /// of memory); a lost device reports nothing (wgpu leaves loss errors to the lost
-    /// callback) and hands back an invalid buffer.
+    /// Whether the device refuses new work (see [`crate::runtime::device::refuses_work`]).
     fn device_refuses_work(&self) -> bool {
-        let device = &self.inner.device;
-        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
-        let probe = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gpuprim device check"),
-            size: 4,
-            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: true,
-        });
-        let unreadable = probe.get_mapped_range_mut(..).is_err();
-        drop(probe);
-        let reported = [
-            crate::runtime::native::block_on(internal.pop()),
-            crate::runtime::native::block_on(validation.pop()),
-            crate::runtime::native::block_on(oom.pop()),
-        ];
-        unreadable && reported.iter().all(Option::is_none)
+        crate::runtime::device::refuses_work(&self.inner.device)
     }
 }
 

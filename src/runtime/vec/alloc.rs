@@ -21,6 +21,7 @@ impl Ctx {
     /// ```
     pub fn upload<T: GpuElement>(&self, data: &[T]) -> Result<GpuVec<T>> {
         let v = self.alloc::<T>(data.len(), true)?;
+        let _inside = crate::runtime::driver::enter();
         // Mapped even for no data: a buffer that cannot be mapped (made on a lost device)
         // must not be unmapped.
         let mut view = v.buffer.get_mapped_range_mut(..).map_err(|e| {
@@ -86,7 +87,7 @@ impl Ctx {
             | extra;
         let buffer = self.create_buffer(&what(), bytes, usage, mapped)?;
         Ok(GpuVec {
-            buffer,
+            buffer: crate::runtime::driver::Gated::new(buffer),
             offset: 0,
             len: n,
             padded: true,
@@ -115,6 +116,7 @@ impl Ctx {
                 limit,
             });
         }
+        let _inside = crate::runtime::driver::enter();
         let device = &self.inner.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -145,6 +147,7 @@ impl Ctx {
     /// Runs `f` (which records and submits GPU work) with wgpu errors captured and
     /// returned instead of reaching the panicking default handler.
     pub(crate) fn capture<R>(&self, op: &'static str, f: impl FnOnce() -> R) -> Result<R> {
+        let _inside = crate::runtime::driver::enter();
         self.check_alive()?;
         let device = &self.inner.device;
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);

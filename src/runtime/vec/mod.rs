@@ -27,7 +27,9 @@ pub(crate) use read_back::ReadBack;
 /// `GpuVec` keeps its [`Ctx`] alive and may be larger than the device's largest storage
 /// binding.
 pub struct GpuVec<T: GpuElement> {
-    pub(crate) buffer: wgpu::Buffer,
+    /// Dropped through the driver's door ([`crate::runtime::driver`]): the last handle
+    /// frees the buffer in the driver.
+    pub(crate) buffer: crate::runtime::driver::Gated<wgpu::Buffer>,
     /// Byte offset of element 0 in `buffer`.
     pub(crate) offset: u64,
     pub(crate) len: usize,
@@ -99,7 +101,7 @@ impl<T: GpuElement> GpuVec<T> {
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     pub fn into_buffer(self) -> wgpu::Buffer {
-        self.buffer
+        self.buffer.into_inner()
     }
 
     /// A vector of `len` elements at the start of `buffer`, a buffer of your own on
@@ -189,7 +191,7 @@ impl<T: GpuElement> GpuVec<T> {
         }
         ctx.check_same_device(op, &buffer)?;
         Ok(GpuVec {
-            buffer,
+            buffer: crate::runtime::driver::Gated::new(buffer),
             offset,
             len,
             padded: false,
@@ -219,7 +221,7 @@ impl<T: GpuElement> GpuVec<T> {
     pub(crate) fn over_scratch(ctx: &Ctx, buffer: wgpu::Buffer, len: usize) -> GpuVec<T> {
         debug_assert!(buffer.size() >= (len.next_multiple_of(LANES) * size_of::<T>()) as u64);
         GpuVec {
-            buffer,
+            buffer: crate::runtime::driver::Gated::new(buffer),
             offset: 0,
             len,
             padded: true,
@@ -283,7 +285,7 @@ impl<T: GpuElement> GpuVec<T> {
             });
         }
         Ok(GpuVec {
-            buffer: self.buffer.clone(),
+            buffer: crate::runtime::driver::Gated::new(self.buffer.clone()),
             offset: self.offset,
             len: self.len,
             padded: self.padded,

@@ -55,6 +55,9 @@ impl std::ops::Deref for Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        // A buffer dropped here may be freed in the driver (its last handle). The door
+        // is entered before the pool's locks, as everywhere.
+        let _inside = crate::runtime::driver::enter();
         let Some(buffer) = self.buffer.take() else {
             return;
         };
@@ -94,6 +97,7 @@ impl Ctx {
     /// A uniform buffer holding `bytes`, never written again: the same bytes give the
     /// same buffer, so a repeated call uploads nothing.
     pub(crate) fn uniform_constant(&self, bytes: &[u8]) -> Result<wgpu::Buffer> {
+        let _inside = crate::runtime::driver::enter();
         let mut constants = self
             .inner
             .pool
@@ -172,6 +176,8 @@ impl Ctx {
         if bytes.max(256).next_power_of_two() <= POOLED_MAX_BYTES {
             return self.scratch(what, bytes, usage);
         }
+        // Releasing the kept buffers frees them in the driver.
+        let _inside = crate::runtime::driver::enter();
         let kept = {
             let mut large = self
                 .inner

@@ -115,6 +115,7 @@ impl<T: GpuElement> ReadBack<T> {
                 });
             }
         }
+        let _inside = crate::runtime::driver::enter();
         let view = buffer.get_mapped_range(..).map_err(|e| {
             self.ctx.or_lost(Error::Internal {
                 op: "read-back",
