@@ -327,20 +327,17 @@ fn rows_all<T: Elem>(ctx: &Ctx) {
 
 #[test]
 fn rows_f32() {
-    let _turn = gl_turn();
     rows_all::<f32>(ctx());
 }
 
 #[test]
 fn rows_i32_u32() {
-    let _turn = gl_turn();
     rows_all::<i32>(ctx());
     rows_all::<u32>(ctx());
 }
 
 #[test]
 fn rows_f16_f64() {
-    let _turn = gl_turn();
     let ctx = ctx();
     for &w in &[1u32, 5, 64, 257, 1025] {
         if supports::<f16>(ctx) {
@@ -355,7 +352,6 @@ fn rows_f16_f64() {
 /// Every NaN, every tie, -0.0 against +0.0, infinities: the first of each wins.
 #[test]
 fn rows_specials() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let w = 300usize;
     let nan = f32::NAN;
@@ -397,7 +393,6 @@ fn rows_specials() {
 
 #[test]
 fn segments_shapes() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let host = values::<f32>(20_000, 3, true);
     // One segment of everything, one of one element, none, all empty.
@@ -441,7 +436,6 @@ fn segments_shapes() {
 /// scalar layout.
 #[test]
 fn borrowed_scalar_layout() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let host = values::<f32>(1001, 21, true);
     let buffer = ctx.upload(&host).expect("upload");
@@ -469,7 +463,6 @@ fn borrowed_scalar_layout() {
 /// 4 KiB bindings (the values a window at a time; rows across windows) and folded grids.
 #[test]
 fn split_context() {
-    let _turn = gl_turn();
     let ctx = split_ctx();
     for (k, &(w, h, pitch)) in [
         (1u32, 3000u32, 1u32),

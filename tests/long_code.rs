@@ -55,7 +55,6 @@ fn assert_still_works(ctx: &Ctx) {
 #[test]
 fn a_chain_at_the_limit_compiles_and_is_right() {
     let ctx = ctx();
-    let _turn = gl_turn();
     let terms = MAX_TERMS; // MAX_TERMS - 1 operators
     let h = random_vec::<u32>(4099, 1);
     let v = ctx.upload(&h).unwrap();
@@ -111,7 +110,6 @@ fn the_main_threads_limit_is_the_same() {
 #[test]
 fn many_short_statements_are_not_a_long_chain() {
     let ctx = ctx();
-    let _turn = gl_turn();
     let h = random_vec::<u32>(513, 4);
     let v = ctx.upload(&h).unwrap();
     let mut out = poisoned::<u32>(ctx, h.len());

@@ -222,7 +222,6 @@ fn keys<K: Key>(len: usize, seed: u64, flavor: u32) -> Vec<K> {
 
 #[test]
 fn test_words_follow_ord_and_total_cmp() {
-    let _turn = gl_turn();
     let floats = specials();
     for a in &floats {
         for b in &floats {
@@ -311,7 +310,6 @@ proptest! {
     #[test]
     fn sort_u32(len in lengths(), seed in any::<u64>(), flavor in 0u32..3, which in 0usize..2,
                 case in cases(ctx())) {
-        let _turn = gl_turn();
         let ctx = contexts()[which];
         let case = if which == 1 { Case { algorithm: RTS, ..case } } else { case };
         check(ctx, &keys::<u32>(len, seed, flavor), &case);
@@ -320,7 +318,6 @@ proptest! {
     #[test]
     fn sort_i32(len in lengths(), seed in any::<u64>(), flavor in 0u32..3, which in 0usize..2,
                 case in cases(ctx())) {
-        let _turn = gl_turn();
         let ctx = contexts()[which];
         let case = if which == 1 { Case { algorithm: RTS, ..case } } else { case };
         check(ctx, &keys::<i32>(len, seed, flavor), &case);
@@ -329,7 +326,6 @@ proptest! {
     #[test]
     fn sort_f32(len in lengths(), seed in any::<u64>(), flavor in 0u32..3, which in 0usize..2,
                 case in cases(ctx())) {
-        let _turn = gl_turn();
         let ctx = contexts()[which];
         let case = if which == 1 { Case { algorithm: RTS, ..case } } else { case };
         check(ctx, &keys::<f32>(len, seed, flavor), &case);
@@ -340,7 +336,6 @@ proptest! {
 
 #[test]
 fn edge_lengths_every_algorithm() {
-    let _turn = gl_turn();
     let ctx = ctx();
     for alg in algorithms(ctx) {
         for len in [0, 1, 2, 3, 4, 5, 7, TILE - 1, TILE, TILE + 1, 3 * TILE + 5] {
@@ -351,7 +346,6 @@ fn edge_lengths_every_algorithm() {
 
 #[test]
 fn f32_in_total_cmp_order() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let base = specials();
     // Every special many times over, shuffled, across several tiles.
@@ -379,7 +373,6 @@ fn f32_in_total_cmp_order() {
 
 #[test]
 fn long_equal_runs_stay_in_order() {
-    let _turn = gl_turn();
     let ctx = ctx();
     for alg in algorithms(ctx) {
         for descending in [false, true] {
@@ -398,7 +391,6 @@ fn long_equal_runs_stay_in_order() {
 
 #[test]
 fn key_bit_ranges() {
-    let _turn = gl_turn();
     let ctx = ctx();
     for alg in algorithms(ctx) {
         // Keys below 2^16 sorted by their low 16 bits: fully sorted, in two passes.
@@ -436,7 +428,6 @@ fn key_bit_ranges() {
 
 #[test]
 fn values_of_every_type_move_exactly() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let n = 4 * TILE + 9;
     let host = keys::<i32>(n, 11, 1);
@@ -469,7 +460,6 @@ fn values_of_every_type_move_exactly() {
 /// CPU's stable order, every element.
 #[test]
 fn every_peer_form_sorts_like_the_cpu() {
-    let _turn = gl_turn();
     let ctx = ctx();
     if !ctx.has_features(wgpu::Features::SUBGROUP) {
         return; // OneSweep needs subgroups (its refusal is tested in `errors`)
@@ -497,7 +487,6 @@ fn every_peer_form_sorts_like_the_cpu() {
 /// the waiting workgroup itself; with one probe, whichever predecessors are late.
 #[test]
 fn look_back_fallback_forced() {
-    let _turn = gl_turn();
     let ctx = ctx();
     if !ctx.has_features(wgpu::Features::SUBGROUP) {
         return; // OneSweep needs subgroups (its refusal is tested in `errors`)
@@ -549,7 +538,6 @@ fn look_back_fallback_forced() {
 /// dispatches of a bounded number of tiles (`dispatch_tiles` in src/ops/sort/engine.rs).
 #[test]
 fn many_tiles_of_a_small_tile() {
-    let _turn = gl_turn();
     let ctx = ctx();
     if !ctx.has_features(wgpu::Features::SUBGROUP) {
         return; // OneSweep needs subgroups (its refusal is tested in `errors`)
@@ -576,7 +564,6 @@ fn many_tiles_of_a_small_tile() {
 /// Fifty sorts of one input give the same keys and values, bit for bit.
 #[test]
 fn fifty_sorts_are_identical() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let n = 10_000;
     let host = keys::<f32>(n, 21, 1);
@@ -600,7 +587,6 @@ fn fifty_sorts_are_identical() {
 /// 2D and 3D, and the surplus workgroups must do nothing.
 #[test]
 fn folded_dispatches() {
-    let _turn = gl_turn();
     let ctx = fold_ctx();
     for alg in algorithms(ctx) {
         for len in [4 * TILE, 10 * TILE - 1, 27 * TILE] {
@@ -611,7 +597,6 @@ fn folded_dispatches() {
 
 #[test]
 fn auto_without_subgroups_is_reduce_then_scan() {
-    let _turn = gl_turn();
     let ctx = tree_ctx();
     let host = keys::<f32>(3 * TILE + 1, 30, 0);
     check(ctx, &host, &Case::full(SortAlgorithm::Auto));
@@ -621,7 +606,6 @@ fn auto_without_subgroups_is_reduce_then_scan() {
 
 #[test]
 fn errors_name_the_numbers() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let mut keys = ctx.upload(&[3u32, 1, 2]).unwrap();
     let mut values = ctx.upload(&[0.5f32; 5]).unwrap();
@@ -688,7 +672,6 @@ fn errors_name_the_numbers() {
 
 #[test]
 fn onesweep_needs_subgroups() {
-    let _turn = gl_turn();
     let ctx = tree_ctx();
     let mut keys = ctx.upload(&[3i32, 1, 2]).unwrap();
     let err = ctx
@@ -714,7 +697,6 @@ fn window_ctx() -> &'static Ctx {
 
 #[test]
 fn keys_across_binding_windows() {
-    let _turn = gl_turn();
     let ctx = window_ctx();
     for alg in algorithms(ctx) {
         for len in [4096, 4097, 3 * 4096 + 5, 15_000] {
@@ -748,7 +730,6 @@ fn keys_across_binding_windows() {
 /// binding, the sort is refused with the numbers; up to it, it sorts.
 #[test]
 fn counts_past_one_binding_are_too_large() {
-    let _turn = gl_turn();
     let ctx = split_ctx(); // 4 KiB bindings: 1024 keys per window, 4 tiles' statuses
     for alg in algorithms(ctx) {
         check(ctx, &keys::<u32>(4096, 40, 0), &Case::full(alg));
@@ -782,7 +763,6 @@ fn counts_past_one_binding_are_too_large() {
 /// with any-bits keys; which key type failed was not recorded), kept as plain cases.
 #[test]
 fn past_failures() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let cases = [
         (1, 617_871, RTS, false, 8..21),
@@ -929,7 +909,6 @@ fn pass_counts(alg: SortAlgorithm) -> [Case; 3] {
 
 #[test]
 fn borrowed_vectors_stay_inside() {
-    let _turn = gl_turn();
     let ctx = ctx();
     // Without COPY_DST the copy back is a kernel; with it, wgpu's buffer copy.
     let storage = wgpu::BufferUsages::empty();
@@ -948,7 +927,6 @@ fn borrowed_vectors_stay_inside() {
 
 #[test]
 fn borrowed_vectors_across_binding_windows() {
-    let _turn = gl_turn();
     let ctx = window_ctx(); // 4096 keys per window
     for alg in algorithms(ctx) {
         for len in [4097, 3 * 4096 + 5] {
@@ -963,7 +941,6 @@ fn borrowed_vectors_across_binding_windows() {
 /// at offsets, lengths not a multiple of 4, outputs longer than the input), with guards.
 #[test]
 fn borrowed_runs_stay_inside() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let a = align_words(ctx);
     for len in [1, 3, 6, 257, 1021] {
@@ -1047,7 +1024,6 @@ fn borrowed_runs_stay_inside() {
 /// anything runs.
 #[test]
 fn views_of_one_buffer() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let a = align_words(ctx);
     let n = 3 * a;
@@ -1078,7 +1054,6 @@ fn views_of_one_buffer() {
 /// refuses them, as input and as output.
 #[test]
 fn prefix_views_are_refused() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let count = ctx.upload(&[2u32]).unwrap();
     let v = ctx.upload(&[3u32, 1, 2, 2]).unwrap();
@@ -1118,7 +1093,6 @@ fn prefix_views_are_refused() {
 /// on this CPU adapter to 32 x 8 there), and every kernel binds few enough buffers.
 #[test]
 fn sorts_within_webgpu_default_limits() {
-    let _turn = gl_turn();
     static CTXS: OnceLock<[Ctx; 3]> = OnceLock::new();
     let ctxs = CTXS.get_or_init(|| {
         let limited = |workgroup_bytes| {
@@ -1151,7 +1125,6 @@ fn sorts_within_webgpu_default_limits() {
 /// (and reduce-then-scan's scans, and an odd pass count's copy back) in it.
 #[test]
 fn sorts_record_into_the_applications_encoder() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let n = 3 * TILE + 7;
     let host = keys::<i32>(n, 17, 0);
@@ -1192,7 +1165,6 @@ fn sorts_record_into_the_applications_encoder() {
 /// one size serve the next sort of that size, and another size replaces them.
 #[test]
 fn large_scratch_reused_across_sizes() {
-    let _turn = gl_turn();
     let ctx = ctx();
     for (round, len) in [300_000usize, 300_000, 290_001, 400_000, 300_000]
         .into_iter()
@@ -1316,7 +1288,6 @@ proptest! {
 
     #[test]
     fn runs_match_the_cpu(len in lengths(), seed in any::<u64>(), flavor in 0u32..3) {
-        let _turn = gl_turn();
         let ctx = ctx();
         // Sorted keys with few distinct values, and unsorted ones with runs here and there.
         let mut host = keys::<f32>(len, seed, flavor);
@@ -1336,7 +1307,6 @@ const RUN_TILE: usize = 256;
 
 #[test]
 fn runs_edges() {
-    let _turn = gl_turn();
     {
         let ctx = ctx();
         for len in [0, 1, 2, 5, RUN_TILE - 1, RUN_TILE, RUN_TILE + 1, 5000] {
@@ -1358,7 +1328,6 @@ fn runs_edges() {
 
 #[test]
 fn run_errors() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let v = ctx.upload(&[1u32, 1, 2]).unwrap();
     let mut short = ctx.zeros::<u32>(2).unwrap();
@@ -1421,7 +1390,6 @@ fn run_errors() {
 /// and shapes the adapter cannot run, refused.
 #[test]
 fn onesweep_tile_shapes() {
-    let _turn = gl_turn();
     let ctx = ctx();
     if !ctx.has_features(wgpu::Features::SUBGROUP) {
         return;
@@ -1496,7 +1464,6 @@ fn onesweep_tile_shapes() {
 /// invocations or more (of 64 or more under WebGPU's 16 KiB) may be.
 #[test]
 fn reduce_then_scan_tile_shapes() {
-    let _turn = gl_turn();
     let ctx = tree_ctx();
     let shapes = [
         (512, 8),
@@ -1568,7 +1535,6 @@ fn reduce_then_scan_tile_shapes() {
 /// checked alone.
 #[test]
 fn argsort_then_sort_by_group_bits() {
-    let _turn = gl_turn();
     let ctx = ctx();
     for (n, seed) in [(10_000usize, 1u64), (2_601, 2), (70_001, 3)] {
         let few: Vec<u32> = keys::<u32>(7, seed, 0);

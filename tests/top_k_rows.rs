@@ -161,13 +161,11 @@ fn random_all_types(ctx: &Ctx) {
 
 #[test]
 fn random_values_every_width() {
-    let _turn = gl_turn();
     random_all_types(ctx());
 }
 
 #[test]
 fn many_ties() {
-    let _turn = gl_turn();
     let ctx = ctx();
     for &w in &[7u32, 300, 1024, 3000, 17000] {
         let h = (30_000 / w).clamp(2, 6);
@@ -185,7 +183,6 @@ fn many_ties() {
 
 #[test]
 fn float_specials() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let specials = [
         f32::NAN,
@@ -219,7 +216,6 @@ fn float_specials() {
 /// k around the largest of the workgroup path, and past it (the sorting path).
 #[test]
 fn around_the_largest_k() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let max = ctx.top_k_rows_max_k();
     assert!(max >= 1000, "the workgroup path takes k = {max} at most");
@@ -237,7 +233,6 @@ fn around_the_largest_k() {
 
 #[test]
 fn pitch_past_width() {
-    let _turn = gl_turn();
     let ctx = ctx();
     for (w, h, pitch) in [
         (3u32, 5u32, 4u32),
@@ -265,7 +260,6 @@ fn pitch_past_width() {
 /// Many rows: the rows grid-strided over the workgroups, and 2D dispatches.
 #[test]
 fn many_rows() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let shape = (64, 5000, 64);
     let host = random_keys::<f32>(span(shape), 3);
@@ -279,7 +273,6 @@ fn many_rows() {
 /// wider than a binding (the sorting path).
 #[test]
 fn split_bindings() {
-    let _turn = gl_turn();
     let ctx = split_ctx();
     for (w, h, pitch) in [
         (100u32, 50u32, 100u32),
@@ -301,7 +294,6 @@ fn split_bindings() {
 
 #[test]
 fn new_forms_and_deterministic() {
-    let _turn = gl_turn();
     let ctx = ctx();
     let shape = (3000, 4, 3000);
     let host = tied_keys::<f32>(span(shape), 40, 9);

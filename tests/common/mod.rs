@@ -22,14 +22,6 @@ pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     TURN.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Held by each test of a binary of many large kernels on GL: wgpu-hal holds one lock on
-/// the GL context while llvmpipe compiles a shader at its first use (seconds each with a
-/// cold shader cache), and a thread that waits more than 6 s for that lock panics. On other
-/// backends, nothing to wait for.
-pub fn gl_turn() -> Option<std::sync::MutexGuard<'static, ()>> {
-    (ctx().info().backend == gpuprim::wgpu::Backend::Gl).then(one_at_a_time)
-}
-
 /// A context with a 4 KiB binding limit and at most 3 workgroups per dimension, so
 /// small vectors take the split-binding path and dispatches fold into 2D and 3D.
 pub fn split_ctx() -> &'static Ctx {
