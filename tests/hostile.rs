@@ -131,11 +131,13 @@ enum Kind {
     Pair(Ty, Ty),
     /// A `bool` expression in `x` (compact).
     Predicate(Ty),
-    /// Statements over `x`, `y`, `z`, `u`, `alpha`, `i`, `n` (elementwise).
+    /// Statements over `x`, `y`, `z`, `u` (raw), `alpha`, `d` (a device scalar), `i`, `n`
+    /// (elementwise).
     Body,
     /// A map2d body: an f32 expression in `x`, `y` (i32) and `load(x, y)`.
     Grid,
-    /// transform_reduce: an f32 expression in `x`, `y`, `w`, `i`, `n`.
+    /// transform_reduce: an f32 expression in `x`, `y`, `w`, `u` (raw), `d` (a device
+    /// scalar), `i`, `n`.
     Transform,
     /// A kernel argument's name.
     Name,
@@ -146,9 +148,9 @@ impl Kind {
         match self {
             Kind::Expr(..) | Kind::Predicate(_) => &["x"],
             Kind::Pair(..) => &["a", "b"],
-            Kind::Body => &["x", "y", "z", "u", "alpha", "i", "n"],
+            Kind::Body => &["x", "y", "z", "u", "alpha", "d", "i", "n"],
             Kind::Grid => &["x", "y", "load"],
-            Kind::Transform => &["x", "y", "w", "i", "n"],
+            Kind::Transform => &["x", "y", "w", "u", "d", "i", "n"],
             Kind::Name => &["x", "alpha", "i", "n", "gp_out"],
         }
     }
@@ -248,6 +250,7 @@ impl Kind {
                 "switch (i % 3u) { case 0u: { z = x; } default: { z = y; } }",
                 "z = dot(vec2<f32>(x, y), vec2<f32>(alpha, 1.0));",
                 "let p = &y; *p = x; z = *p + 1.0;",
+                "z = d * x + u[(i + 7u) % n];",
             ]),
             Kind::Grid => owned(&[
                 "load(x, y) * 0.5 + load(x, y - 1) * 0.25 + load(x, y + 1) * 0.25",
@@ -263,6 +266,7 @@ impl Kind {
                 "f32(i) / f32(n) * x",
                 "abs(x - y) * w",
                 "max(x, y) - min(x, y)",
+                "u[n - 1u - i] * d",
             ]),
             Kind::Name => owned(&["x", "alpha", "weight_2", "_t", "value", "xy"]),
         }
@@ -812,6 +816,7 @@ fn calls() -> Vec<Call> {
                 .write("z", &mut z)
                 .raw("u", &fx.f2)
                 .scalar("alpha", 1.5f32)
+                .device_scalar("d", &fx.f, 3)
                 .run()
         }),
         call("elementwise (argument names)", Name, |fx, t| {
@@ -829,6 +834,8 @@ fn calls() -> Vec<Call> {
                 .read("x", &fx.f)
                 .read("y", &fx.f2)
                 .scalar("w", 2.0f32)
+                .raw("u", &fx.f)
+                .device_scalar("d", &fx.f2, 5)
                 .run()
                 .map(drop)
         }),
@@ -839,6 +846,8 @@ fn calls() -> Vec<Call> {
                 .read("x", &fx.f)
                 .read("y", &fx.f2)
                 .scalar("w", 2.0f32)
+                .raw("u", &fx.f)
+                .device_scalar("d", &fx.f2, 5)
                 .run_into(&mut out)
         }),
         call(
@@ -1093,6 +1102,8 @@ fn child(calls_env: &str) {
     let ctx = Ctx::new().unwrap_or_else(|e| panic!("no GPU context: {e}"));
     let fixture = Arc::new(Fixture::new(ctx));
     let mut out = std::io::stdout().lock();
+    let info = fixture.ctx.info();
+    writeln!(out, "adapter {} ({:?})", info.name, info.backend).unwrap();
     let mut failed = false;
     let verbose = std::env::var_os("GPUPRIM_HOSTILE_VERBOSE").is_some();
     for (at, &c) in mine.iter().enumerate() {
@@ -1212,6 +1223,8 @@ struct Report {
     /// The errors of the cases, with `GPUPRIM_HOSTILE_VERBOSE`.
     notes: Vec<(At, String)>,
     done: bool,
+    /// The adapter the child's context runs on.
+    adapter: Option<String>,
     ending: Ending,
     stderr: String,
 }
@@ -1269,12 +1282,17 @@ fn spawn_child(me: &std::path::Path, mine: &[usize], from: usize, deadline: Dura
         failures: Vec::new(),
         notes: Vec::new(),
         done: false,
+        adapter: None,
         ending,
         stderr,
     };
     for line in lines {
         if line == "done" {
             report.done = true;
+            continue;
+        }
+        if let Some(adapter) = line.strip_prefix("adapter ") {
+            report.adapter = Some(adapter.to_string());
             continue;
         }
         let mut words = line.splitn(4, ' ');
@@ -1341,6 +1359,7 @@ fn run_calls(
     mine: &[usize],
     lens: &[usize],
     seen: &std::sync::Mutex<Vec<Seen>>,
+    adapter: &std::sync::Mutex<Option<String>>,
     deadline: Duration,
 ) -> usize {
     let (mut at, mut from) = (0, 0);
@@ -1348,6 +1367,9 @@ fn run_calls(
     while at < mine.len() {
         children += 1;
         let report = spawn_child(me, &mine[at..], from, deadline);
+        if let Some(name) = &report.adapter {
+            *adapter.lock().unwrap() = Some(name.clone());
+        }
         let mut seen = seen.lock().unwrap();
         for ((c, k), v, ms) in report.ended {
             seen[c].verdicts[k] = Some(v);
@@ -1507,17 +1529,18 @@ fn parent() {
             })
             .collect::<Vec<_>>(),
     );
+    let adapter = std::sync::Mutex::new(None);
     // Each of `jobs` children at a time takes every `jobs`-th call.
     let children: usize = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs)
             .map(|j| {
                 let mine: Vec<usize> = chosen.iter().copied().skip(j).step_by(jobs).collect();
-                let (me, lens, seen) = (&me, &lens, &seen);
+                let (me, lens, seen, adapter) = (&me, &lens, &seen, &adapter);
                 scope.spawn(move || {
                     if mine.is_empty() {
                         0
                     } else {
-                        run_calls(me, &mine, lens, seen, deadline)
+                        run_calls(me, &mine, lens, seen, adapter, deadline)
                     }
                 })
             })
@@ -1533,10 +1556,14 @@ fn parent() {
         failed += bad;
     }
     println!(
-        "hostile: {} of {total} cases of {} calls passed, in {children} child processes \
-         ({:.1} s)",
+        "hostile: {} of {total} cases of {} calls passed, in {children} child processes on \
+         {} ({:.1} s)",
         total - failed,
         chosen.len(),
+        adapter
+            .into_inner()
+            .unwrap()
+            .unwrap_or_else(|| "no adapter".into()),
         start.elapsed().as_secs_f64()
     );
     // The plain closing line a test runner's summary reads.
