@@ -48,7 +48,8 @@ const PASSED_KEPT: usize = 4096;
 /// [`term_count`]). naga recurses once per operator of a chain: with naga built at
 /// opt-level 0 (a debug build of your program), its front end used about 7 KiB of stack
 /// per operator and its GLSL writer about 25 KiB (x86-64, naga 30; release builds about
-/// 0.6 KiB); gpuprim's compile thread is sized for this many at 32 KiB each.
+/// 0.6 KiB; its GLSL writer at opt-level 2 46 KiB, docs/naga-recursion.md); gpuprim's
+/// compile thread is sized for this many at 64 KiB each.
 pub(crate) const MAX_TERMS: usize = 4096;
 
 /// Stack of a compile thread for code of no terms: naga's parser recurses up to 200
@@ -56,7 +57,7 @@ pub(crate) const MAX_TERMS: usize = 4096;
 /// on this much too.
 const COMPILE_STACK_BASE: usize = 16 << 20;
 /// Stack per term of user code on the compile thread (the most naga used, with room).
-const COMPILE_STACK_PER_TERM: usize = 32 << 10;
+const COMPILE_STACK_PER_TERM: usize = 64 << 10;
 
 /// An upper bound on how deep naga recurses for `text`: the most operator characters and
 /// opening brackets (`(`, `[`, `.`, `<`, and every character of an operator) in one
