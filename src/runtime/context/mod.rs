@@ -298,7 +298,7 @@ impl Ctx {
         if let Err(lost @ Error::DeviceLost { .. }) = self.check_lost() {
             return lost;
         }
-        if self.device_refuses_work() {
+        if crate::runtime::device::refuses_work(&self.inner.device) {
             self.mark_lost("the device no longer accepts work (destroyed or lost)");
             if let Err(lost) = self.check_lost() {
                 return lost;
@@ -319,11 +319,6 @@ impl Ctx {
             Some(reason) => Err(Error::DeviceLost { reason }),
             None => Ok(()),
         }
-    }
-
-    /// Whether the device refuses new work (see [`crate::runtime::device::refuses_work`]).
-    fn device_refuses_work(&self) -> bool {
-        crate::runtime::device::refuses_work(&self.inner.device)
     }
 }
 
