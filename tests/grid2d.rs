@@ -282,6 +282,27 @@ fn map2d_writes_every_element_once_on_odd_grids() {
     }
 }
 
+#[test]
+fn map2d_body_that_never_loads_the_input() {
+    // The input is bound whether or not the body reads it (its binding is in the
+    // kernel's layout even when the entry point leaves it unused).
+    let ctx = ctx();
+    let (w, h) = (13u32, 6u32);
+    let input = ctx.upload(&random_vec::<u32>((w * h) as usize, 3)).unwrap();
+    let mut out = poisoned::<u32>(ctx, (w * h) as usize);
+    ctx.map2d(
+        &Grid2D::new(&input, w, h).unwrap(),
+        &mut Grid2DMut::new(&mut out, w, h).unwrap(),
+        "u32(x) * 100u + u32(y)",
+        Swizzle::Off,
+    )
+    .unwrap();
+    let want: Vec<u32> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| x * 100 + y))
+        .collect();
+    assert_all_eq(&out.to_vec().unwrap(), &want, "map2d without load");
+}
+
 fn clamp_at(v: &[f32], w: u32, h: u32, x: i64, y: i64) -> f32 {
     let cx = x.clamp(0, i64::from(w) - 1) as usize;
     let cy = y.clamp(0, i64::from(h) - 1) as usize;

@@ -227,6 +227,50 @@ fn raw_only_kernel_with_a_length_and_a_scatter() {
 }
 
 #[test]
+fn vectors_and_device_scalars_the_code_never_reads_are_still_bound() {
+    // A raw vector, a raw read-write vector and a device scalar that the body leaves
+    // unused: their bindings stay in the kernel's layout, so the call's bind group fits.
+    let ctx = ctx();
+    let len = 301;
+    let hx = random_vec::<f32>(len, 11);
+    let x = ctx.upload(&hx).unwrap();
+    let u = ctx.upload(&random_vec::<f32>(len, 12)).unwrap();
+    let mut r = ctx.upload(&random_vec::<u32>(len, 13)).unwrap();
+    let before = r.to_vec().unwrap();
+    let mut y = poisoned::<f32>(ctx, len);
+    ctx.elementwise("y = x * 2.0;")
+        .read("x", &x)
+        .raw("u", &u)
+        .raw_read_write("r", &mut r)
+        .device_scalar("d", &u, 3)
+        .write("y", &mut y)
+        .run()
+        .unwrap();
+    let want: Vec<f32> = hx.iter().map(|x| x * 2.0).collect();
+    assert_all_eq(
+        &y.to_vec().unwrap(),
+        &want,
+        "elementwise with unused bindings",
+    );
+    assert_all_eq(
+        &r.to_vec().unwrap(),
+        &before,
+        "an unused raw_read_write vector",
+    );
+    // transform_reduce likewise: x * 2 summed exactly (small integers).
+    let hi: Vec<f32> = (0..len).map(|i| (i % 17) as f32).collect();
+    let xi = ctx.upload(&hi).unwrap();
+    let sum = ctx
+        .transform_reduce::<f32>("x * 2.0", Reduce::Sum)
+        .read("x", &xi)
+        .raw("u", &u)
+        .device_scalar("d", &u, 5)
+        .run()
+        .unwrap();
+    assert_eq!(sum, hi.iter().map(|x| x * 2.0).sum::<f32>());
+}
+
+#[test]
 fn out_of_range_raw_indices_stay_inside_the_vector() {
     let ctx = ctx();
     let len = 100;

@@ -284,11 +284,17 @@ impl Work {
                 let Res::Buffer { buffer: x, .. } = r1 else {
                     continue;
                 };
+                if !d.kernel.uses(*b1) {
+                    continue;
+                }
                 let w1 = d.kernel.writable >> b1 & 1 == 1;
                 for (b2, r2) in &d.bindings[i + 1..] {
                     let Res::Buffer { buffer: y, .. } = r2 else {
                         continue;
                     };
+                    if !d.kernel.uses(*b2) {
+                        continue;
+                    }
                     let w2 = d.kernel.writable >> b2 & 1 == 1;
                     if x == y && w1 != w2 {
                         return Err(Error::InvalidArgument {
@@ -348,6 +354,7 @@ impl Work {
                         let entries: Vec<_> = d
                             .bindings
                             .iter()
+                            .filter(|(binding, _)| d.kernel.uses(*binding))
                             .map(|(binding, res)| wgpu::BindGroupEntry {
                                 binding: *binding,
                                 resource: match res {

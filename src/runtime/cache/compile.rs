@@ -129,10 +129,12 @@ impl Ctx {
                 message: compile_message(&e),
             }));
         }
+        let (writable, used) = bindings(&naga_wgsl, entry);
         Ok(Kernel {
             pipeline,
             layout,
-            writable: writable_bindings(&naga_wgsl),
+            writable,
+            used,
         })
     }
 }
@@ -179,26 +181,57 @@ fn dump_wgsl(key: &Label<'_>, entry: &str, wgsl: &str, compiled: bool) {
     let _ = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(name), wgsl));
 }
 
-/// The bindings of group 0 that `wgsl` declares as writable storage (a bit each), as
-/// naga reads them.
-fn writable_bindings(wgsl: &str) -> u64 {
+/// The bindings of group 0 (a bit each) that `wgsl` declares as writable storage, and
+/// those its entry point `entry` uses, as naga reads them.
+///
+/// wgpu's automatic layout holds only the bindings the entry point uses, and user code
+/// may leave a vector it was given unread (an elementwise body that never indexes a
+/// `raw` vector, a 2D body that never calls `load`): a dispatch binds only the used ones.
+/// Where the module does not validate here, every binding counts as used (the compile
+/// has failed then, or the layout holds them all).
+fn bindings(wgsl: &str, entry: &str) -> (u64, u64) {
     let Ok(module) = naga::front::wgsl::parse_str(wgsl) else {
-        return 0;
+        return (0, !0);
     };
-    module
+    let group0 = |g: &naga::GlobalVariable| {
+        g.binding
+            .as_ref()
+            .filter(|b| b.group == 0 && b.binding < 64)
+            .map(|b| 1u64 << b.binding)
+    };
+    let writable = module
         .global_variables
         .iter()
-        .filter_map(|(_, g)| match (g.space, &g.binding) {
-            (naga::AddressSpace::Storage { access }, Some(b))
-                if b.group == 0
-                    && b.binding < 64
-                    && access.contains(naga::StorageAccess::STORE) =>
+        .filter_map(|(_, g)| match g.space {
+            naga::AddressSpace::Storage { access }
+                if access.contains(naga::StorageAccess::STORE) =>
             {
-                Some(1u64 << b.binding)
+                group0(g)
             }
             _ => None,
         })
-        .fold(0, |m, b| m | b)
+        .fold(0, |m, b| m | b);
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module);
+    let used = match (
+        info,
+        module.entry_points.iter().position(|e| e.name == entry),
+    ) {
+        (Ok(info), Some(index)) => {
+            let function = info.get_entry_point(index);
+            module
+                .global_variables
+                .iter()
+                .filter(|(handle, _)| !function[*handle].is_empty())
+                .filter_map(|(_, g)| group0(g))
+                .fold(0, |m, b| m | b)
+        }
+        _ => !0,
+    };
+    (writable, used)
 }
 
 /// Whether a function of `module` whose name starts with `gp_user` has a loop (`for`,

@@ -99,6 +99,16 @@ pub(crate) struct Kernel {
     pub(crate) layout: wgpu::BindGroupLayout,
     /// Bit `b`: binding `b` of group 0 is a storage buffer the kernel may write.
     pub(crate) writable: u64,
+    /// Bit `b`: the entry point uses binding `b` of group 0, so its layout holds it; a
+    /// dispatch binds only these.
+    pub(crate) used: u64,
+}
+
+impl Kernel {
+    /// Whether the kernel's layout holds binding `b` of group 0.
+    pub(crate) fn uses(&self, b: u32) -> bool {
+        b < 64 && self.used >> b & 1 == 1
+    }
 }
 
 /// One cached pipeline: its key, entry point and kernel.
