@@ -37,6 +37,9 @@
 //! - `GPUPRIM_HOSTILE_DEADLINE` (300 s a child): a child still running then is killed
 //!   and its current case reported as a hang;
 //! - `GPUPRIM_HOSTILE_VERBOSE` (unset): every case with its verdict, time and error.
+//!
+//! `GPUPRIM_DUMP_WGSL` is not passed on to the children: their kernels hold random
+//! user code, not gpuprim's own.
 
 mod common;
 
@@ -1245,6 +1248,9 @@ fn spawn_child(me: &std::path::Path, mine: &[usize], from: usize, deadline: Dura
         .env(FROM, from.to_string())
         // Spawned threads keep Rust's default 2 MiB stack.
         .env_remove("RUST_MIN_STACK")
+        // The dumps are of gpuprim's kernels (for Dawn in `.ci/run`); these hold
+        // random user code.
+        .env_remove("GPUPRIM_DUMP_WGSL")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
