@@ -170,8 +170,43 @@ fn compile_subject(code: &str) -> String {
          with the adapter's name and the message below)"
             .to_string()
     } else {
-        format!(" (user code: {code:?})")
+        format!(" (user code: {})", quote(code))
     }
+}
+
+/// User code as an error message quotes it: whole (as `{:?}`) up to [`QUOTED`]
+/// characters; longer, its start and end with the length between, so a message stays a
+/// few lines whatever the code (the whole code stays in [`Error::Compile`]'s `code`).
+pub(crate) fn quote(code: &str) -> String {
+    let chars = code.chars().count();
+    if chars <= QUOTED {
+        return format!("{code:?}");
+    }
+    let head: String = code.chars().take(QUOTED * 3 / 4).collect();
+    let tail: String = code.chars().skip(chars - QUOTED / 4).collect();
+    format!("{head:?} ... {tail:?} ({} bytes)", code.len())
+}
+
+/// The most characters of user code an error message quotes whole.
+pub(crate) const QUOTED: usize = 240;
+
+/// `message` with every line longer than [`QUOTED`] characters cut short (the WGSL
+/// compiler quotes the source line it points at, and a line of user code may be long):
+/// its start, then how many bytes were left out.
+pub(crate) fn cut_long_lines(message: &str) -> String {
+    message
+        .split('\n')
+        .map(|line| {
+            let chars = line.chars().count();
+            if chars <= QUOTED {
+                line.to_string()
+            } else {
+                let head: String = line.chars().take(QUOTED).collect();
+                format!("{head} ... ({} more bytes)", line.len() - head.len())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The hint after [`Error::Compile`]'s message: how user code is written (none for
@@ -187,6 +222,21 @@ fn compile_hint(code: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn long_code_is_quoted_by_its_ends() {
+        assert_eq!(super::quote("x * 2.0"), "\"x * 2.0\"");
+        let long = format!("x + {}y", "é".repeat(1000));
+        let q = super::quote(&long);
+        assert!(q.starts_with("\"x + é"), "{q}");
+        assert!(q.ends_with(&format!("éy\" ({} bytes)", long.len())), "{q}");
+        assert!(q.chars().count() < super::QUOTED + 40, "{q}");
+        let cut = super::cut_long_lines(&format!("error\n{long}\nend"));
+        let lines: Vec<_> = cut.lines().collect();
+        assert_eq!(lines.len(), 3, "{cut}");
+        assert_eq!((lines[0], lines[2]), ("error", "end"));
+        assert!(lines[1].ends_with(" more bytes)"), "{cut}");
+    }
+
     use super::Error;
 
     /// The hint on writing user code comes with user code only; a built-in kernel's

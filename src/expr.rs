@@ -111,12 +111,17 @@ pub(crate) fn check_expression(op: &'static str, what: &str, text: &str) -> Resu
     {
         return Ok(());
     }
-    let reject = |why: String| Error::InvalidArgument {
-        op,
-        message: format!(
-            "the {what} {text:?} is not one WGSL expression: {why}; pass a single expression \
-             such as \"x * 2.0 + 1.0\" (no `;`, braces or comments)"
-        ),
+    let reject = |why: String| {
+        // naga's message may quote a long token of the text.
+        let why = crate::error::cut_long_lines(&why);
+        Error::InvalidArgument {
+            op,
+            message: format!(
+                "the {what} {} is not one WGSL expression: {why}; pass a single expression \
+                 such as \"x * 2.0 + 1.0\" (no `;`, braces or comments)",
+                crate::error::quote(text),
+            ),
+        }
     };
     let terms = check_size(op, what, text)?;
     scan(text).map_err(reject)?;
@@ -186,7 +191,19 @@ fn parse(text: &str) -> std::result::Result<(), String> {
     let within = at
         .map(|a| a.saturating_sub(before.len()).min(text.len()))
         .unwrap_or(text.len());
-    Err(format!("{} (at byte {within})", err.message()))
+    // naga names some failures only in a note ("internal WGSL front end error" with
+    // "Parser recursion limit exceeded" for deep nesting).
+    let notes: Vec<&str> = err.notes().collect();
+    let message = if notes.iter().any(|n| n.contains("recursion limit")) {
+        "it nests deeper than naga's parser allows (naga: \"Parser recursion limit \
+         exceeded\"); split it into several calls or `let` statements"
+            .to_string()
+    } else if notes.is_empty() {
+        err.message().to_string()
+    } else {
+        format!("{} ({})", err.message(), notes.join("; "))
+    };
+    Err(format!("{message} (at byte {within})"))
 }
 
 #[cfg(test)]

@@ -149,6 +149,51 @@ fn deep_nesting_is_an_error_not_a_crash() {
                 &text[..40]
             );
         }
+        // naga's parser limit is named, not its generic "internal WGSL front end error".
+        let r = ctx.map(&v, &format!("{}x{}", "(".repeat(300), ")".repeat(300)));
+        let message = r.unwrap_err().to_string();
+        assert!(
+            message.contains("nests deeper than naga's parser allows"),
+            "{message}"
+        );
     });
+    assert_still_works(ctx);
+}
+
+#[test]
+fn errors_quote_long_code_by_its_ends() {
+    // A 64 KiB identifier is quoted three times (the code, naga's message and its source
+    // line): each is cut, and the error stays short; `code` keeps the whole text.
+    let ctx = ctx();
+    let v = ctx.upload(&[1.0f32, 2.0]).unwrap();
+    let long = format!("x + q{}", "_".repeat(65_536));
+    match ctx.map(&v, &long) {
+        Err(e @ Error::Compile { .. }) => {
+            let message = e.to_string();
+            assert!(message.len() < 4096, "{} bytes: {message}", message.len());
+            assert!(
+                message.contains(&format!("({} bytes)", long.len())),
+                "{message}"
+            );
+            let Error::Compile { code, .. } = e else {
+                unreachable!()
+            };
+            assert_eq!(code, long);
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut z = ctx.zeros::<f32>(2).unwrap();
+    let body = format!("z = {long};");
+    let r = ctx
+        .elementwise(&body)
+        .read("x", &v)
+        .write("z", &mut z)
+        .run();
+    let message = r.unwrap_err().to_string();
+    assert!(message.len() < 4096, "{} bytes: {message}", message.len());
+    // A predicate that is not one expression is quoted by its ends too.
+    let r = ctx.compact(&v, &format!("{}; x > 1.0", "x".repeat(10_000)));
+    let message = r.unwrap_err().to_string();
+    assert!(message.len() < 1024, "{} bytes: {message}", message.len());
     assert_still_works(ctx);
 }

@@ -63,10 +63,10 @@ impl Ctx {
             return Err(Error::InvalidArgument {
                 op,
                 message: format!(
-                    "the user code {:?} is not only statements or an expression: it \
+                    "the user code {} is not only statements or an expression: it \
                      closes the function it is placed in and declares items of its \
                      own; pass the statements (or expression) alone",
-                    config.user_code()
+                    crate::error::quote(config.user_code())
                 ),
             });
         }
@@ -126,7 +126,7 @@ impl Ctx {
             return Err(self.or_lost(Error::Compile {
                 op: key.name,
                 code: key.code.to_string(),
-                message: compile_message(&e),
+                message: crate::error::cut_long_lines(&compile_message(&e)),
             }));
         }
         let (writable, used) = bindings(&naga_wgsl, entry);
