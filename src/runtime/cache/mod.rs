@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
@@ -111,14 +111,28 @@ impl Kernel {
     }
 }
 
-/// One cached pipeline: its key, entry point and kernel.
+/// One pipeline of the cache, compiled or being compiled: its key, entry point and slot.
 struct CacheEntry {
     key: Box<dyn DynKey>,
     entry: &'static str,
-    kernel: Arc<Kernel>,
+    slot: Arc<Slot>,
+}
+
+/// Where one kernel is compiled once and then kept: the thread that compiles holds
+/// `compiling` (not the cache's map), so a thread asking for the same kernel waits for
+/// it and one asking for another does not.
+#[derive(Default)]
+struct Slot {
+    compiling: Mutex<()>,
+    kernel: OnceLock<Arc<Kernel>>,
 }
 
 /// The compiled kernels of a context, by key and entry point.
+///
+/// The map's lock is held only to look a key up or add its slot, never while compiling:
+/// a cached kernel is returned at once while other threads compile theirs (seconds for
+/// a large kernel on llvmpipe). A compile that fails leaves nothing behind; the next
+/// call compiles again.
 #[derive(Default)]
 pub(crate) struct PipelineCache {
     /// By [`key_hash`]; a bucket holds the entries whose hashes are equal.
@@ -127,9 +141,13 @@ pub(crate) struct PipelineCache {
 }
 
 impl PipelineCache {
+    /// The kernels compiled and kept (not those being compiled).
     pub(crate) fn len(&self) -> usize {
         let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
-        map.values().map(Vec::len).sum()
+        map.values()
+            .flatten()
+            .filter(|e| e.slot.kernel.get().is_some())
+            .count()
     }
 
     pub(crate) fn compiled(&self) -> usize {
@@ -142,8 +160,8 @@ impl Ctx {
     /// several passes have several entry points; each is its own pipeline), compiled
     /// from `config.wgsl()` on first use.
     ///
-    /// The cache lock is held while compiling, so two threads asking for one new kernel
-    /// compile it once.
+    /// Two threads asking for one new kernel compile it once (the second waits for the
+    /// first); a thread asking for a cached kernel never waits for another's compile.
     pub(crate) fn kernel_for<K: KernelSource>(
         &self,
         config: &K,
@@ -201,21 +219,148 @@ impl Ctx {
         self.check_alive()?;
         let cache = &self.inner.cache;
         let hash = key_hash(key, entry);
-        let mut map = cache.map.lock().unwrap_or_else(|p| p.into_inner());
-        let bucket = map.entry(hash).or_default();
-        if let Some(found) = bucket
-            .iter()
-            .find(|e| e.entry == entry && e.key.eq_dyn(key))
-        {
-            return Ok(Arc::clone(&found.kernel));
+        let slot = {
+            let mut map = cache.map.lock().unwrap_or_else(|p| p.into_inner());
+            let bucket = map.entry(hash).or_default();
+            match bucket
+                .iter()
+                .find(|e| e.entry == entry && e.key.eq_dyn(key))
+            {
+                Some(found) => Arc::clone(&found.slot),
+                None => {
+                    let slot = Arc::new(Slot::default());
+                    bucket.push(CacheEntry {
+                        key: Box::new(key.clone()),
+                        entry,
+                        slot: Arc::clone(&slot),
+                    });
+                    slot
+                }
+            }
+        };
+        if let Some(kernel) = slot.kernel.get() {
+            return Ok(Arc::clone(kernel));
         }
-        let kernel = Arc::new(compile(key)?);
-        cache.compiled.fetch_add(1, Ordering::Relaxed);
-        bucket.push(CacheEntry {
-            key: Box::new(key.clone()),
-            entry,
-            kernel: Arc::clone(&kernel),
+        // Only threads asking for this kernel wait here.
+        let _compiling = slot.compiling.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(kernel) = slot.kernel.get() {
+            return Ok(Arc::clone(kernel));
+        }
+        match compile(key) {
+            Ok(kernel) => {
+                let kernel = Arc::new(kernel);
+                cache.compiled.fetch_add(1, Ordering::Relaxed);
+                // Only the holder of `compiling` sets the kernel, once.
+                let _ = slot.kernel.set(Arc::clone(&kernel));
+                Ok(kernel)
+            }
+            Err(e) => {
+                // Nothing is kept for code that did not compile: a program that tries
+                // many expressions does not fill the map with them.
+                let mut map = cache.map.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(bucket) = map.get_mut(&hash) {
+                    bucket.retain(|e| !Arc::ptr_eq(&e.slot, &slot));
+                    if bucket.is_empty() {
+                        map.remove(&hash);
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, mpsc};
+    use std::time::Duration;
+
+    use super::{Kernel, Label};
+    use crate::{Ctx, Error};
+
+    /// A kernel compiled for real, to stand for a slow compile's result.
+    fn trivial_kernel(ctx: &Ctx) -> Kernel {
+        let label = Label {
+            name: "test",
+            element: "",
+            code: "",
+        };
+        let wgsl = "@compute @workgroup_size(1) fn main() {}";
+        ctx.compile(&label, "main", wgsl, true, false).unwrap()
+    }
+
+    #[test]
+    fn a_cached_kernel_never_waits_for_another_kernels_compile() {
+        let ctx = Ctx::new().unwrap();
+        let v = ctx.upload(&[1u32, 2, 3]).unwrap();
+        assert_eq!(ctx.reduce(&v).unwrap(), 6); // reduce's kernels are now cached
+        let (started_tx, started_rx) = mpsc::channel();
+        let (release_tx, release_rx) = mpsc::channel::<()>();
+        let (ctx, v) = (&ctx, &v);
+        std::thread::scope(|s| {
+            // A compile that lasts until this test releases it.
+            let slow = s.spawn(move || {
+                ctx.cached(&"a slow kernel", "main", |_| {
+                    started_tx.send(()).unwrap();
+                    release_rx.recv().unwrap();
+                    Ok(trivial_kernel(ctx))
+                })
+            });
+            started_rx.recv().unwrap();
+            // Meanwhile: a cached call, and a second thread asking for the slow kernel.
+            let (done_tx, done_rx) = mpsc::channel();
+            s.spawn(move || done_tx.send(ctx.reduce(v)).unwrap());
+            let same = s.spawn(move || {
+                ctx.cached(&"a slow kernel", "main", |_| -> crate::Result<Kernel> {
+                    panic!("the slow kernel was compiled twice")
+                })
+            });
+            // The wait only bounds how long a wrong cache hangs the test; a right one
+            // answers as soon as the reduce has run.
+            let hit = done_rx.recv_timeout(Duration::from_secs(300));
+            release_tx.send(()).unwrap();
+            let sum = hit.expect("a cached call waited for another kernel's compile");
+            assert_eq!(sum.unwrap(), 6);
+            let first = slow.join().unwrap().unwrap();
+            let second = same.join().unwrap().unwrap();
+            assert!(Arc::ptr_eq(&first, &second), "one compile for both threads");
         });
-        Ok(kernel)
+    }
+
+    #[test]
+    fn a_failed_compile_keeps_nothing() {
+        let ctx = Ctx::new().unwrap();
+        let before = ctx.pipelines_cached();
+        let fail = || {
+            ctx.cached(&"fails", "main", |_| -> crate::Result<Kernel> {
+                Err(Error::Internal {
+                    op: "test",
+                    message: "on purpose".into(),
+                })
+            })
+        };
+        assert!(fail().is_err());
+        assert_eq!(ctx.pipelines_cached(), before);
+        let entries: usize = ctx
+            .inner
+            .cache
+            .map
+            .lock()
+            .unwrap()
+            .values()
+            .map(Vec::len)
+            .sum();
+        assert_eq!(entries, before);
+        // It compiles again next time (and is kept once it does).
+        let kernel = ctx
+            .cached(&"fails", "main", |_| Ok(trivial_kernel(&ctx)))
+            .unwrap();
+        let again = ctx
+            .cached(&"fails", "main", |_| -> crate::Result<Kernel> {
+                panic!("compiled twice")
+            })
+            .unwrap();
+        assert!(Arc::ptr_eq(&kernel, &again));
+        assert_eq!(ctx.pipelines_cached(), before + 1);
     }
 }
