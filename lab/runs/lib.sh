@@ -5,10 +5,11 @@ B=/tmp/b; mkdir -p $B
 for x in .device/*.xz; do n=$(basename "$x" .xz); xz -dc "$x" > $B/$n; chmod +x $B/$n; done
 TRACE=$PWD/.device/segv_trace.so
 # runto SECONDS LABEL CMD...: runs CMD, kills it past SECONDS after printing its threads;
-# returns CMD's status (124 when killed, 128+N for signal N). Output in /tmp/last.out.
+# returns CMD's status (124 when killed, 128+N for signal N). Output in $OUTF
+# (/tmp/last.out unless set: set it to run tallies side by side).
 runto() {
   local t=$1 label=$2; shift 2
-  "$@" > /tmp/last.out 2>&1 &
+  "$@" > ${OUTF:-/tmp/last.out} 2>&1 &
   local pid=$! i=0
   while kill -0 $pid 2>/dev/null; do
     sleep 0.05; i=$((i+1))
@@ -17,7 +18,7 @@ runto() {
         for task in /proc/$pid/task/*; do
           echo "  $(cat $task/comm 2>/dev/null) wchan=$(cat $task/wchan 2>/dev/null) st=$(awk '{print $3}' $task/stat 2>/dev/null)"
           head -8 $task/stack 2>/dev/null | sed 's/^/      /'
-        done; } >> /tmp/last.out
+        done; } >> ${OUTF:-/tmp/last.out}
       kill -9 $pid; wait $pid 2>/dev/null; return 124
     fi
   done
@@ -32,7 +33,7 @@ tally() {
     runto $t "$label" "$@"; rc=$?
     count[$rc]=$(( ${count[$rc]:-0} + 1 ))
     if [ $rc -ne 0 ] && [ -z "${shown[$rc]:-}" ]; then
-      shown[$rc]=1; echo "---- $label: first run with status $rc:"; tail -c 6000 /tmp/last.out
+      shown[$rc]=1; echo "---- $label: first run with status $rc:"; tail -c 6000 ${OUTF:-/tmp/last.out}
     fi
   done
   local line="" ; for k in "${!count[@]}"; do line="$line status $k: ${count[$k]};"; done
