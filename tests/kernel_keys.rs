@@ -1,6 +1,7 @@
 //! A kernel's typed configuration is both its pipeline cache key and the only input of
 //! its WGSL. This test compiles the kernels of every family on contexts that differ in
-//! binding size, dispatch limits and features, and checks through the `internals` audit
+//! binding size, dispatch limits, device limits and features (the adapter's, a split one,
+//! WebGPU's without subgroups), and checks through the `internals` audit
 //! that every configuration compiled twice (on two contexts) rendered the same WGSL. A
 //! render that read anything besides its configuration would differ between contexts
 //! and fail the call with `Error::Internal`.
@@ -8,6 +9,7 @@
 mod common;
 
 use common::{ctx, random_vec, split_ctx};
+use gpuprim::wgpu;
 use gpuprim::{Ctx, Grid2D, Grid2DMut, Reduce, Rng, Scan, ScanOp, Sort, Swizzle};
 
 /// One call of each family, each result checked against the CPU, so every kernel the
@@ -124,12 +126,38 @@ fn every_family(ctx: &Ctx) {
 
 #[test]
 fn equal_kernel_configurations_render_equal_wgsl() {
-    let small = Ctx::builder()
+    // Held to WebGPU's default limits (16 KiB of workgroup memory, 256 invocations),
+    // without subgroups, bindings of 4 KiB and 3 workgroups a dimension.
+    let webgpu = Ctx::builder()
+        .webgpu()
+        .without_features(wgpu::Features::SUBGROUP)
         .max_binding_bytes(1 << 12)
         .max_workgroups_per_dimension(3)
         .build()
         .unwrap();
-    for c in [ctx(), split_ctx(), &small] {
+    let contexts = [ctx(), split_ctx(), &webgpu];
+    // The contexts differ in what a render could read: binding size and dispatch limits
+    // (the adapter's against the split context's), device limits (against WebGPU's),
+    // and features where the adapter has subgroups (Mesa's GL adapter has none: there
+    // the WebGPU context differs in its limits alone).
+    let (full, split, webgpu_info) = (ctx().info(), split_ctx().info(), webgpu.info());
+    assert!(full.max_binding_bytes > split.max_binding_bytes);
+    assert!(full.max_workgroups_per_dimension > split.max_workgroups_per_dimension);
+    assert!(
+        full.limits.max_compute_workgroup_storage_size
+            > webgpu_info.limits.max_compute_workgroup_storage_size
+            || full.limits.max_compute_invocations_per_workgroup
+                > webgpu_info.limits.max_compute_invocations_per_workgroup,
+        "the adapter's limits are WebGPU's defaults: {full}"
+    );
+    assert!(!webgpu_info.features.contains(wgpu::Features::SUBGROUP));
+    if full.backend == wgpu::Backend::Vulkan {
+        assert!(
+            full.features.contains(wgpu::Features::SUBGROUP),
+            "a Vulkan adapter without subgroups: {full}"
+        );
+    }
+    for c in contexts {
         every_family(c);
     }
     let (distinct, compared) = gpuprim::internals::kernel_audit();

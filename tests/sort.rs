@@ -1392,6 +1392,22 @@ fn run_errors() {
 fn onesweep_tile_shapes() {
     let ctx = ctx();
     if !ctx.has_features(wgpu::Features::SUBGROUP) {
+        // OneSweep ranks keys with subgroup ballots: without subgroups (Mesa's GL
+        // adapter) asking for it, with any tile, is `Unsupported` naming the feature.
+        let mut k = ctx.upload(&[1u32, 0]).unwrap();
+        let sort = Sort::ascending().algorithm(ONESWEEP).tile(128, 11);
+        match ctx.sort_with(&mut k, &sort) {
+            Err(Error::Unsupported { what, feature, .. }) => {
+                assert!(what.contains("OneSweep"), "{what}");
+                assert!(feature.contains("SUBGROUP"), "{feature}");
+            }
+            other => panic!("OneSweep without subgroups: {other:?}"),
+        }
+        assert_eq!(
+            k.to_vec().unwrap(),
+            [1, 0],
+            "the keys were left as they were"
+        );
         return;
     }
     let limit = ctx.info().limits.max_compute_workgroup_storage_size;
