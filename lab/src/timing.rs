@@ -27,6 +27,27 @@ pub fn batch_limit() -> usize {
         .unwrap_or(gpuprim::DEFAULT_BATCH_LIMIT)
 }
 
+/// `builder` with the library's tuning knobs that `bandwidth` takes from the environment:
+/// `GP_RTS_KNOCKOUT=N` ([`gpuprim::CtxBuilder::sort_rts_knockout`]) and
+/// `GP_COLUMNS=COLS:GROUPS` ([`gpuprim::CtxBuilder::reduce_columns_shape`]). The library
+/// reads no such variable itself: a test binary with one left in its environment
+/// runs its default kernels.
+pub fn tuning(mut builder: gpuprim::CtxBuilder) -> gpuprim::CtxBuilder {
+    if let Some(phases) = std::env::var("GP_RTS_KNOCKOUT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        builder = builder.sort_rts_knockout(phases);
+    }
+    if let Ok(v) = std::env::var("GP_COLUMNS") {
+        let mut it = v.split(':').map(|x| x.parse::<u64>().ok());
+        if let (Some(Some(cols)), Some(Some(groups))) = (it.next(), it.next()) {
+            builder = builder.reduce_columns_shape(cols.min(u64::from(u32::MAX)) as u32, groups);
+        }
+    }
+    builder
+}
+
 /// One row of the table as the CSV and JSON files have it.
 #[derive(Clone, Debug)]
 pub struct Record {

@@ -127,8 +127,7 @@ impl Ctx {
             _ => GROUPS_GPU,
         };
         let cols = columns_across(self.info(), width, lanes, wanted);
-        #[cfg(feature = "internals")]
-        let (cols, wanted) = columns_override(cols, wanted, wg);
+        let (cols, wanted) = columns_override(self, cols, wanted, wg);
         let phases = u64::from(wg / cols);
         let col_blocks = u64::from(width.div_ceil(cols * lanes));
         let most = u64::from(height).div_ceil(MIN_BLOCK_ROWS.max(4 * phases));
@@ -223,18 +222,31 @@ fn columns_across(info: &Info, width: u32, lanes: u32, wanted: u64) -> u32 {
     .min(wg)
 }
 
-/// `GP_COLUMNS=COLS:GROUPS` from the environment (builds with the `internals` feature):
-/// invocations across the columns (a power of two up to the workgroup size) and the
-/// workgroups wanted, in place of the chosen ones, for tuning (`bandwidth`'s
-/// `segmented` rows).
+/// `reduce_columns`' shape in place of the chosen one, for tuning
+/// ([`CtxBuilder::reduce_columns_shape`](crate::CtxBuilder::reduce_columns_shape);
+/// `bandwidth`'s `segmented` rows).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ColumnsShape {
+    cols: u32,
+    groups: u64,
+}
+
 #[cfg(feature = "internals")]
-fn columns_override(cols: u32, wanted: u64, wg: u32) -> (u32, u64) {
-    let Ok(v) = std::env::var("GP_COLUMNS") else {
-        return (cols, wanted);
-    };
-    let mut it = v.split(':').map(|x| x.parse::<u64>().ok());
-    match (it.next().flatten(), it.next().flatten()) {
-        (Some(c), Some(g)) if c.is_power_of_two() && c <= u64::from(wg) && g > 0 => (c as u32, g),
+impl crate::CtxBuilder {
+    /// Run `reduce_columns` with `cols` invocations across the columns and `groups`
+    /// workgroups wanted, in place of the shape it chooses; a `cols` that is not a power
+    /// of two up to its workgroup size, or no groups, leaves the choice alone. For
+    /// tuning only (feature `internals`).
+    pub fn reduce_columns_shape(self, cols: u32, groups: u64) -> Self {
+        self.option(ColumnsShape { cols, groups })
+    }
+}
+
+/// The shape a builder asked for ([`ColumnsShape`]) where it is one `wg` allows, else
+/// the chosen `(cols, wanted)`.
+fn columns_override(ctx: &Ctx, cols: u32, wanted: u64, wg: u32) -> (u32, u64) {
+    match ctx.option::<ColumnsShape>() {
+        Some(s) if s.cols.is_power_of_two() && s.cols <= wg && s.groups > 0 => (s.cols, s.groups),
         _ => (cols, wanted),
     }
 }

@@ -232,15 +232,20 @@ pub(super) struct SortRtsKernel {
     pub(super) knockout: u32,
 }
 
-/// `GP_RTS_KNOCKOUT` from the environment in builds with the `internals` feature, for
-/// timing the reduce-then-scan sort's phases apart (`bandwidth`'s `no_subgroups` rows;
-/// the sorts' results are then wrong); 0 otherwise.
-pub(super) fn rts_knockout() -> u32 {
-    #[cfg(feature = "internals")]
-    if let Ok(v) = std::env::var("GP_RTS_KNOCKOUT") {
-        return v.parse().unwrap_or(0);
+/// Phases of the reduce-then-scan sort left out, for timing them apart
+/// ([`CtxBuilder::sort_rts_knockout`](crate::CtxBuilder::sort_rts_knockout); `bandwidth`'s
+/// `no_subgroups` rows): `wgsl/sort_rts.wgsl`'s KNOCKOUT. 0 (none) unless a builder set it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RtsKnockout(pub(crate) u32);
+
+#[cfg(feature = "internals")]
+impl crate::CtxBuilder {
+    /// Leave phases of the reduce-then-scan sort out (the bits of `wgsl/sort_rts.wgsl`'s
+    /// KNOCKOUT), to time the others: the sorts' results are then wrong. For tuning only
+    /// (feature `internals`).
+    pub fn sort_rts_knockout(self, phases: u32) -> Self {
+        self.option(RtsKnockout(phases))
     }
-    0
 }
 
 impl KernelSource for SortRtsKernel {

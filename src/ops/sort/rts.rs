@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 
 use super::engine::{Plan, RADIX, Route, ScratchBuffers, Window, keys_out};
-use super::kernels::{SortRtsKernel, rts_origin_words};
+use super::kernels::{RtsKnockout, SortRtsKernel, rts_origin_words};
 use crate::error::{Error, Result};
 use crate::runtime::cache::Kernel;
 use crate::runtime::context::{Ctx, Info};
@@ -256,15 +256,22 @@ struct RtsKernels {
 }
 
 fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
-    let config = rts_config(ctx.info(), shape, pairs);
+    let knockout = ctx.option::<RtsKnockout>().map_or(0, |k| k.0);
+    let config = rts_config(ctx.info(), shape, pairs, knockout);
     Ok(RtsKernels {
         upsweep: ctx.kernel_for(&config, "upsweep")?,
         downsweep: ctx.kernel_for(&config, "downsweep")?,
     })
 }
 
-/// The configuration of reduce-then-scan's kernels with `shape` on an adapter.
-pub(super) fn rts_config(info: &Info, shape: &RtsShape, pairs: bool) -> SortRtsKernel {
+/// The configuration of reduce-then-scan's kernels with `shape` on an adapter, with the
+/// phases `knockout` left out (0: none; see [`RtsKnockout`]).
+pub(super) fn rts_config(
+    info: &Info,
+    shape: &RtsShape,
+    pairs: bool,
+    knockout: u32,
+) -> SortRtsKernel {
     SortRtsKernel {
         workgroup_size: shape.wg,
         kpt: shape.kpt,
@@ -273,7 +280,7 @@ pub(super) fn rts_config(info: &Info, shape: &RtsShape, pairs: bool) -> SortRtsK
         // seconds while wgpu holds the GL context, long enough for other threads' calls
         // to give up waiting for it (a panic in wgpu-hal).
         unrolled: !(info.backend == wgpu::Backend::Gl && info.device_type == wgpu::DeviceType::Cpu),
-        knockout: super::kernels::rts_knockout(),
+        knockout,
     }
 }
 
@@ -304,7 +311,7 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native:
     for tile in tiles {
         for pairs in [false, true] {
             if let Ok(shape) = rts_shape(info, tile, pairs) {
-                let config = rts_config(info, &shape, pairs);
+                let config = rts_config(info, &shape, pairs, 0);
                 c.add_with(&config, native);
             }
         }

@@ -143,7 +143,7 @@ fn main() -> Result<()> {
         eprintln!("{USAGE}");
         std::process::exit(if e.is_empty() { 0 } else { 2 })
     });
-    let ctx = Ctx::builder()
+    let ctx = timing::tuning(Ctx::builder())
         .batch_limit(timing::batch_limit())
         .profiling(args.profile)
         .build()?;

@@ -19,7 +19,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     let n = b.n;
     let mut contexts: Vec<(Ctx, &str)> = vec![(ctx.clone(), "with subgroups")];
     if ctx.has_features(Features::SUBGROUP) {
-        let without = Ctx::builder()
+        let without = gpuprim_lab::timing::tuning(Ctx::builder())
             .batch_limit(gpuprim_lab::timing::batch_limit())
             .without_features(Features::SUBGROUP)
             .build()?;
