@@ -26,7 +26,7 @@ const WG: usize = 256;
 const TILE: usize = WG * 16;
 
 /// Elements per tile of the single-pass scan of 32-bit types on `ctx`'s adapter, as
-/// `src/ops/scan.rs` chooses them: 256 x 4 vec4 units on a CPU adapter (`TILE`), 256 x 8
+/// `src/ops/scan/program.rs` chooses them: 256 x 4 vec4 units on a CPU adapter, 256 x 8
 /// on a GPU.
 fn single_pass_tile(ctx: &Ctx) -> usize {
     match ctx.info().device_type {
@@ -368,7 +368,7 @@ fn tile_depth(ctx: &Ctx) -> usize {
 }
 
 /// Workgroups of a reduce-then-scan pass per window: 32 on CPU adapters, 32768 on GPUs
-/// (`groups_cap` in src/ops/scan.rs); each walks a contiguous range of tiles.
+/// (`groups_cap` in src/ops/scan/reduce_then_scan.rs); each walks a contiguous range of tiles.
 fn rts_groups_cap(ctx: &Ctx) -> usize {
     if ctx.info().device_type == wgpu::DeviceType::Cpu {
         32

@@ -758,9 +758,10 @@ fn counts_past_one_binding_are_too_large() {
     }
 }
 
-/// The cases proptest once shrank failures of the sorts to (recorded in
-/// `tests/sort.proptest-regressions` while the sorts were written, on the default context
-/// with any-bits keys; which key type failed was not recorded), kept as plain cases.
+/// The cases proptest once shrank failures of the sorts to (recorded in a
+/// `sort.proptest-regressions` file, since removed, while the sorts were written, on the
+/// default context with any-bits keys; which key type failed was not recorded), kept as
+/// plain cases.
 #[test]
 fn past_failures() {
     let ctx = ctx();

@@ -12,7 +12,7 @@ alias T = {{T}};
 // Params, first_unit, grid_stride (wgsl/atomic_params.wgsl).
 {{PARAMS}}
 
-// src at binding 0, with src_load(u) -> vec4 and src_units() (src/view.rs).
+// src at binding 0, with src_load(u) -> vec4 and src_units() (src/runtime/view.rs).
 {{SRC}}
 @group(0) @binding(1) var<storage, read_write> acc: array<atomic<{{ATOM}}>>;
 @group(0) @binding(2) var<uniform> params: Params;

@@ -1,5 +1,5 @@
 // The uniform and grid helpers of atomic_sum and histogram (`Params` in
-// src/ops/atomic.rs has the same layout): atomic_sum reads `n` only; histogram uses all.
+// src/ops/atomic/mod.rs has the same layout): atomic_sum reads `n` only; histogram uses all.
 
 struct Params {
     n: u32,       // valid elements in this binding window

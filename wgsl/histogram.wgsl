@@ -11,7 +11,7 @@ const NONE: u32 = 0xffffffffu;
 // Params, first_unit, grid_stride (wgsl/atomic_params.wgsl).
 {{PARAMS}}
 
-// src at binding 0, with src_load(u) -> vec4 and src_units() (src/view.rs).
+// src at binding 0, with src_load(u) -> vec4 and src_units() (src/runtime/view.rs).
 {{SRC}}
 // gp_n(): the window's elements, params.n, or fewer below a device count.
 {{BOUNDS}}

@@ -14,7 +14,7 @@ struct Params {
     _pad1: u32,
 }
 
-// dst at binding 0, with dst_store(u, v) and dst_units() (src/view.rs).
+// dst at binding 0, with dst_store(u, v) and dst_units() (src/runtime/view.rs).
 {{DST}}
 @group(0) @binding(1) var<storage, read_write> state: array<vec4<u32>>;
 @group(0) @binding(2) var<uniform> params: Params;

@@ -59,7 +59,7 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> params: Params;
 // src at binding 1 (src_load(u), src_units()) and out at binding 2: vec4 units with
-// out_store(u, v) for scans, elements for compaction (src/view.rs).
+// out_store(u, v) for scans, elements for compaction (src/runtime/view.rs).
 {{SRC}}
 {{OUT_DECL}}
 @group(0) @binding(3) var<storage, read_write> partials: array<A>;

@@ -50,7 +50,7 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> params: Params;
 // keys (as u32 bits) at binding 1, values at 2, out at 3: keys_load(u), values_load(u),
-// out_store(u, v) by vec4 unit (src/view.rs).
+// out_store(u, v) by vec4 unit (src/runtime/view.rs).
 {{KEYS}}
 {{VALUES}}
 {{OUT}}

@@ -23,7 +23,7 @@ struct HistParams {
 }
 
 @group(0) @binding(0) var<uniform> params: HistParams;
-// The keys as vec4 units: `keys_load(u)` (src/view.rs).
+// The keys as vec4 units: `keys_load(u)` (src/runtime/view.rs).
 {{KEYS_DECL}}
 // passes x RADIX counts, cleared before `histogram`; `scan_histogram` turns each pass's
 // counts into exclusive prefixes in place.

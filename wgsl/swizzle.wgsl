@@ -37,7 +37,7 @@ fn swizzle_bands_group(group: vec2<u32>, groups: vec2<u32>, workgroups: u32) -> 
 // swizzle_tiles is the same mapping without a division: the divisors are constants of
 // the dispatch, so the host computes them and their f32 reciprocals once (gpuprim's
 // kernels get these from swizzle_params in src/ops/grid2d/swizzle.rs, written into the kernel's
-// WGSL as literals by remap_wgsl) and each invocation divides with a multiply and one
+// WGSL as literals by Remap::wgsl in src/ops/grid2d/remap.rs) and each invocation divides with a multiply and one
 // correction step (swizzle_div).
 struct SwizzleParams {
     n: u32,            // tile width in workgroups, clamped to [1, groups.x]; 0 = off

@@ -56,7 +56,7 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-// src at binding 1, with src_load(u) -> vec4 and src_units() (src/view.rs).
+// src at binding 1, with src_load(u) -> vec4 and src_units() (src/runtime/view.rs).
 {{SRC}}
 // This pass's histogram (bins words), cleared before the first pass.
 @group(0) @binding(2) var<storage, read_write> hist: array<atomic<u32>>;

@@ -265,7 +265,7 @@ impl Ctx {
 impl Ctx {
     /// [`Ctx::scan_by_key_into`] in tiles of `workgroup` invocations (a power of two) with
     /// `units` vec4 units each (1 to 8), instead of the adapter's default. For tuning
-    /// (`examples/bandwidth`'s `scan_by_key` section); a shape the adapter cannot run is
+    /// (`lab/src/bin/bandwidth`'s `scan_by_key` section); a shape the adapter cannot run is
     /// an `InvalidArgument` naming it.
     #[cfg(feature = "internals")]
     pub fn scan_by_key_tile_into<K: SortKey, T: GpuElement>(

@@ -352,7 +352,7 @@ impl Ctx {
     /// [`Ctx::lower_bound_into`] (`upper: false`) or [`Ctx::upper_bound_into`] with the
     /// queries searched where they stand (`bucketed: false`) or grouped by table range
     /// first (`bucketed: true`), whatever the automatic choice would be. For tests and
-    /// tuning (`examples/bandwidth`'s `search` section).
+    /// tuning (`lab/src/bin/bandwidth`'s `search` section).
     ///
     /// # Errors
     /// As [`Ctx::lower_bound_into`]; [`Error::InvalidArgument`] for `bucketed` where the

@@ -262,11 +262,11 @@ impl Ctx {
     /// stores each invocation's slot first, atomics and look-back values are stored by
     /// invocation 0 before a barrier or a uniform load), and user code is an expression
     /// or statements inside a function, which cannot declare workgroup memory (code
-    /// that declares module items is refused: `kernel_checked`). On GL, naga zeroes an array by one
-    /// constructor with an argument per element, which Mesa's llvmpipe compiles slowly:
-    /// tens of seconds for a first `reduce` (its 1024-element finishing array) or
-    /// `transpose` (its 32 x 33 tile) against a fraction of a second without. Elsewhere the
-    /// driver or a loop zeroes it and it stays on.
+    /// that declares module items is refused: `check_user_items`). On GL, naga zeroes an
+    /// array by one constructor with an argument per element, which Mesa's llvmpipe
+    /// compiles slowly: tens of seconds for a first `reduce` (its 1024-element finishing
+    /// array) or `transpose` (its 32 x 33 tile) against a fraction of a second without.
+    /// Elsewhere the driver or a loop zeroes it and it stays on.
     fn zero_initialize_workgroup_memory(&self) -> bool {
         self.info().backend != wgpu::Backend::Gl
     }

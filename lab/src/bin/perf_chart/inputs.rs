@@ -211,7 +211,7 @@ pub struct LampshadeFormat<'a> {
 }
 
 /// lampshade's `profile_primitives` printout. lampshade 0.13 (the format read from its
-/// source, `examples/profile_primitives.rs`) prints an `adapter=...` line, a CSV header
+/// source, `lampshade-0.13.0/examples/profile_primitives.rs`) prints an `adapter=...` line, a CSV header
 /// `primitive,items,resident_wall_median_ms,gpu_elapsed_median_ms,...`, one line per
 /// primitive and size, and `stage,` / `span,` / `validation,` detail lines, skipped
 /// here. A primitive at several sizes gives several rows ([`Source::find`] picks the
@@ -362,7 +362,7 @@ mod tests {
         );
     }
 
-    /// The format of lampshade 0.13's `examples/profile_primitives.rs`.
+    /// The format of `lampshade-0.13.0/examples/profile_primitives.rs`.
     const LAMPSHADE: &str = r#"adapter="NVIDIA H100 80GB HBM3" vendor=4318 device=8994 device_type=DiscreteGpu backend=Vulkan driver="NVIDIA" driver_info="580" subgroup_min=32 subgroup_max=32 samples=5 warmup_ms=1000
 primitive,items,resident_wall_median_ms,gpu_elapsed_median_ms,dispatch_median_ms,inter_pass_gap_ms,wall_minus_gpu_ms
 reduction_sum,1000000,0.100,0.020,0.015,0.005,0.080
