@@ -47,8 +47,7 @@ fn skipped(relative: &str) -> bool {
         // This file's own examples of what is and is not a path.
         "tests/doc_paths.rs",
     ]
-    .iter()
-    .any(|s| relative == *s)
+    .contains(&relative)
 }
 
 fn walk(root: &Path, dir: &Path, files: &mut Vec<PathBuf>) {
