@@ -1,5 +1,5 @@
 // Keys as u32 words whose unsigned order is the sort order. `key_xor` and `neg_mask`
-// come from the key type and direction (src/ops/sort.rs, `SortKey`):
+// come from the key type and direction (src/ops/sort/mod.rs, `SortKey`):
 // - u32: 0 and 0 (the key itself);
 // - i32: 0x80000000 and 0 (the sign bit flipped);
 // - f32: 0x80000000 and 0x7fffffff (positive: sign flipped; negative: every bit

@@ -1,4 +1,4 @@
-// top_k: the k largest elements by a radix select (src/ops/top_k.rs).
+// top_k: the k largest elements by a radix select (src/ops/top_k/mod.rs).
 //
 // Every element is seen as a 64-bit composite (w, lo): w = its ordered word
 // (wgsl/sort_keys.wgsl, with every bit flipped for smallest_k), lo = ~index & idx_mask,
