@@ -205,11 +205,13 @@ pub(crate) fn workgroup_grid(groups: u64, max_per_dim: u32) -> Result<[u32; 3]> 
     Ok([x as u32, y as u32, z as u32])
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
+/// The greatest common divisor of `a` and `b`.
+pub(crate) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-fn lcm(a: u64, b: u64) -> u64 {
+/// The least common multiple of `a` and `b` (not both 0).
+pub(crate) fn lcm(a: u64, b: u64) -> u64 {
     a / gcd(a, b) * b
 }
 

@@ -1,7 +1,7 @@
 //! Histograms: [`Ctx::histogram`] and [`Ctx::histogram_range`] with their `_into` forms,
 //! and their kernel's configuration ([`HistogramKernel`], `wgsl/histogram.wgsl`).
 
-use super::{MAX_BINS, PARAMS_WGSL, Params, Pass, grid, max_groups, run_passes, workgroup_size};
+use super::{MAX_BINS, PARAMS_WGSL, Params, Pass, atomic_groups, grid, run_passes, workgroup_size};
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::runtime::cache::{KernelSource, render};
@@ -250,7 +250,7 @@ impl Ctx {
                 let elements = c.units * LANES as u64;
                 // Each group zeroes and merges its shared bins: keep groups few enough
                 // that this costs less than the counting.
-                let groups = c.units.div_ceil(u64::from(wg)).min(max_groups(self));
+                let groups = c.units.div_ceil(u64::from(wg)).min(atomic_groups(self));
                 let groups = match shared_bins {
                     Some(sb) => groups.min((elements / sb).max(1)),
                     None => groups,

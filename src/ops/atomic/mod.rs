@@ -32,7 +32,7 @@ pub const MAX_BINS: u32 = 1 << 24;
 /// Workgroups per dispatch of the grid-stride kernels (before the device's limits):
 /// enough to fill a large GPU (one holds about 1000 groups of 256 at a time), and few on a
 /// software adapter, where each group's barriers cost a coroutine switch per invocation.
-fn max_groups(ctx: &Ctx) -> u64 {
+fn atomic_groups(ctx: &Ctx) -> u64 {
     if ctx.info().device_type == wgpu::DeviceType::Cpu {
         64
     } else {
@@ -302,7 +302,10 @@ impl Ctx {
                     n: n as u32,
                     ..Params::default()
                 },
-                grid: grid(self, c.units.div_ceil(u64::from(wg)).min(max_groups(self)))?,
+                grid: grid(
+                    self,
+                    c.units.div_ceil(u64::from(wg)).min(atomic_groups(self)),
+                )?,
             });
         }
         run_passes(self, op, &kernel, &src, acc, &passes)

@@ -72,7 +72,7 @@ kernel_scalar!(u32, "u32", |v| v);
 /// On a GPU, more workgroups were faster up to about 32768, and one per vec4 (no loop)
 /// slower again (see docs/perf-journal.md).
 /// A CPU adapter runs a workgroup per core at a time, so a few hundred are plenty.
-pub(crate) fn max_groups(ctx: &Ctx) -> u64 {
+pub(crate) fn elementwise_groups(ctx: &Ctx) -> u64 {
     match ctx.info().device_type {
         wgpu::DeviceType::Cpu => 256,
         _ => 32768,

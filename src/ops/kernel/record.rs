@@ -2,7 +2,7 @@
 //! statements, and map's and zip's expressions ([`record_expression`]), with their
 //! binding windows and, for prefix views, workgroups counted on the device.
 
-use super::{Args, Signature, max_groups};
+use super::{Args, Signature, elementwise_groups};
 use crate::error::Result;
 use crate::ops::random::RANDOM_WGSL;
 use crate::runtime::cache::{KernelSource, render};
@@ -139,7 +139,7 @@ fn record(
     // A device count: the workgroups of each window are worked out on the GPU.
     let args = match plan.count {
         Some(&(ref count, offset)) => {
-            let max_groups = max_groups(ctx).min(u64::from(max_per_dim).pow(3)) as u32;
+            let max_groups = elementwise_groups(ctx).min(u64::from(max_per_dim).pow(3)) as u32;
             let bytes = 12 * windows.len() as u64;
             let args = work.keep(ctx.scratch(
                 "indirect arguments",
@@ -169,7 +169,10 @@ fn record(
         let grid = match &args {
             Some(args) => Grid::Indirect(args.clone(), 12 * k as u64),
             None => {
-                let groups = chunk.units.div_ceil(u64::from(wg)).min(max_groups(ctx));
+                let groups = chunk
+                    .units
+                    .div_ceil(u64::from(wg))
+                    .min(elementwise_groups(ctx));
                 Grid::Direct(workgroup_grid(groups, max_per_dim)?)
             }
         };

@@ -59,7 +59,8 @@ use crate::ops::grid2d::Grid2D;
 use crate::ops::reduce::{Reduce, Spec};
 use crate::runtime::context::{Ctx, Info, check_len};
 use crate::runtime::dispatch::{
-    chunks, pow2_workgroup_size_within, storage_alignment, units_per_window, workgroup_grid,
+    chunks, gcd, lcm, pow2_workgroup_size_within, storage_alignment, units_per_window,
+    workgroup_grid,
 };
 use crate::runtime::record::{Grid, Res, Work};
 use crate::runtime::vec::{GpuVec, LANES};
@@ -637,14 +638,6 @@ fn plan_ranges(ctx: &Ctx, n: u64, tile: u64, element_bytes: u64, cap: u64) -> Re
         ranges: n.div_ceil(range),
         window_units: per_window / q * q,
     })
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
-}
-
-fn lcm(a: u64, b: u64) -> u64 {
-    a / gcd(a, b) * b
 }
 
 /// Every configuration of this family's kernels, for the catalog test

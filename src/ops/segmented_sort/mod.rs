@@ -32,7 +32,8 @@ use kernel::{Bindings, Call, Layout, Output};
 
 use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::{Grid2D, Grid2DMut};
-use crate::ops::sort::{Sort, SortKey, SortValue, check_apart, check_bits};
+use crate::ops::sort::{Sort, SortKey, SortValue, check_bits};
+use crate::runtime::context::check_apart;
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
@@ -157,7 +158,7 @@ impl Ctx {
         let call = self.offsets_call(op, keys, offsets, Output::KeysValues, sort)?;
         check_len(op, ("keys", keys.len()), ("values", values.len()))?;
         let (kv, vv) = (View::of(keys), View::of(values));
-        check_apart(op, ("keys", &kv), ("values", &vv))?;
+        check_apart(op, &[("keys", kv), ("values", vv)])?;
         let mut work = Work::new(self, op);
         self.record_segmented_sort::<K>(
             &mut work,
@@ -360,7 +361,7 @@ impl Ctx {
         let value_pitch = values.pitch();
         let (kv, vv) = (View::of(keys.vec()), View::of(values.vec()));
         self.check_owned(op, &[&keys.vec().ctx, &values.vec().ctx])?;
-        check_apart(op, ("keys", &kv), ("values", &vv))?;
+        check_apart(op, &[("keys", kv), ("values", vv)])?;
         let call = self.rows_call(op, shape, Output::KeysValues, sort, value_pitch)?;
         let value_span = u64::from(value_pitch) * u64::from(shape.1 - 1) + u64::from(shape.0);
         let mut work = Work::new(self, op);

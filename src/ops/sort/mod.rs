@@ -28,7 +28,7 @@ use std::ops::Range;
 
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::context::{Ctx, check_apart, check_len};
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
@@ -379,7 +379,7 @@ impl Ctx {
         values.require_host_len(op)?;
         check_len(op, ("keys", keys.len()), ("values", values.len()))?;
         let (keys, values) = (View::of(keys), View::of(values));
-        check_apart(op, ("keys", &keys), ("values", &values))?;
+        check_apart(op, &[("keys", keys), ("values", values)])?;
         let plan = engine::Plan::new::<K>(self, op, keys.len, sort, true)?;
         plan.run(
             self,
@@ -466,32 +466,6 @@ impl Ctx {
             },
         )
     }
-}
-
-/// `Err(InvalidArgument)` if two vectors of a call overlap (views of one buffer whose
-/// bytes meet): the sort would read elements it has already overwritten. Views of one
-/// buffer that do not overlap are fine.
-pub(crate) fn check_apart(
-    op: &'static str,
-    a: (&str, &View<'_>),
-    b: (&str, &View<'_>),
-) -> Result<()> {
-    let ((a_name, a), (b_name, b)) = (a, b);
-    let end = |v: &View<'_>| v.offset + v.len as u64 * v.size;
-    if a.buffer == b.buffer && a.offset < end(b) && b.offset < end(a) {
-        return Err(Error::InvalidArgument {
-            op,
-            message: format!(
-                "`{a_name}` (bytes {}..{}) and `{b_name}` (bytes {}..{}) overlap in one buffer; \
-                 give them separate bytes (views of one buffer that do not overlap are fine)",
-                a.offset,
-                end(a),
-                b.offset,
-                end(b)
-            ),
-        });
-    }
-    Ok(())
 }
 
 /// The checks every sort makes of its options, before any work.

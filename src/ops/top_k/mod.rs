@@ -39,7 +39,7 @@
 
 use crate::error::{Error, Limit, Result};
 use crate::ops::sort::SortKey;
-use crate::runtime::context::{Ctx, Info, check_len};
+use crate::runtime::context::{Ctx, Info, check_apart, check_len};
 use crate::runtime::dispatch::pow2_workgroup_size_within;
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
@@ -226,29 +226,6 @@ fn check_k(op: &'static str, k: usize, n: usize) -> Result<()> {
                  every element, in order)"
             ),
         });
-    }
-    Ok(())
-}
-
-/// `Err(InvalidArgument)` if two of the call's vectors share bytes of one buffer.
-fn check_apart(op: &'static str, views: &[(&str, View<'_>)]) -> Result<()> {
-    let end = |v: &View<'_>| v.offset + v.len as u64 * v.size;
-    for (i, (a_name, a)) in views.iter().enumerate() {
-        for (b_name, b) in &views[i + 1..] {
-            if a.buffer == b.buffer && a.offset < end(b) && b.offset < end(a) {
-                return Err(Error::InvalidArgument {
-                    op,
-                    message: format!(
-                        "`{a_name}` (bytes {}..{}) and `{b_name}` (bytes {}..{}) overlap in one \
-                         buffer; give them separate bytes",
-                        a.offset,
-                        end(a),
-                        b.offset,
-                        end(b)
-                    ),
-                });
-            }
-        }
     }
     Ok(())
 }

@@ -23,13 +23,13 @@ use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::Grid2D;
 use crate::ops::sort::{Sort, SortKey};
 use crate::runtime::cache::{KernelSource, render};
-use crate::runtime::context::{Ctx, Info, check_len};
+use crate::runtime::context::{Ctx, Info, check_apart, check_len};
 use crate::runtime::dispatch::{pow2_workgroup_size_within, storage_alignment, workgroup_grid};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
-use super::{End, check_apart};
+use super::End;
 
 const TOP_K_ROWS_WGSL: &str = include_str!("../../../wgsl/top_k_rows.wgsl");
 const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");

@@ -120,3 +120,33 @@ pub(crate) fn check_len(
         })
     }
 }
+
+/// `Err(InvalidArgument)` if two of the call's vectors share bytes of one buffer: the
+/// call would read elements it has already overwritten. Views of one buffer that do not
+/// overlap are fine.
+pub(crate) fn check_apart(
+    op: &'static str,
+    views: &[(&str, crate::runtime::view::View<'_>)],
+) -> Result<()> {
+    use crate::runtime::view::View;
+    let end = |v: &View<'_>| v.offset + v.len as u64 * v.size;
+    for (i, (a_name, a)) in views.iter().enumerate() {
+        for (b_name, b) in &views[i + 1..] {
+            if a.buffer == b.buffer && a.offset < end(b) && b.offset < end(a) {
+                return Err(Error::InvalidArgument {
+                    op,
+                    message: format!(
+                        "`{a_name}` (bytes {}..{}) and `{b_name}` (bytes {}..{}) overlap in one \
+                         buffer; give them separate bytes (views of one buffer that do not \
+                         overlap are fine)",
+                        a.offset,
+                        end(a),
+                        b.offset,
+                        end(b)
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -16,7 +16,7 @@ use crate::runtime::cache::PipelineCache;
 use crate::runtime::driver::Gated;
 
 pub use builder::{CtxBuilder, DEFAULT_BATCH_LIMIT, WANTED_FEATURES, WEBGPU_FEATURES};
-pub(crate) use checks::check_len;
+pub(crate) use checks::{check_apart, check_len};
 pub use interop::Interop;
 pub(crate) use slots::TypeSlots;
 
