@@ -151,6 +151,7 @@ pub use wgpu;
 /// not covered by semver. The other hooks are methods under the same feature:
 /// `Sort::tile`, `Sort::ballot_peers`, `Sort::four_word_ballots`,
 /// `Sort::look_back_spins`, `CtxBuilder::assume_gpu_busy`, `CtxBuilder::hold_max`,
+/// `CtxBuilder::sort_rts_knockout`, `CtxBuilder::reduce_columns_shape`,
 /// `Ctx::submissions`, `Ctx::scan_by_key_tile_into`.
 #[cfg(feature = "internals")]
 pub mod internals {
@@ -161,6 +162,22 @@ pub mod internals {
     /// [`Error::Internal`](crate::Error::Internal).
     pub fn kernel_audit() -> (usize, usize) {
         crate::runtime::cache::audit::counts()
+    }
+
+    /// The most operators and brackets one statement of user code may hold (more is an
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument): naga recurses once per
+    /// operator).
+    pub const MAX_USER_TERMS: usize = crate::expr::MAX_TERMS;
+
+    /// `top_k`'s radix select on `ctx`'s adapter: the largest k it selects (above it, a
+    /// full sort of pairs) and its candidate slots past k.
+    pub fn top_k_select_limits(ctx: &crate::Ctx) -> (usize, usize) {
+        crate::ops::top_k::select_limits(ctx.info())
+    }
+
+    /// Elements per tile of `scan_by_key` on `ctx`'s adapter.
+    pub fn scan_by_key_tile(ctx: &crate::Ctx) -> usize {
+        crate::ops::scan_by_key::default_tile(ctx)
     }
 }
 

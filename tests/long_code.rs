@@ -12,8 +12,8 @@ mod common;
 use common::*;
 use gpuprim::{Ctx, Error, Reduce};
 
-/// The most operators and brackets one statement may hold (gpuprim's `MAX_TERMS`).
-const MAX_TERMS: usize = 4096;
+/// The most operators and brackets one statement may hold, as the library has it.
+const MAX_TERMS: usize = gpuprim::internals::MAX_USER_TERMS;
 
 /// `f` on a new thread with Rust's default stack (2 MiB), as a user's spawned thread.
 fn on_default_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {

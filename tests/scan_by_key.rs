@@ -18,9 +18,16 @@ use gpuprim::wgpu;
 use gpuprim::{Ctx, Error, GpuVec, Limit, ScanAlgorithm, ScanOp, SortKey};
 use proptest::prelude::*;
 
-/// Elements per tile on the software adapter, where the tests run (64 invocations x 2
-/// vec4 units, `src/ops/scan_by_key.rs`); 8192 on a GPU.
-const TILE: usize = 512;
+/// Elements per tile on `ctx`'s adapter as the library chooses them (512 on the software
+/// adapter, 8192 on a GPU).
+fn tile_of(ctx: &Ctx) -> usize {
+    gpuprim::internals::scan_by_key_tile(ctx)
+}
+
+/// Elements per tile on the default context's adapter.
+fn tile() -> usize {
+    tile_of(ctx())
+}
 /// The largest tile of any adapter's shape (256 x 8 vec4 units on a GPU).
 const GPU_TILE: usize = 8192;
 
@@ -85,7 +92,7 @@ fn contexts() -> [&'static Ctx; 6] {
 /// `len`, cut to the 27 tiles a folded dispatch covers on `fold_ctx`.
 fn fit(ctx: &Ctx, len: usize) -> usize {
     if ctx.info().max_workgroups_per_dimension == 3 && ctx.info().max_binding_bytes > 4096 {
-        len.min(27 * TILE)
+        len.min(27 * tile_of(ctx))
     } else {
         len
     }
@@ -194,7 +201,7 @@ fn last_nonzero(a: u32, b: u32) -> u32 {
 /// the element's tile and the same for the tile totals it folds, plus one per tile
 /// folded by the look-back and 2 to join them; WG <= 256, V <= 8 on every adapter.
 fn depth(m: usize) -> f64 {
-    m.min(2 * (3 + 7 + 8 + 256) + m / TILE + 2) as f64
+    m.min(2 * (3 + 7 + 8 + 256) + m / tile() + 2) as f64
 }
 
 /// Checks an f32 sum by key (built-in or custom) against the exact sums (an f64 fold of
@@ -264,32 +271,35 @@ fn check_all(ctx: &Ctx, keys: &[u32], seed: u64) {
 
 // ---- tests ----
 
-/// Lengths at the edges of vec4 units, tiles (512 here, 8192 on a GPU) and windows of
+/// Lengths at the edges of vec4 units, tiles (this adapter's and a GPU's) and windows of
 /// split_ctx (1024 elements).
-const EDGES: &[usize] = &[
-    0,
-    1,
-    2,
-    3,
-    4,
-    5,
-    7,
-    8,
-    TILE - 1,
-    TILE,
-    TILE + 1,
-    1023,
-    1024,
-    1025,
-    3 * TILE + 5,
-    GPU_TILE - 1,
-    GPU_TILE + 1,
-];
+fn edges() -> Vec<usize> {
+    let tile = tile();
+    vec![
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        8,
+        tile - 1,
+        tile,
+        tile + 1,
+        1023,
+        1024,
+        1025,
+        3 * tile + 5,
+        GPU_TILE - 1,
+        GPU_TILE + 1,
+    ]
+}
 
 #[test]
 fn edge_lengths_every_context() {
     for ctx in contexts() {
-        for (k, &len) in EDGES.iter().enumerate() {
+        for (k, &len) in edges().iter().enumerate() {
             let len = fit(ctx, len);
             let keys = run_keys(len, 40, 11 + k as u64);
             check_all(ctx, &keys, 100 + k as u64);
@@ -299,7 +309,7 @@ fn edge_lengths_every_context() {
 
 #[test]
 fn one_run_across_every_tile() {
-    let len = 5 * TILE + 77;
+    let len = 5 * tile() + 77;
     let keys = vec![42u32; len];
     for ctx in contexts() {
         check_all(ctx, &keys[..fit(ctx, len)], 7);
@@ -308,7 +318,7 @@ fn one_run_across_every_tile() {
 
 #[test]
 fn every_key_distinct() {
-    let len = 3 * TILE + 3;
+    let len = 3 * tile() + 3;
     let keys: Vec<u32> = (0..len as u32)
         .map(|i| i.wrapping_mul(2_654_435_761))
         .collect();
@@ -339,7 +349,7 @@ fn long_runs_cross_tiles_and_windows() {
 fn contexts_of_either_scan_algorithm() {
     for single in [false, true] {
         let ctx = algorithm_ctx(single);
-        for len in [1, 333, 4 * TILE + 1] {
+        for len in [1, 333, 4 * tile() + 1] {
             check_all(ctx, &run_keys(len, 40, len as u64), 5);
         }
     }
@@ -378,7 +388,7 @@ fn i32_and_f32_keys_by_bits() {
 
 #[test]
 fn f32_products_and_custom_sums() {
-    let len = 2 * TILE + 9;
+    let len = 2 * tile() + 9;
     let keys = run_keys(len, 40, 41);
     let f = random_vec::<f32>(len, 42);
     for ctx in [ctx(), tree_ctx()] {
@@ -454,7 +464,7 @@ fn convenience_forms_match_the_with_forms() {
 fn vectors_over_buffers_of_odd_lengths() {
     // Borrowed vectors whose length is not a multiple of 4 take the scalar layout.
     let c = ctx();
-    for len in [1usize, 5, 3 * TILE + 3] {
+    for len in [1usize, 5, 3 * tile() + 3] {
         let keys = run_keys(len, 40, len as u64);
         let values = random_vec::<i32>(len, 61);
         let buffer = |bytes: &[u8]| {
@@ -552,11 +562,7 @@ fn errors() {
     }
     // Past the 27 tiles a dispatch of 3 x 3 x 3 workgroups covers: refused, no panic.
     let f = fold_ctx();
-    let tile = if f.info().device_type == wgpu::DeviceType::Cpu {
-        TILE
-    } else {
-        GPU_TILE
-    };
+    let tile = tile_of(f);
     let long = f.upload(&vec![1u32; 28 * tile]).unwrap();
     match f.scan_by_key(&long, &long) {
         Err(Error::TooLarge {

@@ -12,11 +12,11 @@ mod common;
 use common::*;
 use gpuprim::{Ctx, Error, GpuVec, SortKey};
 
-/// The radix select's largest k on the software adapter (`RANK_MAX_CPU`): above, the
-/// full sort.
-const RANK_MAX: usize = 1024;
-/// Candidate slots past k on the software adapter (`SLACK_CPU`).
-const SLACK: usize = 64;
+/// The radix select's largest k on the tests' adapter (above it, the full sort) and its
+/// candidate slots past k, as the library chooses them.
+fn select_limits() -> (usize, usize) {
+    gpuprim::internals::top_k_select_limits(ctx())
+}
 
 trait Key: SortKey + Copy + std::fmt::Debug + PartialEq {
     fn from_word(bits: u32) -> Self;
@@ -209,12 +209,13 @@ fn ties_at_the_kth_each_way() {
     // Elements equal to the k-th largest: exactly the wanted ones (all taken), a few more
     // than wanted (ranked in the slack slots), many more (selected by index).
     let n = 20_000;
+    let (rank_max, slack) = select_limits();
     for (distinct, what) in [
         (1_000_000_000u32, "distinct"),
         (2000, "few ties"),
         (3, "many ties"),
     ] {
-        for k in [1usize, 7, 300, RANK_MAX, 3000] {
+        for k in [1usize, 7, 300, rank_max, rank_max + 1, 3000] {
             for end in [End::Largest, End::Smallest] {
                 check(ctx(), &few_distinct::<f32>(n, distinct, 11), k, end, what);
                 check(ctx(), &few_distinct::<u32>(n, distinct, 12), k, end, what);
@@ -224,9 +225,10 @@ fn ties_at_the_kth_each_way() {
     // Ties at the k-th that just fit the slack slots, and that overflow them by one
     // (selected by index). The larger elements come last, so a gather that let the slots
     // overflow would drop one of them (the software adapter gathers in index order).
-    for extra in [SLACK, SLACK + 1] {
+    for extra in [slack, slack + 1] {
         let k = 10;
-        let mut host: Vec<i32> = (0..5000).map(|i: i32| -i).collect();
+        let len = 5000.max(k + extra + 2000) as i32;
+        let mut host: Vec<i32> = (0..len).map(|i: i32| -i).collect();
         for x in host.iter_mut().skip(1000).take(k + extra - 5) {
             *x = 100;
         }
@@ -244,8 +246,9 @@ fn ties_at_the_kth_each_way() {
 fn candidate_sort_sentinels_tie_with_the_extremes() {
     // k past the rank step (and at most n / 2): the candidate slots left over hold
     // sentinels, the smallest value in the call's order, which real candidates equal.
-    let n = 10_000;
-    let k = 5000;
+    let (rank_max, slack) = select_limits();
+    let k = 5000.max(rank_max + 1);
+    let n = (2 * k).max(k + slack + 1);
     let mut u = vec![0u32; n];
     let mut i = vec![i32::MAX; n];
     let mut f = vec![f32::from_bits(0xffff_ffff); n]; // the smallest -NaN
@@ -264,7 +267,7 @@ fn candidate_sort_sentinels_tie_with_the_extremes() {
     check(ctx(), &g, k, End::Smallest, "sentinel f32");
     // Ties that fit the slack in the candidate-sort path.
     let mut h: Vec<u32> = (0..n as u32).collect();
-    for x in h.iter_mut().take(k + SLACK) {
+    for x in h.iter_mut().take(k + slack) {
         *x = 20_000;
     }
     check(ctx(), &h, k + 1, End::Largest, "slack, sorted candidates");
@@ -282,7 +285,8 @@ fn clustered_values_select_every_digit() {
         .iter()
         .map(|x| f32::from_bits(1.0f32.to_bits() + x % 100_000))
         .collect();
-    for k in [1usize, 40, RANK_MAX, 3000] {
+    let (rank_max, _) = select_limits();
+    for k in [1usize, 40, rank_max, 3000] {
         for end in [End::Largest, End::Smallest] {
             check(ctx(), &u, k, end, "clustered u32");
             check(ctx(), &i, k, end, "clustered i32");
@@ -293,9 +297,10 @@ fn clustered_values_select_every_digit() {
 
 #[test]
 fn large_vectors_both_paths() {
+    let (rank_max, _) = select_limits();
     for (n, seed) in [(100_000usize, 21u64), (300_001, 22)] {
         let host = random_keys::<f32>(n, seed);
-        for k in [1usize, 16, RANK_MAX, RANK_MAX + 1, 5000] {
+        for k in [1usize, 16, rank_max, rank_max + 1, 5000] {
             check(ctx(), &host, k, End::Largest, "large f32");
         }
         let host = few_distinct::<i32>(n, 1000, seed);

@@ -431,6 +431,14 @@ fn scan_by_key_impl<K: SortKey, T: GpuElement>(
     work.submit()
 }
 
+/// Elements per tile of [`Ctx::scan_by_key`] on `ctx`'s adapter (for the tests, through
+/// `internals`).
+#[cfg(feature = "internals")]
+pub(crate) fn default_tile(ctx: &Ctx) -> usize {
+    let (wg, v) = default_shape(&Adapter::of(ctx));
+    (wg * v * 4) as usize
+}
+
 /// The workgroup size and vec4 units per invocation on `adapter`.
 fn default_shape(adapter: &Adapter) -> (u32, u32) {
     let (wg, v) = if adapter.cpu { SHAPE_CPU } else { SHAPE_GPU };

@@ -301,14 +301,24 @@ struct Shape {
     max_groups: u64,
 }
 
+/// The radix select's largest k (above it, a full sort of pairs) and its candidate slots
+/// past k, on the device `info` describes (before a small binding lowers the slots).
+pub(crate) fn select_limits(info: &Info) -> (usize, usize) {
+    if info.device_type == wgpu::DeviceType::Cpu {
+        (RANK_MAX_CPU, SLACK_CPU)
+    } else {
+        (RANK_MAX_GPU, SLACK_GPU)
+    }
+}
+
 impl Shape {
     /// The shape of a call on `n` elements for `k` on the device `info` describes.
     fn new(info: &Info, n: usize, k: usize) -> Shape {
-        let cpu = info.device_type == wgpu::DeviceType::Cpu;
-        let (rank_max, slack, max_groups) = if cpu {
-            (RANK_MAX_CPU, SLACK_CPU, GROUPS_CPU)
+        let (rank_max, slack) = select_limits(info);
+        let max_groups = if info.device_type == wgpu::DeviceType::Cpu {
+            GROUPS_CPU
         } else {
-            (RANK_MAX_GPU, SLACK_GPU, GROUPS_GPU)
+            GROUPS_GPU
         };
         let words = (info.max_binding_bytes / 4).max(1);
         let shared = u64::from(info.limits.max_compute_workgroup_storage_size)
