@@ -1548,7 +1548,7 @@ fn reduce_then_scan_tile_shapes() {
 /// An argsort of words with many ties, then a stable sort of that order by small group
 /// numbers over their 5 bits, each against a stable CPU sort: the two calls a radix way of
 /// segmented sorts made (its forced test failed on an H200 under the WebGPU profile,
-/// docs/perf-journal.md, run 44), with the groups computed on the host, so the sorts are
+/// lab/perf-journal.md, run 44), with the groups computed on the host, so the sorts are
 /// checked alone.
 #[test]
 fn argsort_then_sort_by_group_bits() {

@@ -9,7 +9,7 @@
 // bounds check on every element) ran well below a vec4 copy's speed, lost to naga's
 // runtime checks on its looped code (index checks and loop bounding) and to its
 // per-element checks; this kernel runs near copy speed with naga's checks on (figures:
-// docs/PERFORMANCE.md; history: docs/perf-journal.md; lab/src/bin/grid_lab.rs).
+// docs/PERFORMANCE.md; history: lab/perf-journal.md; lab/src/bin/grid_lab.rs).
 {{ENABLE}}
 alias T = {{T}};
 

@@ -81,7 +81,7 @@ fn combine(a: A, b: A) -> A { return {{COMBINE}}; }
 // returns): each element only lacks the combination of the tile's elements before the
 // invocation's share, and of the tiles before. One vec4 per unit and nothing else, so
 // the inclusive and exclusive forms hold the same registers (an extra value per unit
-// cost the inclusive single pass much of its speed; see docs/perf-journal.md).
+// cost the inclusive single pass much of its speed; see lab/perf-journal.md).
 var<private> vals: array<vec4<A>, V>;
 
 // The workgroup's arrangement of a tile: unit_of(t, ids, k) (the units an invocation

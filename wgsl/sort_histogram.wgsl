@@ -36,7 +36,7 @@ var<workgroup> counts: array<atomic<u32>, 1024>;
 
 // Counts one unit's four keys (`v`, unit `u`) in every pass's histogram, one atomic a
 // key. (A subgroup-wide check for units whose lanes all have one digit, added once for
-// the subgroup, made the pass slower even on uniform keys; see docs/perf-journal.md.)
+// the subgroup, made the pass slower even on uniform keys; see lab/perf-journal.md.)
 fn count_unit(u: u32, v: vec4<u32>) {
     var valid: array<bool, 4>;
     var x: array<u32, 4>;
@@ -45,7 +45,7 @@ fn count_unit(u: u32, v: vec4<u32>) {
         x[c] = ordered(v[c], params.key_xor, params.neg_mask);
     }
     // A constant trip count, so the passes' shifts and masks are constant-indexed (a
-    // bound of `params.passes` was slower; see docs/perf-journal.md).
+    // bound of `params.passes` was slower; see lab/perf-journal.md).
     for (var p = 0u; p < 4u; p++) {
         if p >= params.passes {
             break;

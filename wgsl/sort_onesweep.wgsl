@@ -20,7 +20,7 @@
 //    prefix) and look back (3) before they rank, while the other subgroups rank: a
 //    workgroup of 1024 holds its SM alone, which would otherwise idle through the
 //    look-back's memory round trips (a look-back after ranking, or one subgroup looking
-//    back for all 256 digits, was slower; see docs/perf-journal.md).
+//    back for all 256 digits, was slower; see lab/perf-journal.md).
 // 2. The counter words, in their order (digit, then subgroup), become their exclusive
 //    prefix sums, each half on its own: where its subgroup's keys of its digit start in
 //    the tile, among the keys of the low digits or of the high ones (which then come
@@ -55,7 +55,7 @@ const SPIN: u32 = {{SPIN}}u;                // probes of a status before the fal
 const TABLE_WORDS: u32 = {{TABLE_WORDS}}u;  // the peer tables' words after the counters (0: none)
 // Whether the tile's keys are loaded before workgroup memory is cleared, so that the
 // clearing overlaps their loads: for keys only (it helps keys alone and slows pairs,
-// so pairs clear first; see docs/perf-journal.md).
+// so pairs clear first; see lab/perf-journal.md).
 const LOADS_FIRST: bool = {{LOADS_FIRST}};
 // The subgroups' digit counters, 16 bits each, digit by digit: subgroup s's counter of
 // digit d is half d / HALF (the low 16 bits for d < HALF) of word (d % HALF) * STRIDE + s
@@ -133,7 +133,7 @@ fn digit_of(key: u32) -> u32 {
 // The lanes of this subgroup whose key is valid and has digit `d` (`valid` false: none).
 // Only active lanes vote, so the mask never holds a lane past the subgroup. (The ballot
 // of `valid` stays even in full tiles: without it, skipped behind a uniform branch or
-// replaced by a mask counted from n, the sort was much slower; see docs/perf-journal.md.)
+// replaced by a mask counted from n, the sort was much slower; see lab/perf-journal.md.)
 fn peers_of(d: u32, valid: bool) -> Mask {
     var peers = ballot(valid);
     for (var b = 0u; b < 8u; b++) {
@@ -382,14 +382,14 @@ fn onesweep(ids: Ids, grp: Group) {
     }
     // Each row's digit, found once and read back with a shift and a mask wherever it is
     // needed (ranking needs it four times; finding it from the key each time was slower;
-    // see docs/perf-journal.md).
+    // see lab/perf-journal.md).
     var digits: array<u32, DWORDS>;
     for (var k = 0u; k < KPT; k++) {
         digits[k / 4u] |= digit_of(keys[k]) << (8u * (k % 4u));
     }
     // The tile's digit counts, for the digit owners to publish and look back with. (One
     // atomic a key: adding runs of equal digits at once was slower, even for keys < 16;
-    // see docs/perf-journal.md.)
+    // see lab/perf-journal.md.)
     for (var k = 0u; k < KPT; k++) {
         if row0 + k * grp.width < params.n {
             atomicAdd(&fallback[row_digit(digits[k / 4u], k)], 1u);
@@ -409,7 +409,7 @@ fn onesweep(ids: Ids, grp: Group) {
     }
     // Every row's peers are found before the first is ranked: the ballots of all rows
     // are independent and overlap, while ranking a row waits on the row before it (the
-    // two interleaved were slower; see docs/perf-journal.md). By ballots,
+    // two interleaved were slower; see lab/perf-journal.md). By ballots,
     // or with the subgroup's peer table (sort_onesweep_peer_tables.wgsl).
 {{PEERS}}
     var pos: array<u32, KPT>;
@@ -421,7 +421,7 @@ fn onesweep(ids: Ids, grp: Group) {
 
     // 2. The counters' prefix sums (the tile's keys before each subgroup's keys of each
     // digit). (256 invocations each adding up one digit's counters, then a scan of the
-    // digit totals, was slower; see docs/perf-journal.md.)
+    // digit totals, was slower; see lab/perf-journal.md.)
     var sum = 0u;
     for (var i = 0u; i < PER; i++) {
         sum += atomicLoad(&counts[counter_word(me * PER + i)]);
@@ -459,7 +459,7 @@ fn onesweep(ids: Ids, grp: Group) {
     // uniform load of `signal`, final since the owners raise it only before they rank.
     // Its barriers also end every read of `counts` above, which the stage overwrites (two
     // barriers instead of workgroup_max's three, which were slower; see
-    // docs/perf-journal.md).
+    // lab/perf-journal.md).
     var prefix: array<u32, DPT>;
     if workgroupUniformLoad(&signal) != 0u {
         if ids.index == 0u {

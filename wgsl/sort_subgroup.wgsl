@@ -31,7 +31,7 @@ var<workgroup> scan_totals: array<u32, MAX_SUBGROUPS>;
 
 // The workgroup's subgroups: the constant SUBGROUPS where the adapter has one subgroup
 // size (0 where it has several), so that loops over them have a constant trip count and
-// can be unrolled (`grp.subgroups` as the bound was slower; see docs/perf-journal.md).
+// can be unrolled (`grp.subgroups` as the bound was slower; see lab/perf-journal.md).
 fn subgroup_count(grp: Group) -> u32 {
     return select(grp.subgroups, SUBGROUPS, SUBGROUPS != 0u);
 }

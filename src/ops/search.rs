@@ -59,7 +59,7 @@ const SCATTER_UNITS: u32 = 2;
 /// The least queries, and the least table elements, for which [`QueryOrder::Auto`]
 /// groups the queries by table range first (see [`bucketing_pays`]): below 2^18 queries
 /// the passes cost what they save, and a table of 2^20 elements (4 MiB) stays in a
-/// GPU's cache whatever order the queries come in (docs/perf-journal.md).
+/// GPU's cache whatever order the queries come in (lab/perf-journal.md).
 const BUCKETED_MIN_QUERIES: usize = 1 << 18;
 const BUCKETED_MIN_TABLE: usize = 1 << 22;
 

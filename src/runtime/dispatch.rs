@@ -54,7 +54,7 @@ pub(crate) fn storage_alignment(ctx: &Ctx) -> u64 {
 /// still busy and the batch is not full. Without it, a batch of large calls (each much
 /// longer on the GPU than to record) reached the GPU only after it had run out of work;
 /// 100 us keeps back-to-back large calls fed without many more submissions (measured
-/// with `lab/src/bin/reduce_lab.rs`; see docs/perf-journal.md).
+/// with `lab/src/bin/reduce_lab.rs`; see lab/perf-journal.md).
 pub(crate) const HOLD_MAX: std::time::Duration = std::time::Duration::from_micros(100);
 
 /// Work recorded and not yet submitted, in call order, and when the oldest of it was
@@ -74,7 +74,7 @@ impl Held {
 }
 
 /// Submission. Each `queue.submit` costs the GPU idle time between the work of two
-/// submissions (see docs/perf-journal.md), so work recorded while the GPU is busy is held
+/// submissions (see lab/perf-journal.md), so work recorded while the GPU is busy is held
 /// and submitted together with the calls after it; work recorded while it is idle goes
 /// at once, and work held for 100 us goes with the next call. The held command buffers
 /// keep call order, and a pooled scratch buffer goes back to the pool once the command

@@ -41,7 +41,7 @@
 //!   vec4 32x32/8x8: loads and stores as the transpose does them, no shared tile).
 //! - T-a: the old grid2d_transpose.wgsl verbatim (the library's kernel before T-b replaced
 //!   it): swizzle off; n = 16; one submit per call (as `ctx.transpose` is timed in
-//!   docs/perf-journal.md); naga's runtime checks off.
+//!   lab/perf-journal.md); naga's runtime checks off.
 //! - T-b: 32x32 tile, 32x8 threads, straight-line: 4 loads, then shared stores, barrier,
 //!   4 shared loads, 4 stores; full tiles skip bounds checks. Also checks off, and a
 //!   row pitch of side + 32.
@@ -120,7 +120,7 @@ const RAGGED: (u32, u32) = (200, 92);
 // WGSL
 
 /// wgsl/swizzle.wgsl as it was (swizzle_group, verbatim): the old swizzle of the blur
-/// rows and of T-a, kept here as the baseline docs/perf-journal.md quotes. The
+/// rows and of T-a, kept here as the baseline lab/perf-journal.md quotes. The
 /// `swizzle_tiles` row uses the library's text, `gpuprim::SWIZZLE_WGSL`.
 const SWIZZLE_OLD_WGSL: &str = r#"// Thread-group ID swizzling (NVIDIA, GDC 2019, with the fix for dispatch widths that are
 // not a multiple of n): the workgroups of a 2D dispatch, taken in launch order (row-major
@@ -139,7 +139,7 @@ fn swizzle_group(group: vec2<u32>, groups: vec2<u32>, n_in: u32) -> vec2<u32> {
 }"#;
 
 /// wgsl/grid2d_transpose.wgsl before T-b replaced it, verbatim (filled with T = f32, no
-/// ENABLE, the old swizzle): the T-a rows, the baseline docs/perf-journal.md quotes.
+/// ENABLE, the old swizzle): the T-a rows, the baseline lab/perf-journal.md quotes.
 const TRANSPOSE_OLD_WGSL: &str = r#"// transpose: dst(y, x) = src(x, y). One workgroup of 32 x 8 threads moves a 32 x 32 tile
 // through workgroup memory: coalesced row reads of src, coalesced row writes of dst. The
 // tile has 33 columns so the column-wise read back hits 32 different banks.

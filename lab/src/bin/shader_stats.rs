@@ -2,7 +2,7 @@
 //! instructions: whatever statistics it reports through
 //! `VK_KHR_pipeline_executable_properties`, and with `--ir` its internal representations).
 //! For issue #19's experiments: wgpu gives no view of the machine code, and the sort's
-//! speed turned on the compiler's schedule (docs/perf-journal.md).
+//! speed turned on the compiler's schedule (lab/perf-journal.md).
 //!
 //! ```text
 //! GPUPRIM_DUMP_WGSL=/tmp/wgsl sort_lab 20        # gpuprim writes each kernel's WGSL

@@ -1,6 +1,6 @@
 //! sort_lab: GPU time of one sort call (the profiler's first to last timestamp: the median
 //! of 40 after 0.8 s of warm-up), and whether the result matches the CPU's sort; for
-//! issue #19's experiments (docs/perf-journal.md, runs S1-S5).
+//! issue #19's experiments (lab/perf-journal.md, runs S1-S5).
 //!
 //! `sort_lab LOG2N [pairs]`, with `GP_SORT_TILE=1024x10` (OneSweep's tile: invocations x
 //! keys per invocation), `GP_SORT_KEYS=small16|few|unit` (keys below 2^16, below 16, or

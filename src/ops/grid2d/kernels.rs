@@ -50,7 +50,7 @@ pub(super) enum Grid2dOp {
 /// A swizzled kernel gets its grid and `SwizzleParams` as WGSL constants ([`Remap`]), so
 /// the compiler folds the remapping into a few integer operations: one pipeline per grid
 /// size and tile width. Constants gained slightly over the same values in a uniform, and
-/// the streaming kernels' loss did not change (see docs/perf-journal.md).
+/// the streaming kernels' loss did not change (see lab/perf-journal.md).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct Grid2dKernel {
     pub(super) op: Grid2dOp,

@@ -66,7 +66,7 @@ const SIDE: u32 = 16;
 /// Rows each `map2d` invocation computes (`SIDE` apart, so every row of a workgroup stays
 /// contiguous): a workgroup covers `SIDE` x `SIDE * MAP2D_ROWS` elements. Four rows,
 /// because the 5-tap blur body measured faster with 4 than with 1 (see
-/// docs/perf-journal.md).
+/// lab/perf-journal.md).
 /// `color_filter` and `blur_vertical` compute one row each: 4 rows made the colour filter
 /// no faster and the r = 8 blur slower (its taps run one row after another).
 const MAP2D_ROWS: u32 = 4;

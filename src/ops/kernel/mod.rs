@@ -70,7 +70,7 @@ kernel_scalar!(u32, "u32", |v| v);
 /// Workgroups per binding window for element-wise kernels; they loop over the rest.
 ///
 /// On a GPU, more workgroups were faster up to about 32768, and one per vec4 (no loop)
-/// slower again (see docs/perf-journal.md).
+/// slower again (see lab/perf-journal.md).
 /// A CPU adapter runs a workgroup per core at a time, so a few hundred are plenty.
 pub(crate) fn elementwise_groups(ctx: &Ctx) -> u64 {
     match ctx.info().device_type {

@@ -226,7 +226,7 @@ fn finish_workgroup_size(ctx: &Ctx, wg: u32) -> u32 {
 /// Workgroups in the first pass. On a GPU, many short-lived workgroups (16 partials per
 /// finishing invocation: 16384 with a 1024-invocation finish) balance the load across
 /// the compute units better than a few long ones (measured with
-/// `lab/src/bin/reduce_lab.rs`; see docs/perf-journal.md). On a CPU adapter each
+/// `lab/src/bin/reduce_lab.rs`; see lab/perf-journal.md). On a CPU adapter each
 /// workgroup runs on one core, and more only add partials.
 /// Never more than a 3D grid of the allowed size holds: the loop strides past the rest.
 fn partial_groups_cap(ctx: &Ctx, finish_wg: u32) -> u32 {

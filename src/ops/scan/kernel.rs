@@ -20,7 +20,7 @@ const SPIN: u32 = 64;
 /// Predecessors whose published values the single pass's look-back keeps in workgroup
 /// memory (4 bytes each); a walk further back loads them again. On a large GPU walks
 /// often reach past 64 tiles, so smaller stashes were much slower, and 256 was as fast
-/// as 1024 (see docs/perf-journal.md).
+/// as 1024 (see lab/perf-journal.md).
 const STASH: u32 = 256;
 
 /// A scan operator as WGSL.
@@ -181,7 +181,7 @@ impl KernelSource for ScanKernel {
             // Tiles are numbered by workgroup id with the subgroup look-back (no
             // counter's round trip before the loads, so slightly faster), and by a
             // counter, in the order workgroups start, with the one-at-a-time look-back
-            // (by id it was much slower there; see docs/perf-journal.md).
+            // (by id it was much slower there; see lab/perf-journal.md).
             render(
                 CHAINED_WGSL,
                 &[

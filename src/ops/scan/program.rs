@@ -169,7 +169,7 @@ impl Program {
         let wg = adapter.pow2_workgroup_size(256);
         let subgroups = adapter.subgroups_within(wg) && size_of::<A>() == 4;
         // Workgroup size and vec4 units per invocation, the fastest measured on a GPU
-        // (see docs/perf-journal.md). Reduce-then-scan: 2 units (1 and 4 about the same).
+        // (see lab/perf-journal.md). Reduce-then-scan: 2 units (1 and 4 about the same).
         // The single pass: 256 x 8 units for scans, tiles of 8192 elements (512 x 4 and
         // 1024 x 4 as fast, larger and smaller tiles slower), 256 x 6 for compaction
         // (whose store reads the input again, so fewer units a tile are faster). A CPU

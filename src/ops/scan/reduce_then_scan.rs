@@ -135,7 +135,7 @@ pub(super) struct RtsLayout {
 /// Each walks a contiguous range of tiles, and like a copy kernel's, the passes run
 /// faster as many short workgroups than as a few long ones, once the spine keeps up
 /// (the spines before this one scanned a few partials per step, and there more
-/// workgroups were slower; see docs/perf-journal.md).
+/// workgroups were slower; see lab/perf-journal.md).
 fn groups_cap(ctx: &Ctx) -> u32 {
     match ctx.info().device_type {
         wgpu::DeviceType::Cpu => 32,

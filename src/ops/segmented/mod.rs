@@ -69,7 +69,7 @@ use crate::runtime::view::View;
 /// Invocations per workgroup and values per invocation, the first whose tile fits the
 /// adapter's workgroup memory (a word per value marks the tile's heads). On a GPU, tiles
 /// of 2048 values (two vec4 loads per invocation, and the next tile's in flight): tiles
-/// of 4096 were slower on every shape measured (docs/perf-journal.md, run 17). On a CPU
+/// of 4096 were slower on every shape measured (lab/perf-journal.md, run 17). On a CPU
 /// adapter small tiles let the tests cross many tiles and ranges cheaply.
 const SHAPES_GPU: [(u32, u32); 2] = [(256, 8), (64, 4)];
 const SHAPES_CPU: [(u32, u32); 1] = [(64, 4)];

@@ -37,13 +37,13 @@ const PEER_BALLOTS: &str = include_str!("../../../wgsl/sort_onesweep_peer_ballot
 /// barrier the word holds the row's lanes with those bits, and after a second each lane
 /// takes its bit out again. One ballot and three atomics a row instead of nine ballots
 /// (nine ballots, or smaller tables with more ballots or barriers, made the sort slower;
-/// see docs/perf-journal.md). The 16-bit counters leave room for the larger tables.
+/// see lab/perf-journal.md). The 16-bit counters leave room for the larger tables.
 ///
 /// Lanes with one digit set bits in one word, and when a row's digits take only a few
 /// values (the top byte of f32 keys in [0, 1)) those atomics queue: a subgroup whose
 /// first row has a quarter of its lanes on the first lane's digit takes the ballots for
 /// all its rows (tables throughout slowed such keys much more than the check costs
-/// uniform keys; see docs/perf-journal.md).
+/// uniform keys; see lab/perf-journal.md).
 const PEER_TABLES: &str = include_str!("../../../wgsl/sort_onesweep_peer_tables.wgsl");
 /// `{{VALUE_BINDINGS}}` of the digit passes (both algorithms) when values move too.
 const VALUE_BINDINGS: &str = include_str!("../../../wgsl/sort_value_bindings.wgsl");

@@ -23,7 +23,7 @@ pub(super) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 /// per invocation; the first the adapter's limits allow is taken (1024 x 11 needs 47 KiB
 /// of workgroup memory with subgroups of 32). Larger tiles are faster, since each tile
 /// has a fixed cost that more keys share; the order is the measured one
-/// (docs/PERFORMANCE.md, its history in docs/perf-journal.md; `lab/src/bin/sort_lab.rs`
+/// (docs/PERFORMANCE.md, its history in lab/perf-journal.md; `lab/src/bin/sort_lab.rs`
 /// with `GP_SORT_TILE`).
 const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (256, 12)];
 /// On CPU adapters: small tiles, so the tests reach many tiles and the look-back; where

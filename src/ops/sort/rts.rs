@@ -21,7 +21,7 @@ use crate::runtime::vec::{GpuVec, LANES};
 /// fits the device: on a GPU the largest tile workgroup memory holds (fewer tiles, so
 /// less of the tiles' fixed cost per key). A sort of keys alone keeps no origins in the
 /// tile, so 256 x 32 fits, which measured fastest once the per-key loops were written
-/// out (then 512 x 12, 128 x 16 and 512 x 8; docs/perf-journal.md); with values 256 x 16
+/// out (then 512 x 12, 128 x 16 and 512 x 8; lab/perf-journal.md); with values 256 x 16
 /// is the largest that fits 48 KiB.
 const RTS_TILES_GPU_KEYS: [(u32, u32); 4] = [(256, 32), (512, 8), (256, 16), (256, 8)];
 const RTS_TILES_GPU_PAIRS: [(u32, u32); 2] = [(256, 16), (256, 8)];

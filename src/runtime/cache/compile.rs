@@ -15,7 +15,7 @@ use crate::runtime::context::Ctx;
 /// naga bounds every loop by default: a hidden counter that ends it after 2^64
 /// iterations, for loops a driver's compiler might otherwise treat as infinite (undefined
 /// behaviour). In gpuprim's kernels that counter makes some kernels several times slower
-/// (it keeps the driver from unrolling and costs registers; see docs/perf-journal.md),
+/// (it keeps the driver from unrolling and costs registers; see lab/perf-journal.md),
 /// and it is not
 /// needed: every template loop ends. Grid-stride loops step a `u32` index by a positive
 /// stride towards a bound below 2^32 minus the stride; workgroup and subgroup trees halve

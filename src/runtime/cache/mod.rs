@@ -62,7 +62,7 @@ pub(crate) trait KernelSource:
     /// Whether the template writes every word of workgroup memory before reading it,
     /// so wgpu's zeroing of workgroup memory at the start of each workgroup can be left
     /// out (for the sort's digit pass, 48 KiB a workgroup, the zeroing is measurable;
-    /// see docs/perf-journal.md). Only for gpuprim's own kernels.
+    /// see lab/perf-journal.md). Only for gpuprim's own kernels.
     fn initializes_workgroup_memory(&self) -> bool {
         false
     }
