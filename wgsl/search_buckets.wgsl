@@ -1,5 +1,5 @@
 // Groups random queries by the table range they fall in, before wgsl/search.wgsl searches
-// them (src/ops/search.rs, "bucketed" searches). A query's bucket is how many of the
+// them (src/ops/search/, "bucketed" searches). A query's bucket is how many of the
 // `buckets` bucket pivots (every `stride`-th pivot of the pivot pass) come before it, so
 // each of the buckets + 1 buckets covers about 1 / buckets of the table. Searched bucket
 // by bucket, the queries that run at one time touch a few table ranges that stay in the
