@@ -3,9 +3,14 @@
 # the pipeline cache compiles outside its map's lock). Part `exits`: tests/exit and the
 # four moments of tests/exit_main, the five tallies side by side (five processes at a
 # time on the GPU); part `rest`: tests/contexts (200 children, under the SIGSEGV
-# tracer), tests/device_lost, tests/hostile. `bash .device/run49.sh exits|rest`
+# tracer), tests/device_lost, tests/hostile; part `untraced`: tests/contexts without the
+# tracer. `bash .device/run49.sh exits|rest|untraced`
 source .device/lib.sh
-if [ "$1" = exits ]; then
+if [ "$1" = untraced ]; then
+  # (run as a third call: tests/contexts again, without the tracer)
+  GPUPRIM_STRESS_RUNS=200 GPUPRIM_STRESS_MAX_LEN=70000 GPUPRIM_STRESS_DEADLINE=30 timeout 300 $B/contexts-new > /tmp/c.out 2>&1
+  echo "contexts (untraced) exit $?"; grep -E "FAILED|of 200" /tmp/c.out | head
+elif [ "$1" = exits ]; then
   OUTF=/tmp/o-exit tally 200 30 exit $B/exit-new -q > /tmp/t-exit 2>&1 &
   for mode in dropping using making polling; do
     GPUPRIM_EXIT_MODE=$mode OUTF=/tmp/o-$mode tally 200 30 main-$mode $B/exit_main-new > /tmp/t-$mode 2>&1 &
