@@ -180,6 +180,18 @@ pub(crate) fn close_at_exit() {
     native::at_exit(&ONCE, close);
 }
 
+/// Registers [`close`] once more after the first kernel is compiled. A driver may
+/// register exit handlers of its own when it first compiles (llvmpipe's LLVM: statics
+/// made on first use, destroyed at exit), and those would run before a handler
+/// registered earlier, tearing the compiler down while a thread inside the door still
+/// uses it (lavapipe: `free(): invalid pointer` in `~MCJIT` at exit, about 1 exit in 10
+/// while contexts were made). Running twice is harmless: the second run finds the door
+/// closed and nobody inside.
+pub(crate) fn close_at_exit_after_compiling() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    native::at_exit(&ONCE, close);
+}
+
 /// A wgpu object whose drop goes through the door (a vector's buffer, a context's
 /// device and queue): dropping the last handle of a buffer or a device frees it in the
 /// driver.

@@ -129,6 +129,7 @@ impl Ctx {
                 message: crate::error::cut_long_lines(&compile_message(&e)),
             }));
         }
+        crate::runtime::driver::close_at_exit_after_compiling();
         let (writable, used) = bindings(&naga_wgsl, entry);
         Ok(Kernel {
             pipeline,
