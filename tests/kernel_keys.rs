@@ -143,15 +143,18 @@ fn equal_kernel_configurations_render_equal_wgsl() {
     let (full, split, webgpu_info) = (ctx().info(), split_ctx().info(), webgpu.info());
     assert!(full.max_binding_bytes > split.max_binding_bytes);
     assert!(full.max_workgroups_per_dimension > split.max_workgroups_per_dimension);
+    // Under `GPUPRIM_PROFILE` (.ci/run's WebGPU runs) every context is held to WebGPU's
+    // limits, the default one too: there they differ in bindings and dispatches alone.
+    let held = std::env::var_os("GPUPRIM_PROFILE").is_some();
     assert!(
-        full.limits.max_compute_workgroup_storage_size
+        held || full.limits.max_compute_workgroup_storage_size
             > webgpu_info.limits.max_compute_workgroup_storage_size
             || full.limits.max_compute_invocations_per_workgroup
                 > webgpu_info.limits.max_compute_invocations_per_workgroup,
         "the adapter's limits are WebGPU's defaults: {full}"
     );
     assert!(!webgpu_info.features.contains(wgpu::Features::SUBGROUP));
-    if full.backend == wgpu::Backend::Vulkan {
+    if full.backend == wgpu::Backend::Vulkan && !held {
         assert!(
             full.features.contains(wgpu::Features::SUBGROUP),
             "a Vulkan adapter without subgroups: {full}"
