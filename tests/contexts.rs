@@ -20,22 +20,16 @@
 //! On the GPU machine: `GPUPRIM_STRESS_RUNS=200 GPUPRIM_STRESS_MAX_LEN=70000 contexts-*`
 //! (docs/PERFORMANCE.md has the figures).
 
+mod common;
 mod soak;
 
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use common::setting;
+
 /// Set in the child's environment: this process is the child.
 const CHILD: &str = "GPUPRIM_STRESS_CHILD";
-
-fn setting(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not a whole number")),
-        Err(_) => default,
-    }
-}
 
 fn main() {
     if std::env::var_os(CHILD).is_some() {

@@ -49,6 +49,8 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::setting;
+
 use gpuprim::{
     Ctx, Error, GpuVec, Grid2D, Grid2DMut, Reduce, Scan, ScanAlgorithm, ScanOp, Swizzle,
 };
@@ -61,15 +63,6 @@ const FROM: &str = "GPUPRIM_HOSTILE_FROM";
 /// A child's exit status when a case left its context broken: the parent starts a new
 /// child (with a new context) at the next case.
 const BROKEN_CONTEXT: i32 = 3;
-
-fn setting(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not a whole number")),
-        Err(_) => default,
-    }
-}
 
 fn main() {
     match std::env::var(CHILD) {

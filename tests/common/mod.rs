@@ -179,3 +179,14 @@ pub fn read_words_as_application(ctx: &Ctx, buffer: &wgpu::Buffer) -> Vec<u32> {
         .expect("poll");
     bytemuck::cast_slice::<u8, u32>(&staging.slice(..).get_mapped_range().unwrap()).to_vec()
 }
+
+/// The whole number in the environment variable `name`, or `default` where it is unset;
+/// a value that is not a whole number fails the test, naming it.
+pub fn setting(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a whole number")),
+        Err(_) => default,
+    }
+}
