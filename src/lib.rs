@@ -175,6 +175,20 @@ pub mod internals {
         crate::ops::top_k::select_limits(ctx.info())
     }
 
+    /// Each family's tuning: every number the family picks by adapter, chosen from its
+    /// [`Info`](crate::Info) in one function (`of`). Tests read them instead of copying
+    /// the numbers.
+    pub use crate::ops::arg_reduce::tuning::ArgReduceTuning;
+    pub use crate::ops::atomic::tuning::AtomicTuning;
+    pub use crate::ops::kernel::tuning::ElementwiseTuning;
+    pub use crate::ops::reduce::tuning::ReduceTuning;
+    pub use crate::ops::scan::tuning::ScanTuning;
+    pub use crate::ops::search::tuning::SearchTuning;
+    pub use crate::ops::segmented::tuning::SegmentedTuning;
+    pub use crate::ops::segmented_sort::tuning::SegmentedSortTuning;
+    pub use crate::ops::sort::tuning::SortTuning;
+    pub use crate::ops::top_k::tuning::TopKTuning;
+
     /// Elements per tile of `scan_by_key` on `ctx`'s adapter.
     pub fn scan_by_key_tile(ctx: &crate::Ctx) -> usize {
         crate::ops::scan_by_key::default_tile(ctx)

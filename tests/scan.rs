@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use common::*;
 use gpuprim::half::f16;
+use gpuprim::internals::ScanTuning;
 use gpuprim::wgpu;
 use gpuprim::{Ctx, Error, GpuVec, Scan, ScanAlgorithm, ScanOp};
 use proptest::prelude::*;
@@ -20,19 +21,39 @@ const RTS: ScanAlgorithm = ScanAlgorithm::ReduceThenScan;
 const SINGLE: ScanAlgorithm = ScanAlgorithm::SinglePass;
 const ALGORITHMS: [ScanAlgorithm; 2] = [RTS, SINGLE];
 
-/// Threads per workgroup and elements per thread of the scan kernels (32-bit types) on
-/// the software adapter, where the tests run: a tile is 256 x 4 vec4 = 4096 elements.
-const WG: usize = 256;
-const TILE: usize = WG * 16;
+/// The scans' tuning on `ctx`'s adapter (workgroups, units per invocation, groups).
+fn tuning(ctx: &Ctx) -> ScanTuning {
+    ScanTuning::of(ctx.info())
+}
 
-/// Elements per tile of the single-pass scan of 32-bit types on `ctx`'s adapter, as
-/// `src/ops/scan/program.rs` chooses them: 256 x 4 vec4 units on a CPU adapter, 256 x 8
-/// on a GPU.
+/// Invocations per workgroup of the tile passes on `ctx` (every context here allows it).
+fn wg(ctx: &Ctx) -> usize {
+    tuning(ctx).workgroup as usize
+}
+
+/// Elements an invocation of `alg` holds for 32-bit types on `ctx`.
+fn per_invocation(ctx: &Ctx, alg: ScanAlgorithm) -> usize {
+    let t = tuning(ctx);
+    4 * if alg == SINGLE {
+        t.single_pass_units
+    } else {
+        t.units
+    } as usize
+}
+
+/// Elements per tile of `alg` for 32-bit types on `ctx`'s adapter.
+fn tile(ctx: &Ctx, alg: ScanAlgorithm) -> usize {
+    wg(ctx) * per_invocation(ctx, alg)
+}
+
+/// Elements per tile of the single-pass scan of 32-bit types on `ctx`'s adapter.
 fn single_pass_tile(ctx: &Ctx) -> usize {
-    match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => TILE,
-        _ => 2 * TILE,
-    }
+    tile(ctx, SINGLE)
+}
+
+/// Elements per tile of reduce-then-scan for 64-bit types on `ctx`'s adapter.
+fn wide_tile(ctx: &Ctx) -> usize {
+    wg(ctx) * 4 * tuning(ctx).units_wide as usize
 }
 
 // ---- contexts ----
@@ -95,7 +116,9 @@ fn contexts() -> [&'static Ctx; 4] {
 /// of 3 x 3 x 3 workgroups covers. Past it the single pass is refused (`TooLarge`) and
 /// reduce-then-scan computes wrong results (see the ignored
 /// `fold_ctx_reduce_then_scan_past_27_workgroups`).
-const FOLD_MAX_LEN: usize = 27 * TILE;
+fn fold_max_len() -> usize {
+    27 * single_pass_tile(fold_single_ctx())
+}
 
 /// `len`, or on `fold_ctx` at most 27 tiles of `tile` elements.
 fn clamp_len(which: usize, len: usize, tile: usize) -> usize {
@@ -342,22 +365,24 @@ fn check_i32(ctx: &Ctx, len: usize, seed: u64) {
 /// Rounding depth of one tile's values: how many additions, at most, lie between an input
 /// element and (a) the tile's aggregate or (b) an invocation's exclusive prefix.
 ///
-/// An invocation folds its 16 elements left to right (15 additions). With subgroups of
-/// size s, a subgroup scan is some tree over s values (depth <= s - 1, whatever the
-/// hardware does), and the 256 / s subgroup totals are folded left to right (<= 256/s - 1
-/// additions, the first onto the identity, which is exact), plus one addition of the
-/// subgroup's own exclusive part: <= 15 + s + 256/s - 1. Without subgroups the
-/// Hillis-Steele scan has log2(256) = 8 levels. Rounded up by 2.
-fn tile_depth(ctx: &Ctx) -> usize {
+/// An invocation folds its e elements left to right (e - 1 additions; e is 16 for both
+/// algorithms on a CPU adapter). With subgroups of size s, a subgroup scan is some tree
+/// over s values (depth <= s - 1, whatever the hardware does), and the wg / s subgroup
+/// totals are folded left to right (<= wg/s - 1 additions, the first onto the identity,
+/// which is exact), plus one addition of the subgroup's own exclusive part:
+/// <= e - 1 + s + wg/s - 1. Without subgroups the Hillis-Steele scan has log2(256) = 8
+/// levels. Rounded up by 2.
+fn tile_depth(ctx: &Ctx, alg: ScanAlgorithm) -> usize {
     let info = ctx.info();
-    let per_thread = 16;
-    if ctx.has_features(wgpu::Features::SUBGROUP) && info.subgroup_max_size as usize <= WG {
+    let per_thread = per_invocation(ctx, alg);
+    let wg = wg(ctx);
+    if ctx.has_features(wgpu::Features::SUBGROUP) && info.subgroup_max_size as usize <= wg {
         // s + 256/s is convex: its largest value over [min, max] is at an end.
         let wg_depth = [info.subgroup_min_size, info.subgroup_max_size]
             .iter()
             .map(|&s| {
                 let s = (s as usize).max(1);
-                s + WG / s
+                s + wg / s
             })
             .max()
             .unwrap();
@@ -367,14 +392,10 @@ fn tile_depth(ctx: &Ctx) -> usize {
     }
 }
 
-/// Workgroups of a reduce-then-scan pass per window: 32 on CPU adapters, 32768 on GPUs
-/// (`groups_cap` in src/ops/scan/reduce_then_scan.rs); each walks a contiguous range of tiles.
+/// Workgroups of a reduce-then-scan pass per window (`ScanTuning::pass_groups`); each
+/// walks a contiguous range of tiles.
 fn rts_groups_cap(ctx: &Ctx) -> usize {
-    if ctx.info().device_type == wgpu::DeviceType::Cpu {
-        32
-    } else {
-        32768
-    }
+    tuning(ctx).pass_groups as usize
 }
 
 /// An upper bound on the number of additions between any input element and output
@@ -394,16 +415,17 @@ fn rts_groups_cap(ctx: &Ctx) -> usize {
 /// workgroup one by one to its offset (<= p), then the invocation's prefix and its own
 /// value (2): `2 tile_depth + 2 p + ceil(groups / 256) + 2`.
 fn sum_depth(ctx: &Ctx, n: usize, i: usize, alg: ScanAlgorithm) -> usize {
-    let td = tile_depth(ctx);
+    let td = tile_depth(ctx, alg);
     let w = window_elems(ctx, 4);
+    let tile = tile(ctx, alg);
     if alg == SINGLE {
-        td + i / TILE.min(w) + i / w + 2
+        td + i / tile.min(w) + i / w + 2
     } else {
-        let tiles_per_window = n.min(w).div_ceil(TILE);
+        let tiles_per_window = n.min(w).div_ceil(tile);
         let cap = rts_groups_cap(ctx);
         let per_group = tiles_per_window.div_ceil(cap);
         let groups = n.div_ceil(w) * tiles_per_window.min(cap);
-        2 * td + 2 * per_group + groups.div_ceil(WG) + 2
+        2 * td + 2 * per_group + groups.div_ceil(wg(ctx)) + 2
     }
 }
 
@@ -645,29 +667,30 @@ proptest! {
 
     #[test]
     fn u32_scans(len in lengths(), seed: u64, which in 0usize..4) {
-        check_u32(contexts()[which], clamp_len(which, len, TILE), seed)
+        check_u32(contexts()[which], clamp_len(which, len, single_pass_tile(contexts()[which])), seed)
     }
     #[test]
     fn i32_scans(len in lengths(), seed: u64, which in 0usize..4) {
-        check_i32(contexts()[which], clamp_len(which, len, TILE), seed)
+        check_i32(contexts()[which], clamp_len(which, len, single_pass_tile(contexts()[which])), seed)
     }
     #[test]
     fn f32_scans(len in lengths(), seed: u64, which in 0usize..4) {
-        check_f32(contexts()[which], clamp_len(which, len, TILE), seed)
+        check_f32(contexts()[which], clamp_len(which, len, single_pass_tile(contexts()[which])), seed)
     }
     #[test]
     fn f32_products(len in 0usize..200_000, seed: u64, which in 0usize..4, exclusive: bool) {
         for alg in ALGORITHMS {
-            check_f32_product(contexts()[which], clamp_len(which, len, TILE), seed, exclusive, alg);
+            let len = clamp_len(which, len, single_pass_tile(contexts()[which]));
+            check_f32_product(contexts()[which], len, seed, exclusive, alg);
         }
     }
     #[test]
     fn f64_scans(len in lengths(), seed: u64, which in 0usize..4) {
-        check_f64(contexts()[which], clamp_len(which, len, TILE / 2), seed)
+        check_f64(contexts()[which], clamp_len(which, len, wide_tile(contexts()[which])), seed)
     }
     #[test]
         fn f16_scans(len in lengths(), seed: u64, which in 0usize..4) {
-        check_f16(contexts()[which], clamp_len(which, len, TILE), seed)
+        check_f16(contexts()[which], clamp_len(which, len, single_pass_tile(contexts()[which])), seed)
     }
     #[test]
     fn compaction(len in lengths(), seed: u64, which in 0usize..2) {
@@ -754,7 +777,10 @@ fn edge_lengths_split_bindings() {
     // (293 windows) exceed it, so the single pass is refused there and reduce-then-scan
     // crosses 293 windows.
     let w = window_elems(split_ctx(), 4);
-    assert!(w < TILE, "a window of {w} elements");
+    assert!(
+        w < single_pass_tile(split_ctx()),
+        "a window of {w} elements"
+    );
     assert!(!single_pass_refused(split_ctx(), 150_000));
     assert!(single_pass_refused(split_ctx(), 300_001));
     let lengths = [
@@ -793,16 +819,17 @@ fn edge_lengths_split_bindings() {
 fn edge_lengths_folded_dispatch() {
     // One workgroup per tile in the single pass: 4..27 tiles fold into 2D and 3D grids
     // (10 tiles: 3 x 3 x 2 workgroups, 8 of them surplus).
+    let t = single_pass_tile(fold_ctx());
     let lengths = [
         0,
         1,
         4095,
         4097,
-        3 * TILE,
-        3 * TILE + 1,
-        10 * TILE - 7,
-        26 * TILE + 5,
-        27 * TILE,
+        3 * t,
+        3 * t + 1,
+        10 * t - 7,
+        26 * t + 5,
+        27 * t,
     ];
     check_edges(fold_ctx(), &lengths);
     // Past 27 tiles the single pass cannot be dispatched: an error, not a wrong result.
@@ -818,10 +845,8 @@ fn edge_lengths_folded_dispatch() {
 #[test]
 fn fold_ctx_reduce_then_scan_past_27_workgroups() {
     // 28 tiles: 28 workgroups of one tile; 1M: 256 tiles, 32 workgroups of 8.
-    check_edges(
-        fold_ctx(),
-        &[27 * TILE + 1, 28 * TILE, 32 * TILE, (1 << 20) + 3],
-    );
+    let t = tile(fold_ctx(), RTS);
+    check_edges(fold_ctx(), &[27 * t + 1, 28 * t, 32 * t, (1 << 20) + 3]);
 }
 
 // ---- wrap-around, f64/f16 edges, the convenience forms ----
@@ -1091,7 +1116,7 @@ fn compaction_edge_lengths() {
     let contexts = [ctx(), single_ctx(), fold_single_ctx(), tree_ctx()];
     for (k, c) in contexts.into_iter().enumerate() {
         for &len in COMPACT_LENGTHS {
-            if std::ptr::eq(c, fold_single_ctx()) && len > FOLD_MAX_LEN {
+            if std::ptr::eq(c, fold_single_ctx()) && len > fold_max_len() {
                 continue;
             }
             check_compactions(c, len, 300 + k as u64);

@@ -17,6 +17,7 @@
 //! by index, so exactly one element comes first. No atomics; the same bits every run.
 
 mod rows;
+pub(crate) mod tuning;
 
 use crate::element::GpuElement;
 use crate::error::{Error, Result};

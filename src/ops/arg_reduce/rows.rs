@@ -21,6 +21,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::Direction;
+use super::tuning::ArgReduceTuning;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::grid2d::Grid2D;
@@ -34,10 +35,6 @@ use crate::runtime::vec::{GpuVec, LANES};
 use crate::runtime::view::{View, units_wgsl};
 
 const ROWS_WGSL: &str = include_str!("../../../wgsl/arg_reduce_rows.wgsl");
-
-/// Workgroups at most: several per compute unit on a GPU, a few per core on a CPU.
-const GROUPS_GPU: u64 = 8192;
-const GROUPS_CPU: u64 = 16;
 
 /// Where the segments are.
 #[derive(Clone, Copy)]
@@ -120,12 +117,20 @@ enum Meet {
 
 /// Parts each of `segments` segments of `units` vec4 units (their mean) is cut into: 1,
 /// unless a workgroup a segment would leave most of the `cap` workgroups idle; then
-/// enough parts for about `cap` workgroups in all, of at least 16 units an invocation
-/// (4 on a CPU adapter's 16 workgroups), if the pairs fit one binding and the values
-/// are fewer than 2^31 (the part bounds stay in u32).
-fn parts(wg: u32, segments: u64, units: u64, cap: u64, n: u64, per_out: u64) -> u32 {
+/// enough parts for about `cap` workgroups in all, of at least `part_units` units an
+/// invocation ([`ArgReduceTuning::part_units`]), if the pairs fit one binding and the
+/// values are fewer than 2^31 (the part bounds stay in u32).
+fn parts(
+    wg: u32,
+    segments: u64,
+    units: u64,
+    cap: u64,
+    n: u64,
+    per_out: u64,
+    part_units: u64,
+) -> u32 {
     let wg = u64::from(wg);
-    let least = if cap <= GROUPS_CPU { 4 * wg } else { 16 * wg };
+    let least = part_units * wg;
     if across(wg as u32, units) < wg as u32 || segments * 4 > cap || n >= 1 << 31 {
         return 1;
     }
@@ -570,10 +575,8 @@ impl Ctx {
             Bounds::Offsets(_) => n.div_ceil(segments as u64).div_ceil(LANES as u64),
         };
         let info = self.info();
-        let cap = match info.device_type {
-            wgpu::DeviceType::Cpu => GROUPS_CPU,
-            _ => GROUPS_GPU,
-        };
+        let tuning = ArgReduceTuning::of(info);
+        let cap = tuning.row_groups;
         let max_per_dim = info.max_workgroups_per_dimension;
         let cap = cap.min(u64::from(max_per_dim).saturating_pow(3));
         // Outputs (and offsets, one entry more) bound `per_out` segments at a time.
@@ -589,6 +592,7 @@ impl Ctx {
             cap,
             n,
             per_out,
+            tuning.part_units,
         );
         let config = ArgRowsKernel::new::<T>(
             info,

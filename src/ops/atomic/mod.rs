@@ -10,6 +10,9 @@
 // families share (the uniform, the grid, template sections, recording). `histogram.rs`:
 // the histograms.
 mod histogram;
+pub(crate) mod tuning;
+
+pub(crate) use tuning::AtomicTuning;
 
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
@@ -29,15 +32,9 @@ const PARAMS_WGSL: &str = include_str!("../../../wgsl/atomic_params.wgsl");
 /// The largest bin count [`Ctx::histogram`] and [`Ctx::histogram_range`] accept: 2^24.
 pub const MAX_BINS: u32 = 1 << 24;
 
-/// Workgroups per dispatch of the grid-stride kernels (before the device's limits):
-/// enough to fill a large GPU (one holds about 1000 groups of 256 at a time), and few on a
-/// software adapter, where each group's barriers cost a coroutine switch per invocation.
-fn atomic_groups(ctx: &Ctx) -> u64 {
-    if ctx.info().device_type == wgpu::DeviceType::Cpu {
-        64
-    } else {
-        1024
-    }
+/// [`AtomicTuning::groups`] on `ctx`'s adapter.
+pub(super) fn atomic_groups(ctx: &Ctx) -> u64 {
+    AtomicTuning::of(ctx.info()).groups
 }
 
 /// How [`Ctx::atomic_sum_with`] combines the elements.

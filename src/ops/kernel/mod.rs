@@ -25,12 +25,14 @@
 mod args;
 mod record;
 mod signature;
+pub(crate) mod tuning;
 
 pub(crate) use args::{Access, Args, Plan};
 pub(crate) use record::{record_elementwise, record_expression};
 #[cfg(test)]
 pub(crate) use signature::catalog_signatures;
 pub(crate) use signature::{Pieces, Signature};
+pub(crate) use tuning::ElementwiseTuning;
 
 use crate::element::GpuElement;
 use crate::error::Result;
@@ -67,17 +69,6 @@ kernel_scalar!(f32, "f32", |v| v.to_bits());
 kernel_scalar!(i32, "i32", |v| v as u32);
 kernel_scalar!(u32, "u32", |v| v);
 
-/// Workgroups per binding window for element-wise kernels; they loop over the rest.
-///
-/// On a GPU, more workgroups were faster up to about 32768, and one per vec4 (no loop)
-/// slower again (see lab/perf-journal.md).
-/// A CPU adapter runs a workgroup per core at a time, so a few hundred are plenty.
-pub(crate) fn elementwise_groups(ctx: &Ctx) -> u64 {
-    match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => 256,
-        _ => 32768,
-    }
-}
 
 /// A kernel of your own over named vectors and scalars, made by [`Ctx::elementwise`];
 /// add its arguments, then [`run`](Elementwise::run) it.

@@ -2,7 +2,7 @@
 //! statements, and map's and zip's expressions ([`record_expression`]), with their
 //! binding windows and, for prefix views, workgroups counted on the device.
 
-use super::{Args, Signature, elementwise_groups};
+use super::{Args, ElementwiseTuning, Signature};
 use crate::error::Result;
 use crate::ops::random::RANDOM_WGSL;
 use crate::runtime::cache::{KernelSource, render};
@@ -135,11 +135,12 @@ fn record(
         units_per_window(ctx, &unit_sizes)
     };
     let max_per_dim = ctx.info().max_workgroups_per_dimension;
+    let groups = ElementwiseTuning::of(ctx.info()).groups;
     let windows: Vec<_> = chunks(units, per_window).collect();
     // A device count: the workgroups of each window are worked out on the GPU.
     let args = match plan.count {
         Some(&(ref count, offset)) => {
-            let max_groups = elementwise_groups(ctx).min(u64::from(max_per_dim).pow(3)) as u32;
+            let max_groups = groups.min(u64::from(max_per_dim).pow(3)) as u32;
             let bytes = 12 * windows.len() as u64;
             let args = work.keep(ctx.scratch(
                 "indirect arguments",
@@ -169,10 +170,7 @@ fn record(
         let grid = match &args {
             Some(args) => Grid::Indirect(args.clone(), 12 * k as u64),
             None => {
-                let groups = chunk
-                    .units
-                    .div_ceil(u64::from(wg))
-                    .min(elementwise_groups(ctx));
+                let groups = chunk.units.div_ceil(u64::from(wg)).min(groups);
                 Grid::Direct(workgroup_grid(groups, max_per_dim)?)
             }
         };

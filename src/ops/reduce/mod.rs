@@ -10,6 +10,7 @@
 mod kernel;
 mod record;
 mod spec;
+pub(crate) mod tuning;
 
 pub(crate) use record::partial_windows;
 pub(crate) use spec::Spec;

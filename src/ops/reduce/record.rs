@@ -5,6 +5,7 @@
 use super::Reduce;
 use super::kernel::{EXPRESSION_FIRST_BINDING, Inputs, ReduceKernel};
 use super::spec::Spec;
+use super::tuning::ReduceTuning;
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
 use crate::ops::kernel::{Plan, View};
@@ -223,18 +224,12 @@ fn finish_workgroup_size(ctx: &Ctx, wg: u32) -> u32 {
     pow2_workgroup_size(ctx, 1024).max(wg)
 }
 
-/// Workgroups in the first pass. On a GPU, many short-lived workgroups (16 partials per
-/// finishing invocation: 16384 with a 1024-invocation finish) balance the load across
-/// the compute units better than a few long ones (measured with
-/// `lab/src/bin/reduce_lab.rs`; see lab/perf-journal.md). On a CPU adapter each
-/// workgroup runs on one core, and more only add partials.
-/// Never more than a 3D grid of the allowed size holds: the loop strides past the rest.
+/// Workgroups in the first pass ([`ReduceTuning`]), never more than a 3D grid of the
+/// allowed size holds: the loop strides past the rest.
 fn partial_groups_cap(ctx: &Ctx, finish_wg: u32) -> u32 {
-    let wanted = match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => 32,
-        _ => 16 * finish_wg,
-    };
-    wanted.min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
+    ReduceTuning::of(ctx.info())
+        .partial_groups(finish_wg)
+        .min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
 }
 
 /// One binding window of a two-level reduction's first pass (`reduce`, `argmax`).

@@ -24,6 +24,7 @@ mod program;
 mod record;
 mod reduce_then_scan;
 mod single_pass;
+pub(crate) mod tuning;
 
 pub(crate) use kernel::OperatorWgsl;
 pub(crate) use program::Adapter;
@@ -121,7 +122,7 @@ impl Ctx {
             // runs many tiles at once; a CPU adapter, or one without subgroups (where the
             // look-back walks one tile at a time), is faster with reduce-then-scan.
             ScanAlgorithm::Auto
-                if info.device_type == wgpu::DeviceType::DiscreteGpu
+                if tuning::ScanTuning::of(info).single_pass_with_subgroups
                     && info.features.contains(wgpu::Features::SUBGROUP) =>
             {
                 ScanAlgorithm::SinglePass

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::kernel::{OperatorWgsl, ScanIo, ScanKernel, ScanOut};
+use super::tuning::ScanTuning;
 use super::{ScanAlgorithm, ScanOp};
 use crate::element::GpuElement;
 use crate::error::Result;
@@ -39,8 +40,6 @@ pub(super) struct Form {
     exclusive: bool,
     io: ScanIo,
     out: ScanOut,
-    /// vec4 units per invocation of the single pass on a GPU.
-    gpu_units: u32,
     counts: bool,
 }
 
@@ -54,7 +53,6 @@ impl Form {
             exclusive,
             io: ScanIo::Scan,
             out: ScanOut::Units { vec4: true },
-            gpu_units: 8,
             counts: false,
         })
     }
@@ -75,7 +73,6 @@ impl Form {
                 indices,
             },
             out: ScanOut::Elements(if indices { "u32" } else { T::WGSL }),
-            gpu_units: 6,
             counts: true,
         })
     }
@@ -166,29 +163,21 @@ impl Program {
 
     /// The configurations for input elements `T` scanned as `A` on `adapter`.
     pub(super) fn build<T: GpuElement, A: GpuElement>(adapter: &Adapter, form: Form) -> Program {
-        let wg = adapter.pow2_workgroup_size(256);
+        let tuning = ScanTuning::for_kind(adapter.cpu);
+        let wg = adapter.pow2_workgroup_size(tuning.workgroup);
         let subgroups = adapter.subgroups_within(wg) && size_of::<A>() == 4;
-        // Workgroup size and vec4 units per invocation, the fastest measured on a GPU
-        // (see lab/perf-journal.md). Reduce-then-scan: 2 units (1 and 4 about the same).
-        // The single pass: 256 x 8 units for scans, tiles of 8192 elements (512 x 4 and
-        // 1024 x 4 as fast, larger and smaller tiles slower), 256 x 6 for compaction
-        // (whose store reads the input again, so fewer units a tile are faster). A CPU
-        // adapter runs few invocations at once: 256 x 4 (2 for 64-bit types) keeps tiles
-        // small there.
-        let (v, wg_chained, v_chained) = if adapter.cpu {
-            (if size_of::<A>() > 4 { 2 } else { 4 }, wg, 4)
+        let v = if size_of::<A>() > 4 {
+            tuning.units_wide
         } else {
-            (2, wg, form.gpu_units)
+            tuning.units
         };
-        // The spine scans the partials as one or more tiles of their own: a workgroup as
-        // wide as the device allows and 8 units per invocation on a GPU (32768 partials
-        // in one tile; its time is latency), the pass's shape with 1 unit on a CPU
-        // adapter (1024 partials a tile, so the tests reach its multi-tile loop).
-        let (spine_wg, spine_v) = if adapter.cpu {
-            (wg, 1)
-        } else {
-            (adapter.pow2_workgroup_size(1024).max(wg), 8)
+        let wg_chained = wg;
+        let v_chained = match form.io {
+            ScanIo::Compact { .. } => tuning.single_pass_compact_units,
+            _ => tuning.single_pass_units,
         };
+        let spine_wg = adapter.pow2_workgroup_size(tuning.spine_workgroup).max(wg);
+        let spine_v = tuning.spine_units;
         let tiles = ScanKernel {
             name: form.name,
             element: T::WGSL,

@@ -4,6 +4,7 @@
 
 use super::program::Kernels;
 use super::record::{Io, ScanParams, window_elems};
+use super::tuning::ScanTuning;
 use crate::error::Result;
 use crate::runtime::context::Ctx;
 use crate::runtime::dispatch::{Chunk, workgroup_grid};
@@ -130,15 +131,7 @@ pub(super) struct RtsLayout {
     pub(super) total_groups: u32,
 }
 
-/// Workgroups of a reduce-then-scan pass: on a GPU many short ones, as many as one
-/// spine tile has partials (32768 with a 1024-invocation spine); few on a CPU adapter.
-/// Each walks a contiguous range of tiles, and like a copy kernel's, the passes run
-/// faster as many short workgroups than as a few long ones, once the spine keeps up
-/// (the spines before this one scanned a few partials per step, and there more
-/// workgroups were slower; see lab/perf-journal.md).
+/// [`ScanTuning::pass_groups`] on `ctx`'s adapter.
 fn groups_cap(ctx: &Ctx) -> u32 {
-    match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => 32,
-        _ => 32768,
-    }
+    ScanTuning::of(ctx.info()).pass_groups
 }

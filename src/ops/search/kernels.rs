@@ -23,13 +23,6 @@ pub(super) const MAX_BUCKETS: u32 = 256;
 /// Query units (of four) per invocation in a tile of `scatter_main`.
 pub(super) const SCATTER_UNITS: u32 = 2;
 
-/// The least queries, and the least table elements, for which [`QueryOrder::Auto`]
-/// groups the queries by table range first (see [`bucketing_pays`]): below 2^18 queries
-/// the passes cost what they save, and a table of 2^20 elements (4 MiB) stays in a
-/// GPU's cache whatever order the queries come in (lab/perf-journal.md).
-pub(super) const BUCKETED_MIN_QUERIES: usize = 1 << 18;
-pub(super) const BUCKETED_MIN_TABLE: usize = 1 << 22;
-
 /// Which bound a call finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Side {

@@ -19,7 +19,7 @@
 //! which stay in the cache. Queries whose ranges are in order already (sorted queries)
 //! are noticed by the counting pass: then no pairs are written and the search reads the
 //! queries where they stand. GPUs take it from 2^18 queries in 2^22 table elements
-//! (`bucketing_pays`), where the table, the queries and the pairs each fit one storage
+//! (`SearchTuning`, `bucketing_pays`), where the table, the queries and the pairs each fit one storage
 //! binding.
 //!
 //! Keys are compared as `u32` words in key order, as the sorts compare them
@@ -39,9 +39,11 @@ use std::sync::Arc;
 
 mod kernels;
 mod plan;
+pub(crate) mod tuning;
 
 use kernels::*;
 use plan::*;
+use tuning::SearchTuning;
 
 /// How a search meets its queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

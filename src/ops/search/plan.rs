@@ -39,9 +39,8 @@ pub(super) fn bucketing_fits(ctx: &Ctx, n: usize, queries: usize) -> bool {
 /// for many queries in a table larger than its cache, where random queries miss the
 /// cache at most steps of their search.
 pub(super) fn bucketing_pays(ctx: &Ctx, n: usize, queries: usize) -> bool {
-    ctx.info().device_type != wgpu::DeviceType::Cpu
-        && queries >= BUCKETED_MIN_QUERIES
-        && n >= BUCKETED_MIN_TABLE
+    let tuning = SearchTuning::of(ctx.info());
+    tuning.bucketing && queries >= tuning.bucketed_min_queries && n >= tuning.bucketed_min_table
 }
 
 /// How one table window is searched: `pivots` elements split the others into
@@ -108,14 +107,9 @@ pub(super) fn max_pivots(limits: &wgpu::Limits) -> u32 {
     MAX_PIVOTS.min(1 << words.ilog2())
 }
 
-/// Workgroups per search dispatch. Each loads the pivots once (16 KiB from the small
-/// pivot buffer, which stays in cache), so on a GPU a few thousand workgroups (several
-/// per compute unit, each taking a few units per invocation) amortise that load and keep
-/// every compute unit busy; on a CPU adapter each workgroup runs on one core.
+/// Workgroups per search dispatch: [`SearchTuning::groups`] within the device's grid.
 pub(super) fn search_groups_cap(ctx: &Ctx) -> u32 {
-    let wanted = match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => 32,
-        _ => 4096,
-    };
-    wanted.min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
+    SearchTuning::of(ctx.info())
+        .groups
+        .min(ctx.info().max_workgroups_per_dimension.saturating_pow(3))
 }

@@ -1,7 +1,7 @@
 //! [`Ctx::reduce_columns`]: one value per column of a [`Grid2D`]
 //! (`wgsl/segmented_columns.wgsl`).
 //!
-//! Workgroups take blocks of `COLS` consecutive columns, so each row is read in
+//! Workgroups take blocks of consecutive columns (`SegmentedTuning::columns`), so each row is read in
 //! contiguous pieces, and walk a block of rows. Where the columns alone give too few
 //! workgroups (tall, narrow grids) the rows are split into blocks whose partials a
 //! second pass combines in block order.
@@ -10,6 +10,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::check_binding;
 use super::grid::{GridKernel, GridPass, grid_input, grid_lanes};
+use super::tuning::SegmentedTuning;
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
@@ -19,18 +20,6 @@ use crate::runtime::dispatch::{pow2_workgroup_size_within, workgroup_grid};
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
-
-/// Invocations across the columns of a workgroup: 64 (a row piece of 64 elements or
-/// vec4 units per read), or 16 for narrow grids, whose few column blocks need more row
-/// blocks (the workgroup then reads 16 rows at once; 16 vec4 units of f32 are still 256
-/// contiguous bytes). CPU adapters take 16 too, so the tests combine several phases.
-const COLS: u32 = 64;
-const NARROW_COLS: u32 = 16;
-
-/// Workgroups (column blocks x row blocks) wanted: a few per compute unit on a GPU, a
-/// few per core on a CPU adapter.
-const GROUPS_GPU: u64 = 4096;
-const GROUPS_CPU: u64 = 16;
 
 /// Row blocks at most, per row read at once: the second pass folds 64 partials per
 /// invocation at most.
@@ -122,10 +111,7 @@ impl Ctx {
         let wg = columns_workgroup(self.info());
         let view = View::of(values);
         let lanes = grid_lanes(&view, pitch);
-        let wanted = match self.info().device_type {
-            wgpu::DeviceType::Cpu => GROUPS_CPU,
-            _ => GROUPS_GPU,
-        };
+        let wanted = SegmentedTuning::of(self.info()).column_groups;
         let cols = columns_across(self.info(), width, lanes, wanted);
         let (cols, wanted) = columns_override(self, cols, wanted, wg);
         let phases = u64::from(wg / cols);
@@ -206,18 +192,17 @@ fn columns_workgroup(info: &Info) -> u32 {
 }
 
 /// Invocations across the columns for a grid `width` wide read `lanes` at once, where
-/// `wanted` workgroups are wanted: `COLS` unless they make too few workgroups (see
-/// `COLS`).
+/// `wanted` workgroups are wanted ([`SegmentedTuning::columns`]).
 fn columns_across(info: &Info, width: u32, lanes: u32, wanted: u64) -> u32 {
     let wg = columns_workgroup(info);
     // The most workgroups `cols` invocations across can make.
     let reach = |cols: u32| {
         u64::from(width.div_ceil(cols * lanes)) * ROW_BLOCKS_PER_PHASE * u64::from(wg / cols)
     };
-    match info.device_type {
-        wgpu::DeviceType::Cpu => NARROW_COLS,
-        _ if reach(COLS.min(wg)) >= wanted => COLS,
-        _ => NARROW_COLS,
+    let tuning = SegmentedTuning::of(info);
+    match reach(tuning.columns.min(wg)) >= wanted {
+        true => tuning.columns,
+        false => tuning.narrow_columns,
     }
     .min(wg)
 }
@@ -262,7 +247,8 @@ pub(super) fn catalog_columns<T: GpuElement>(
     let wg = columns_workgroup(info);
     for lanes in [1, 4] {
         for width in [1, u32::MAX / 4] {
-            for wanted in [GROUPS_CPU, GROUPS_GPU] {
+            // `SegmentedTuning::column_groups` of a CPU adapter and of a GPU.
+            for wanted in [16, 4096] {
                 let config = GridKernel {
                     pass: GridPass::Columns,
                     element: T::WGSL,

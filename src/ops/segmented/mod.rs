@@ -48,6 +48,7 @@ mod grid;
 mod kernel;
 mod rows;
 mod short;
+pub(crate) mod tuning;
 
 use kernel::{SegmentLayout, SegmentedKernel};
 
@@ -65,14 +66,7 @@ use crate::runtime::dispatch::{
 use crate::runtime::record::{Grid, Res, Work};
 use crate::runtime::vec::{GpuVec, LANES};
 use crate::runtime::view::View;
-
-/// Invocations per workgroup and values per invocation, the first whose tile fits the
-/// adapter's workgroup memory (a word per value marks the tile's heads). On a GPU, tiles
-/// of 2048 values (two vec4 loads per invocation, and the next tile's in flight): tiles
-/// of 4096 were slower on every shape measured (lab/perf-journal.md, run 17). On a CPU
-/// adapter small tiles let the tests cross many tiles and ranges cheaply.
-const SHAPES_GPU: [(u32, u32); 2] = [(256, 8), (64, 4)];
-const SHAPES_CPU: [(u32, u32); 1] = [(64, 4)];
+use tuning::SegmentedTuning;
 
 /// Workgroup memory of `tiles_main` for a shape: the heads (a word per value and one of
 /// padding every 32), the head masks, the scan's keys and values, and the shared bounds
@@ -81,13 +75,6 @@ fn tile_storage_bytes(wg: u32, v: u32, accumulator_bytes: u64) -> u64 {
     let tile = u64::from(wg * v);
     4 * (tile + tile / 32) + u64::from(wg) * (8 + accumulator_bytes) + 16 + 4
 }
-
-/// Workgroup ranges at most: on a GPU 4096, several per compute unit, each long enough
-/// (at least 16 tiles of a 2^28-value reduction) that its search before the first tile
-/// and its scan after the last one cost little; few on a CPU adapter, where each
-/// workgroup runs on one core.
-const RANGES_GPU: u64 = 4096;
-const RANGES_CPU: u64 = 32;
 
 /// `GpSegmentedParams` in `wgsl/segmented.wgsl`.
 #[repr(C)]
@@ -398,10 +385,7 @@ impl Ctx {
                 limit: u64::from(u32::MAX) - (1 << 20) - 1,
             });
         }
-        let cap = match self.info().device_type {
-            wgpu::DeviceType::Cpu => RANGES_CPU,
-            _ => RANGES_GPU,
-        };
+        let cap = SegmentedTuning::of(self.info()).ranges;
         // The adapter's shape, or a smaller one where a binding window cannot hold its
         // tile (a context with small bindings): the last one's error if none fits.
         let mut chosen = None;
@@ -547,13 +531,10 @@ impl Ctx {
 }
 
 /// The tile shapes (invocations, values per invocation) `record_segmented` tries in
-/// order: the adapter's, then smaller ones, each within the workgroup memory the device
+/// order: the adapter's ([`SegmentedTuning::tile_shapes`]), then smaller ones, each within the workgroup memory the device
 /// grants (the smallest, 64 x 4, needs at most 2.4 KiB, under WebGPU's least 16 KiB).
 fn tile_shapes(info: &Info, spec: &Spec) -> Vec<(u32, u32)> {
-    let shapes: &[(u32, u32)] = match info.device_type {
-        wgpu::DeviceType::Cpu => &SHAPES_CPU,
-        _ => &SHAPES_GPU,
-    };
+    let shapes = SegmentedTuning::of(info).tile_shapes;
     let storage = u64::from(info.limits.max_compute_workgroup_storage_size);
     shapes
         .iter()

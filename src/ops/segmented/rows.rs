@@ -6,6 +6,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::grid::{GridKernel, GridPass, grid_input, grid_lanes};
+use super::tuning::SegmentedTuning;
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::grid2d::Grid2D;
@@ -26,10 +27,6 @@ const MANY_ROWS: u32 = 8192;
 
 /// Pieces per invocation wanted: four, so each has four loads in flight.
 const PIECES_WANTED: u32 = 4;
-
-/// Workgroups at most: several per compute unit on a GPU, a few per core on a CPU.
-const GROUPS_GPU: u64 = 8192;
-const GROUPS_CPU: u64 = 16;
 
 /// `GpRowsParams` in `wgsl/segmented_short_rows.wgsl`.
 #[repr(C)]
@@ -82,10 +79,7 @@ impl Ctx {
         };
         let kernel = self.kernel_for(&config, "rows_main")?;
         let rows_per_group = u64::from(wg / per_row);
-        let cap = match info.device_type {
-            wgpu::DeviceType::Cpu => GROUPS_CPU,
-            _ => GROUPS_GPU,
-        };
+        let cap = SegmentedTuning::of(info).row_groups;
         let max_per_dim = info.max_workgroups_per_dimension;
         let groups = u64::from(height)
             .div_ceil(rows_per_group)

@@ -6,6 +6,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::tuning::SegmentedTuning;
 use crate::error::Result;
 use crate::ops::reduce::Spec;
 use crate::runtime::cache::{KernelSource, render};
@@ -26,10 +27,6 @@ const PIECES: u32 = 32;
 /// Units per invocation wanted for a segment of the mean length: four, so each has four
 /// loads in flight.
 const PIECES_WANTED: u64 = 4;
-
-/// Workgroups at most: several per compute unit on a GPU, a few per core on a CPU.
-const GROUPS_GPU: u64 = 8192;
-const GROUPS_CPU: u64 = 16;
 
 /// `GpShortParams` in `wgsl/segmented_short.wgsl`.
 #[repr(C)]
@@ -138,10 +135,7 @@ impl Ctx {
             values_vec4: view.vec4(),
         };
         let kernel = self.kernel_for(&config, "short_main")?;
-        let cap = match info.device_type {
-            wgpu::DeviceType::Cpu => GROUPS_CPU,
-            _ => GROUPS_GPU,
-        };
+        let cap = SegmentedTuning::of(info).short_groups;
         let max_per_dim = info.max_workgroups_per_dimension;
         let groups = segments
             .div_ceil(u64::from(wg / across))

@@ -3,6 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::tuning::SegmentedSortTuning;
 use crate::error::{Error, Limit, Result};
 use crate::ops::sort::{Sort, SortKey};
 use crate::runtime::cache::{KernelSource, render};
@@ -12,31 +13,16 @@ use crate::runtime::record::{Grid, Res, Work};
 
 const SEGMENTED_SORT_WGSL: &str = include_str!("../../../wgsl/segmented_sort.wgsl");
 
-/// Slots of the workgroup sort at most on a GPU: 4096 words and 4096 indices (32 KiB)
-/// hold a row of 4096 keys; larger tiles would leave one workgroup per compute unit.
-const TILE_GPU: u32 = 4096;
-/// On a CPU adapter small tiles, so tests reach the merges with small vectors.
-const TILE_CPU: u32 = 256;
-/// Invocations per workgroup wanted: on a GPU 256 (16 slots each of a 4096-slot tile).
-const WG_GPU: u32 = 256;
-const WG_CPU: u32 = 64;
-
-/// Places an invocation of a merge level writes: on a GPU 8 (one search of the merge
-/// path for eight keys), on a CPU adapter 4.
-const MERGE_ITEMS_GPU: u32 = 8;
-const MERGE_ITEMS_CPU: u32 = 4;
-
+/// [`SegmentedSortTuning::merge_items`] on the device `info` describes.
 pub(super) fn merge_items(info: &Info) -> u32 {
-    match info.device_type {
-        wgpu::DeviceType::Cpu => MERGE_ITEMS_CPU,
-        _ => MERGE_ITEMS_GPU,
-    }
+    SegmentedSortTuning::of(info).merge_items
 }
 
 /// The tile and workgroup of a device: the largest power-of-two tile whose slots (8
-/// bytes each) fit its workgroup memory, at most [`TILE_GPU`] ([`TILE_CPU`] on CPU
-/// adapters) or `forced`; invocations at most half the slots.
+/// bytes each) fit its workgroup memory, at most [`SegmentedSortTuning::tile`] or
+/// `forced`; invocations at most half the slots.
 pub(super) fn shape(info: &Info, forced: Option<u32>) -> Result<(u32, u32)> {
+    let tuning = SegmentedSortTuning::of(info);
     let storage = info.limits.max_compute_workgroup_storage_size;
     let fits = (storage / 8).max(2);
     let fits = 1u32 << (31 - fits.leading_zeros());
@@ -53,16 +39,9 @@ pub(super) fn shape(info: &Info, forced: Option<u32>) -> Result<(u32, u32)> {
             }
             t
         }
-        None => match info.device_type {
-            wgpu::DeviceType::Cpu => TILE_CPU.min(fits),
-            _ => TILE_GPU.min(fits),
-        },
+        None => tuning.tile.min(fits),
     };
-    let wanted = match info.device_type {
-        wgpu::DeviceType::Cpu => WG_CPU,
-        _ => WG_GPU,
-    };
-    let wg = pow2_workgroup_size_within(&info.limits, wanted).min((tile / 2).max(1));
+    let wg = pow2_workgroup_size_within(&info.limits, tuning.workgroup).min((tile / 2).max(1));
     Ok((tile, wg))
 }
 

@@ -27,6 +27,7 @@
 //! unspecified results, and no call reads or writes outside its vectors.
 
 mod kernel;
+pub(crate) mod tuning;
 
 use kernel::{Bindings, Call, Layout, Output};
 

@@ -4,8 +4,9 @@
 //! `onesweep.rs`, reduce-then-scan's in `rts.rs`, and the kernels' configurations in
 //! `kernels.rs`.
 
-use super::onesweep::{ONESWEEP_MAX_KEYS, SPIN, SPIN_CPU, onesweep_shape, status_bytes};
+use super::onesweep::{ONESWEEP_MAX_KEYS, onesweep_shape, status_bytes};
 use super::rts::{rts_groups, rts_shape};
+use super::tuning::SortTuning;
 use super::{Sort, SortAlgorithm, SortKey, check_bits};
 use crate::error::{Error, Limit, Result};
 use crate::ops::copy::record_copy;
@@ -180,10 +181,7 @@ impl Plan {
             neg_mask: K::NEG_MASK,
             passes,
             algorithm,
-            spin: sort.spin.unwrap_or(match ctx.info().device_type {
-                wgpu::DeviceType::Cpu => SPIN_CPU,
-                _ => SPIN,
-            }),
+            spin: sort.spin.unwrap_or(SortTuning::of(ctx.info()).spin),
             peers: sort.peers,
             tile,
             windows,

@@ -37,6 +37,7 @@ mod kernels;
 mod onesweep;
 mod rts;
 mod runs;
+pub(crate) mod tuning;
 
 mod sealed {
     pub trait Sealed {}

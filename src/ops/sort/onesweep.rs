@@ -3,6 +3,7 @@
 //! its tiles and finds their output positions by a decoupled look-back over the tiles
 //! before (see `wgsl/sort_onesweep.wgsl`). Its kernels are in `kernels.rs`.
 
+use super::tuning::SortTuning;
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
@@ -19,35 +20,13 @@ use crate::runtime::view::View;
 /// OneSweep's status words hold a 30-bit count.
 pub(super) const ONESWEEP_MAX_KEYS: u64 = (1 << 30) - 1;
 
-/// OneSweep's digit-pass tiles on GPUs, best first: invocations per workgroup and keys
-/// per invocation; the first the adapter's limits allow is taken (1024 x 11 needs 47 KiB
-/// of workgroup memory with subgroups of 32). Larger tiles are faster, since each tile
-/// has a fixed cost that more keys share; the order is the measured one
-/// (docs/PERFORMANCE.md, its history in lab/perf-journal.md; `lab/src/bin/sort_lab.rs`
-/// with `GP_SORT_TILE`).
-const ONESWEEP_TILES_GPU: [(u32, u32); 4] = [(1024, 11), (1024, 8), (512, 15), (256, 12)];
-/// On CPU adapters: small tiles, so the tests reach many tiles and the look-back; where
-/// workgroup memory is small (WebGPU's 16 KiB, subgroups of 4 or 8) fewer invocations
-/// with more keys each, so that the tile, and the tests' tile counts, stay 1024 keys.
-const ONESWEEP_TILES_CPU: [(u32, u32); 3] = [(128, 8), (64, 16), (32, 32)];
-/// Probes of a predecessor's status before the look-back counts that tile itself.
-pub(super) const SPIN: u32 = 64;
-/// On CPU adapters: fewer probes (see `dispatch_tiles`).
-pub(super) const SPIN_CPU: u32 = 8;
-/// The loop iterations an invocation of the digit pass may spend looking back on a CPU
-/// adapter (see `dispatch_tiles`): a quarter of llvmpipe's 65535.
-const LOOK_BACK_ITERATIONS_CPU: u64 = 16384;
 /// Words of a subgroup's peer table (`PEER_TABLES`): one per value of a digit's low
 /// seven bits.
 pub(super) const PEER_TABLE_WORDS: u32 = 128;
-/// The histogram pass: invocations per workgroup; at least 2048 vec4 units (8192 keys)
-/// per workgroup and at most 1024 workgroups on a GPU (about one wave on a large GPU:
-/// each workgroup adds its counts to the global histograms with up to 1024 atomics), 16 on a
-/// CPU adapter. Untuned.
+/// The histogram pass: invocations per workgroup and at least 2048 vec4 units (8192
+/// keys) per workgroup (at most [`SortTuning::histogram_groups`] workgroups). Untuned.
 const HISTOGRAM_WG: u32 = 256;
 const HISTOGRAM_UNITS_PER_GROUP: u64 = 2048;
-const HISTOGRAM_GROUPS_GPU: u64 = 1024;
-const HISTOGRAM_GROUPS_CPU: u64 = 16;
 /// The most vec4 units an invocation of the histogram pass counts: each takes about 30
 /// loop iterations where a compiler does not unroll, and llvmpipe ends every loop after
 /// 65535 in all (`dispatch_tiles`).
@@ -126,10 +105,7 @@ impl Plan {
             masks[i] = m;
         }
         let max_dim = ctx.info().max_workgroups_per_dimension;
-        let hist_cap = match ctx.info().device_type {
-            wgpu::DeviceType::Cpu => HISTOGRAM_GROUPS_CPU,
-            _ => HISTOGRAM_GROUPS_GPU,
-        };
+        let hist_cap = SortTuning::of(ctx.info()).histogram_groups;
         // (at most HISTOGRAM_UNITS_PER_INVOCATION units an invocation: llvmpipe's loop limit,
         // see `dispatch_tiles`)
         let hist_wg = u64::from(histogram_wg(ctx.info(), &shape));
@@ -220,21 +196,6 @@ pub(super) fn status_bytes(windows: &[Window], tile: u32) -> u64 {
     tiles * u64::from(RADIX) * 4
 }
 
-/// Whether the digit pass may find peers through its workgroup-memory tables
-/// (`PEER_TABLES`): one-word masks, `subgroupBarrier`, and an adapter where that barrier
-/// is known to keep the subgroup's workgroup-memory atomics in order. naga writes it for
-/// Vulkan as a subgroup control barrier whose memory semantics (SubgroupMemory) Vulkan
-/// ignores, so there the tables rest on the hardware keeping a converged subgroup's
-/// workgroup-memory operations in order: used where that is checked, NVIDIA (CUB's
-/// `__syncwarp` ranking relies on the same; `tests/sort.rs` on an NVIDIA GPU) and CPU devices
-/// (lavapipe runs a subgroup in one thread; CI). For DX12 naga writes nothing; Metal's
-/// `simdgroup_barrier` would order them but is not measured, so both keep the ballots.
-fn peer_tables(info: &Info) -> bool {
-    info.features.contains(wgpu::Features::SUBGROUP_BARRIER)
-        && info.backend == wgpu::Backend::Vulkan
-        && (info.vendor == 0x10de || info.device_type == wgpu::DeviceType::Cpu)
-}
-
 /// The histogram pass's workgroup size.
 fn histogram_wg(info: &Info, shape: &OneSweepShape) -> u32 {
     pow2_workgroup(info, HISTOGRAM_WG).max(shape.sg_max)
@@ -250,14 +211,14 @@ fn histogram_wg(info: &Info, shape: &OneSweepShape) -> u32 {
 /// as there are tiles before it, and 2^22 keys were sorted wrong. A tile of an earlier
 /// dispatch is complete (one probe finds its inclusive prefix), so on CPU adapters each
 /// dispatch has only as many tiles as keep a look-back's rounds (each at most DPT x
-/// (probes + 3) + KPT iterations) within `LOOK_BACK_ITERATIONS_CPU`. GPUs keep one
+/// (probes + 3) + KPT iterations) within [`SortTuning::look_back_iterations`]. GPUs keep one
 /// dispatch a binding window.
 fn dispatch_tiles(ctx: &Ctx, shape: &OneSweepShape, spin: u32) -> u64 {
-    if ctx.info().device_type != wgpu::DeviceType::Cpu {
+    let Some(iterations) = SortTuning::of(ctx.info()).look_back_iterations else {
         return u64::MAX;
-    }
+    };
     let round = u64::from(shape.dpt()) * (u64::from(spin.max(1)) + 3) + u64::from(shape.kpt);
-    (LOOK_BACK_ITERATIONS_CPU / round).max(1)
+    (iterations / round).max(1)
 }
 
 /// OneSweep's shape on an adapter.
@@ -336,10 +297,7 @@ pub(super) fn onesweep_shape(
             // The first default that fits; else the last, with the workgroup halved (down
             // to the largest subgroup) while its subgroups' counters do not fit: small
             // subgroups mean many counters.
-            let candidates: &[(u32, u32)] = match info.device_type {
-                wgpu::DeviceType::Cpu => &ONESWEEP_TILES_CPU,
-                _ => &ONESWEEP_TILES_GPU,
-            };
+            let candidates = SortTuning::of(info).onesweep_tiles;
             let bytes = |wg, kpt| {
                 let shape = OneSweepShape {
                     wg,
@@ -446,7 +404,7 @@ pub(super) fn kernel_configs(
         spin,
         pairs,
         one_word_masks,
-        peer_tables: one_word_masks && peers == Peers::Auto && peer_tables(info),
+        peer_tables: one_word_masks && peers == Peers::Auto && SortTuning::of(info).peer_tables,
     };
     (histogram, pass)
 }
@@ -470,7 +428,7 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native:
     if cpu {
         tiles.extend(TEST_TILES.map(Some));
     }
-    let spin = if cpu { SPIN_CPU } else { SPIN };
+    let spin = SortTuning::of(info).spin;
     for shape in tiles
         .into_iter()
         .filter_map(|t| onesweep_shape(info, t).ok())
@@ -513,7 +471,7 @@ pub(super) fn catalog_layouts(c: &mut crate::ops::catalog::Catalog) {
         },
         SortOneSweepKernel {
             shape,
-            spin: SPIN,
+            spin: 64,
             pairs: true,
             one_word_masks: true,
             peer_tables: false,

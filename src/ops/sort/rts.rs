@@ -4,6 +4,7 @@
 //! (`downsweep`): no workgroup waits on another, so it runs where OneSweep cannot (no
 //! subgroups, or more keys than OneSweep's 30-bit counts). Its kernel is in `kernels.rs`.
 
+use super::tuning::SortTuning;
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
@@ -16,20 +17,6 @@ use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::Work;
 use crate::runtime::vec::{GpuVec, LANES};
-
-/// Reduce-then-scan tiles (TILE < 65536: the split's 16-bit counters), the first that
-/// fits the device: on a GPU the largest tile workgroup memory holds (fewer tiles, so
-/// less of the tiles' fixed cost per key). A sort of keys alone keeps no origins in the
-/// tile, so 256 x 32 fits, which measured fastest once the per-key loops were written
-/// out (then 512 x 12, 128 x 16 and 512 x 8; lab/perf-journal.md); with values 256 x 16
-/// is the largest that fits 48 KiB.
-const RTS_TILES_GPU_KEYS: [(u32, u32); 4] = [(256, 32), (512, 8), (256, 16), (256, 8)];
-const RTS_TILES_GPU_PAIRS: [(u32, u32); 2] = [(256, 16), (256, 8)];
-const RTS_TILES_CPU: [(u32, u32); 1] = [(128, 8)];
-/// Reduce-then-scan workgroups per pass (each owns a contiguous range of tiles): the
-/// counts to scan are 256 per workgroup.
-const RTS_GROUPS_GPU: u64 = 2048;
-const RTS_GROUPS_CPU: u64 = 16;
 
 /// `RtsParams` in `wgsl/sort_rts.wgsl`.
 #[repr(C)]
@@ -146,10 +133,7 @@ pub(super) struct RtsGroups {
 
 /// Each window's workgroups (each owns a contiguous range of its tiles), and their total.
 pub(super) fn rts_groups(ctx: &Ctx, windows: &[Window], shape: &RtsShape) -> (Vec<RtsGroups>, u64) {
-    let cap = match ctx.info().device_type {
-        wgpu::DeviceType::Cpu => RTS_GROUPS_CPU,
-        _ => RTS_GROUPS_GPU,
-    };
+    let cap = SortTuning::of(ctx.info()).rts_groups;
     let tile = u64::from(shape.wg * shape.kpt);
     let mut base = 0;
     let layout = windows
@@ -207,10 +191,10 @@ pub(super) fn rts_shape(
             // The first default that fits; with the last, the workgroup halved while it
             // is more than the device allows or its tile does not fit workgroup memory
             // (WebGPU's default 16 KiB holds 128 x 8, not 256 x 8).
-            let tiles: &[(u32, u32)] = match (info.device_type, pairs) {
-                (wgpu::DeviceType::Cpu, _) => &RTS_TILES_CPU,
-                (_, true) => &RTS_TILES_GPU_PAIRS,
-                (_, false) => &RTS_TILES_GPU_KEYS,
+            let tuning = SortTuning::of(info);
+            let tiles = match pairs {
+                true => tuning.rts_tiles_pairs,
+                false => tuning.rts_tiles_keys,
             };
             let most = 1 << max_wg.max(1).ilog2();
             let fits = |&&(wg, kpt): &&(u32, u32)| wg <= most && bytes(wg, kpt) <= storage;
@@ -276,10 +260,7 @@ pub(super) fn rts_config(
         workgroup_size: shape.wg,
         kpt: shape.kpt,
         pairs,
-        // Not on a CPU adapter's GL (llvmpipe): there the written-out kernel compiles for
-        // seconds while wgpu holds the GL context, long enough for other threads' calls
-        // to give up waiting for it (a panic in wgpu-hal).
-        unrolled: !(info.backend == wgpu::Backend::Gl && info.device_type == wgpu::DeviceType::Cpu),
+        unrolled: SortTuning::of(info).rts_unrolled,
         knockout,
     }
 }

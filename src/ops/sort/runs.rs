@@ -7,6 +7,7 @@
 //! ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes); else
 //! [`Error::TooLarge`]).
 
+use super::tuning::SortTuning;
 use bytemuck::{Pod, Zeroable};
 
 use super::engine::pow2_workgroup;
@@ -21,12 +22,6 @@ use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
 const RUNS_WGSL: &str = include_str!("../../../wgsl/sort_runs.wgsl");
-
-/// Invocations per workgroup and elements per invocation of the run kernels: tiles of
-/// 2048 elements on a GPU (the spine folds the tiles' values 2048 at a time; untuned),
-/// 256 on a CPU adapter (so the tests reach the spine's later rounds cheaply).
-const SHAPE_GPU: (u32, u32) = (256, 8);
-const SHAPE_CPU: (u32, u32) = (64, 4);
 
 /// `RunParams` in `wgsl/sort_runs.wgsl`.
 #[repr(C)]
@@ -496,13 +491,10 @@ impl Ctx {
     }
 }
 
-/// The runs' kernel configuration on an adapter: its shape (`SHAPE_GPU`, `SHAPE_CPU`,
+/// The runs' kernel configuration on an adapter: its shape ([`SortTuning::runs_shape`],
 /// the workgroup within the device's limits) and `output`.
 fn runs_config(info: &Info, output: RunsOutput) -> SortRunsKernel {
-    let (wg, v) = match info.device_type {
-        wgpu::DeviceType::Cpu => SHAPE_CPU,
-        _ => SHAPE_GPU,
-    };
+    let (wg, v) = SortTuning::of(info).runs_shape;
     SortRunsKernel {
         workgroup_size: pow2_workgroup(info, wg),
         v,

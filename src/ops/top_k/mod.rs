@@ -47,32 +47,17 @@ use crate::runtime::view::View;
 pub mod rows;
 mod select;
 mod sorted;
+pub(crate) mod tuning;
 
 use select::record_select;
 use sorted::{full_sort, sort_candidates};
+use tuning::TopKTuning;
 
 /// Invocations per workgroup (at most; fewer where the device allows fewer).
 const WG: u32 = 256;
 /// Bits per digit of the select: three passes cover a 32-bit word, and the workgroup
 /// histogram (2048 counters, 8 KiB) fits any device's workgroup memory.
 const DIGIT_BITS: u32 = 11;
-/// The largest `k` of the radix select; above it the rank step's pairs (k^2) cost more
-/// than sorting. On CPU adapters smaller, so the tests reach both paths at small sizes.
-const RANK_MAX_GPU: usize = 8192;
-const RANK_MAX_CPU: usize = 1024;
-/// Candidate slots past `k`: once the elements of the bucket holding the `k`-th largest
-/// fit here, selecting stops and they are ranked with the others (the passes left,
-/// each a read of the vector, return at once). On a GPU 8192: 2^26 uniform floats in
-/// [0, 1) (2^24 possible values) leave about 4096 in the bucket after two digits, 2^26
-/// random u32 about 16; the duplicates of the `k`-th largest (about 4 copies there)
-/// fit too, instead of being selected by index. On CPU adapters 64, so small tests
-/// reach every way.
-const SLACK_GPU: usize = 8192;
-const SLACK_CPU: usize = 64;
-/// Workgroups of the passes over the vector, per binding window: about one wave on a
-/// large GPU; few on a CPU adapter, where each workgroup's barriers are costly.
-const GROUPS_GPU: u64 = 1024;
-const GROUPS_CPU: u64 = 16;
 /// Histograms per workgroup at most (invocation `i` counts in copy `i % 2`): uniform
 /// floats in [0, 1) put half the elements in four bins of the first digit (one
 /// exponent), and invocations of a subgroup adding to one counter wait for each other.
@@ -304,22 +289,15 @@ struct Shape {
 /// The radix select's largest k (above it, a full sort of pairs) and its candidate slots
 /// past k, on the device `info` describes (before a small binding lowers the slots).
 pub(crate) fn select_limits(info: &Info) -> (usize, usize) {
-    if info.device_type == wgpu::DeviceType::Cpu {
-        (RANK_MAX_CPU, SLACK_CPU)
-    } else {
-        (RANK_MAX_GPU, SLACK_GPU)
-    }
+    let tuning = TopKTuning::of(info);
+    (tuning.rank_max, tuning.slack)
 }
 
 impl Shape {
     /// The shape of a call on `n` elements for `k` on the device `info` describes.
     fn new(info: &Info, n: usize, k: usize) -> Shape {
         let (rank_max, slack) = select_limits(info);
-        let max_groups = if info.device_type == wgpu::DeviceType::Cpu {
-            GROUPS_CPU
-        } else {
-            GROUPS_GPU
-        };
+        let max_groups = TopKTuning::of(info).groups;
         let words = (info.max_binding_bytes / 4).max(1);
         let shared = u64::from(info.limits.max_compute_workgroup_storage_size)
             .saturating_sub(HISTOGRAM_OTHER_BYTES)

@@ -30,6 +30,7 @@ use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
 use super::End;
+use super::tuning::TopKTuning;
 
 const TOP_K_ROWS_WGSL: &str = include_str!("../../../wgsl/top_k_rows.wgsl");
 const KEYS_WGSL: &str = include_str!("../../../wgsl/sort_keys.wgsl");
@@ -46,9 +47,6 @@ const SMALL_CAP: u32 = 1024;
 /// tie scan (4 per invocation), each variable rounded up to 16 bytes as Dawn counts:
 /// `hist` (1024), `group_sums` (64), `chosen`, `slot_count` and `ties_taken` (16 each).
 const OTHER_BYTES: u64 = 1024 + 64 + 3 * 16;
-/// Workgroups per dispatch at most (rows are grid-strided over them).
-const GROUPS_GPU: u64 = 1 << 14;
-const GROUPS_CPU: u64 = 16;
 
 /// `Params` in `wgsl/top_k_rows.wgsl`.
 #[repr(C)]
@@ -468,11 +466,9 @@ fn record_rows<T: SortKey>(
     let (width, pitch) = (grid.width(), grid.pitch());
     let k = (values.len() / grid.height() as usize) as u32;
     // At most what one dispatch launches: the rows are grid-strided over them.
-    let cap = match info.device_type {
-        wgpu::DeviceType::Cpu => GROUPS_CPU,
-        _ => GROUPS_GPU,
-    }
-    .min(u64::from(info.max_workgroups_per_dimension).pow(3));
+    let cap = TopKTuning::of(info)
+        .row_groups
+        .min(u64::from(info.max_workgroups_per_dimension).pow(3));
     let src = View::of(grid.vec());
     let (out_v, out_i) = (View::of(values), View::of(indices));
     let row_end = if config.vec4 {
