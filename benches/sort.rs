@@ -8,7 +8,7 @@
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gpuprim::{Ctx, GpuVec, ScanOp, Sort, SortAlgorithm};
+use gpuprim::{Ctx, GpuVec, Reduce, Sort, SortAlgorithm};
 
 /// `n` keys from a multiplicative hash: every digit takes every value.
 fn keys(n: usize) -> Vec<u32> {
@@ -78,7 +78,7 @@ fn bench(c: &mut Criterion) {
             (inputs, 8 * n)
         },
         |(keys, values, keys_out, totals, count)| {
-            ctx.reduce_by_key_into(keys, values, &ScanOp::Sum, keys_out, totals, count)
+            ctx.reduce_by_key_into(keys, values, Reduce::Sum, keys_out, totals, count)
                 .unwrap();
             ctx.synchronize().unwrap();
         },

@@ -944,16 +944,16 @@ fn calls() -> Vec<Call> {
             },
         ),
         call(
-            "reduce_by_key (ScanOp::custom, f32)",
+            "reduce_by_key (Reduce::custom, f32)",
             Pair(F32, F32),
             |fx, t| {
                 fx.ctx
-                    .reduce_by_key(&fx.keys, &fx.f, &ScanOp::custom(t, 0.0))
+                    .reduce_by_key(&fx.keys, &fx.f, Reduce::custom(t, 0.0))
                     .map(drop)
             },
         ),
         call(
-            "reduce_by_key_into (ScanOp::custom, i32)",
+            "reduce_by_key_into (Reduce::custom, i32)",
             Pair(I32, I32),
             |fx, t| {
                 let mut keys = fx.ctx.zeros::<u32>(N)?;
@@ -962,7 +962,7 @@ fn calls() -> Vec<Call> {
                 fx.ctx.reduce_by_key_into(
                     &fx.keys,
                     &fx.i,
-                    &ScanOp::custom(t, 0),
+                    Reduce::custom(t, 0),
                     &mut keys,
                     &mut values,
                     &mut count,

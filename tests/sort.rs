@@ -1008,7 +1008,7 @@ fn borrowed_runs_stay_inside() {
         ctx.reduce_by_key_into(
             &keys,
             &vals,
-            &gpuprim::ScanOp::Sum,
+            gpuprim::Reduce::Sum,
             &mut out.vec::<u32>(ctx, a, len + 2),
             &mut out.vec::<i32>(ctx, c, len + 2),
             &mut out.vec::<u32>(ctx, d, 1),
@@ -1080,7 +1080,7 @@ fn prefix_views_are_refused() {
     refused(ctx.unique_into(&whole, &mut p, &mut c), "unique_into out");
     refused(ctx.run_length_encode(&p).map(drop), "run_length_encode");
     refused(
-        ctx.reduce_by_key(&whole, &p, &gpuprim::ScanOp::Sum)
+        ctx.reduce_by_key(&whole, &p, gpuprim::Reduce::Sum)
             .map(drop),
         "reduce_by_key values",
     );
@@ -1249,17 +1249,23 @@ fn check_runs<K: Key>(ctx: &Ctx, host: &[K], values: &[i32]) {
             .map(|&(i, l)| values[i + 1..i + l].iter().fold(values[i], |a, &b| f(a, b)))
             .collect()
     };
-    let ops: [(gpuprim::ScanOp<i32>, Vec<i32>); 3] = [
-        (gpuprim::ScanOp::Sum, fold(&|a, b| a.wrapping_add(b))),
-        (gpuprim::ScanOp::Max, fold(&|a, b| a.max(b))),
+    let ops: [(gpuprim::Reduce<i32>, Vec<i32>); 5] = [
+        (gpuprim::Reduce::Sum, fold(&|a, b| a.wrapping_add(b))),
+        // for integers the compensated sum is the exact sum
+        (
+            gpuprim::Reduce::SumCompensated,
+            fold(&|a, b| a.wrapping_add(b)),
+        ),
+        (gpuprim::Reduce::Max, fold(&|a, b| a.max(b))),
+        (gpuprim::Reduce::Min, fold(&|a, b| a.min(b))),
         // "the later non-zero value": associative, not commutative
         (
-            gpuprim::ScanOp::custom("select(b, a, b == 0i)", 0),
+            gpuprim::Reduce::custom("select(b, a, b == 0i)", 0),
             fold(&|a, b| if b == 0 { a } else { b }),
         ),
     ];
     for (op, want) in ops {
-        let (ko, vo) = ctx.reduce_by_key(&v, &vals, &op).unwrap();
+        let (ko, vo) = ctx.reduce_by_key(&v, &vals, op.clone()).unwrap();
         assert_keys_eq(
             &ko.to_vec().unwrap(),
             &run_keys,
@@ -1273,7 +1279,7 @@ fn check_runs<K: Key>(ctx: &Ctx, host: &[K], values: &[i32]) {
         let mut ko = ctx.upload(&vec![K::from_word(0xdead_beef); n]).unwrap();
         let mut vo = poisoned::<i32>(ctx, n);
         let mut count = poisoned::<u32>(ctx, 1);
-        ctx.reduce_by_key_into(&v, &vals, &op, &mut ko, &mut vo, &mut count)
+        ctx.reduce_by_key_into(&v, &vals, op.clone(), &mut ko, &mut vo, &mut count)
             .unwrap();
         assert_eq!(count.to_vec().unwrap(), vec![runs.len() as u32]);
         assert_all_eq(
@@ -1354,7 +1360,7 @@ fn run_errors() {
     assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
     let values = ctx.upload(&[1.0f32; 4]).unwrap();
     let err = ctx
-        .reduce_by_key(&v, &values, &gpuprim::ScanOp::Sum)
+        .reduce_by_key(&v, &values, gpuprim::Reduce::Sum)
         .unwrap_err();
     assert!(
         matches!(
@@ -1369,15 +1375,23 @@ fn run_errors() {
     );
     let values = ctx.upload(&[1.0f32; 3]).unwrap();
     let err = ctx
-        .reduce_by_key(&v, &values, &gpuprim::ScanOp::custom("a +* b", 0.0))
+        .reduce_by_key(&v, &values, gpuprim::Reduce::custom("a +* b", 0.0))
         .unwrap_err();
     assert!(matches!(err, Error::Compile { .. }), "{err:?}");
+    // f32 sums that runs do not offer: an error that names the way that does.
+    for op in [gpuprim::Reduce::SumCompensated, gpuprim::Reduce::SumWide] {
+        let err = ctx.reduce_by_key(&v, &values, op).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument { op: "reduce_by_key_into", message } if message.contains("segmented_reduce")),
+            "{err:?}"
+        );
+    }
     // More than one expression: refused before any WGSL is built.
     let err = ctx
         .reduce_by_key(
             &v,
             &values,
-            &gpuprim::ScanOp::custom("a); } fn f() -> f32 { return (b", 0.0),
+            gpuprim::Reduce::custom("a); } fn f() -> f32 { return (b", 0.0),
         )
         .unwrap_err();
     assert!(

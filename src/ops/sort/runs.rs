@@ -13,7 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use super::engine::pow2_workgroup;
 use super::{SortKey, SortValue};
 use crate::error::{Error, Limit, Result};
-use crate::ops::scan::ScanOp;
+use crate::ops::reduce::Reduce;
 use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::context::{Ctx, Info, check_len};
 use crate::runtime::dispatch::workgroup_grid;
@@ -52,9 +52,9 @@ enum Output<'a> {
 /// A reduction's operator in WGSL, in `a` and `b`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Combine {
-    /// One of [`ScanOp`]'s built-in operators.
+    /// One of [`Reduce`]'s built-in operators.
     Builtin(&'static str),
-    /// The user's expression ([`ScanOp::Custom`]).
+    /// The user's expression ([`Reduce::Custom`]).
     Custom(String),
 }
 
@@ -268,24 +268,27 @@ impl Ctx {
     }
 
     /// Each run of equal keys as its key and the reduction of its values by `op`
-    /// (`ScanOp::Sum`, `Min`, `Max`, `Product` or a custom WGSL operator), in order:
-    /// after [`Ctx::sort_by_key`], a group-by. Blocks until the number of runs is known
-    /// (see [`Ctx::reduce_by_key_into`]).
+    /// ([`Reduce::Sum`], `Min`, `Max`, `Product` or a custom WGSL operator: the operators
+    /// of [`Ctx::segmented_reduce`]), in order: after [`Ctx::sort_by_key`], a group-by.
+    /// Blocks until the number of runs is known (see [`Ctx::reduce_by_key_into`]).
     ///
     /// The values of a run are combined in their order, in groups that depend only on the
     /// adapter and the length (so custom operators must be associative, need not be
     /// commutative, and float results are the same bits on every run).
     ///
+    /// # Errors
+    /// As [`Ctx::reduce_by_key_into`].
+    ///
     /// ```
-    /// use gpuprim::ScanOp;
+    /// use gpuprim::Reduce;
     /// let ctx = gpuprim::Ctx::new()?;
     /// let mut city = ctx.upload(&[2u32, 0, 2, 1, 0])?;
     /// let mut sales = ctx.upload(&[5.0f32, 1.0, 2.5, 4.0, 3.0])?;
     /// ctx.sort_by_key(&mut city, &mut sales)?;
-    /// let (cities, totals) = ctx.reduce_by_key(&city, &sales, &ScanOp::Sum)?;
+    /// let (cities, totals) = ctx.reduce_by_key(&city, &sales, Reduce::Sum)?;
     /// assert_eq!(cities.to_vec()?, vec![0, 1, 2]);
     /// assert_eq!(totals.to_vec()?, vec![4.0, 4.0, 7.5]);
-    /// let (_, best) = ctx.reduce_by_key(&city, &sales, &ScanOp::Max)?;
+    /// let (_, best) = ctx.reduce_by_key(&city, &sales, Reduce::Max)?;
     /// assert_eq!(best.to_vec()?, vec![3.0, 4.0, 5.0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
@@ -293,7 +296,7 @@ impl Ctx {
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
-        op: &ScanOp<T>,
+        op: Reduce<T>,
     ) -> Result<(GpuVec<K>, GpuVec<T>)> {
         let mut keys_out = self.zeros::<K>(keys.len())?;
         let mut values_out = self.zeros::<T>(keys.len())?;
@@ -311,19 +314,22 @@ impl Ctx {
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] unless `keys` and `values` have the same length;
-    /// [`Error::InvalidArgument`] for outputs shorter than `keys` or an empty `count`;
-    /// [`Error::Compile`] if a custom operator is not valid WGSL.
+    /// [`Error::InvalidArgument`] for outputs shorter than `keys`, an empty `count`, a
+    /// custom operator that is not one WGSL expression, and for f32's
+    /// [`Reduce::SumCompensated`] and [`Reduce::SumWide`], which runs do not offer (for
+    /// integers both are the exact [`Reduce::Sum`]); [`Error::Compile`] if a custom
+    /// operator is not valid WGSL.
     ///
     /// ```
-    /// use gpuprim::ScanOp;
+    /// use gpuprim::Reduce;
     /// let ctx = gpuprim::Ctx::new()?;
     /// let keys = ctx.upload(&[1u32, 1, 5, 5, 5])?;
     /// let values = ctx.upload(&[3i32, -8, 4, 9, -1])?;
     /// let mut keys_out = ctx.zeros::<u32>(5)?;
     /// let mut values_out = ctx.zeros::<i32>(5)?;
     /// let mut count = ctx.zeros::<u32>(1)?;
-    /// let biggest = ScanOp::custom("select(b, a, abs(a) > abs(b))", 0);
-    /// ctx.reduce_by_key_into(&keys, &values, &biggest, &mut keys_out, &mut values_out, &mut count)?;
+    /// let biggest = Reduce::custom("select(b, a, abs(a) > abs(b))", 0);
+    /// ctx.reduce_by_key_into(&keys, &values, biggest, &mut keys_out, &mut values_out, &mut count)?;
     /// assert_eq!(count.to_vec()?, vec![2]);
     /// assert_eq!(values_out.to_vec()?[..2], [-8, 9]);
     /// # Ok::<(), gpuprim::Error>(())
@@ -332,7 +338,7 @@ impl Ctx {
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
-        op: &ScanOp<T>,
+        op: Reduce<T>,
         keys_out: &mut GpuVec<K>,
         values_out: &mut GpuVec<T>,
         count: &mut GpuVec<u32>,
@@ -359,14 +365,28 @@ impl Ctx {
         check_len(name, ("keys", keys.len()), ("values", values.len()))?;
         check_room(name, "keys_out", keys_out.len(), keys.len())?;
         check_room(name, "values_out", values_out.len(), keys.len())?;
+        let float = T::WGSL == "f32";
         let (combine, identity) = match op {
-            ScanOp::Sum => (Combine::Builtin("a + b"), T::ZERO),
-            ScanOp::Product => (Combine::Builtin("a * b"), T::ONE),
-            ScanOp::Min => (Combine::Builtin("min(a, b)"), T::HIGHEST),
-            ScanOp::Max => (Combine::Builtin("max(a, b)"), T::LOWEST),
-            ScanOp::Custom { op, identity } => {
-                crate::expr::check_expression(name, "operator", op)?;
-                (Combine::Custom(op.clone()), *identity)
+            Reduce::Sum => (Combine::Builtin("a + b"), T::ZERO),
+            Reduce::SumCompensated | Reduce::SumWide if !float => {
+                (Combine::Builtin("a + b"), T::ZERO)
+            }
+            Reduce::SumCompensated | Reduce::SumWide => {
+                return Err(Error::InvalidArgument {
+                    op: name,
+                    message: format!(
+                        "{op:?} of f32 values: runs are reduced with `Reduce::Sum`, `Product`, \
+                         `Min`, `Max` or a custom operator; for a compensated or f64-wide sum \
+                         per run, give the runs' offsets to `segmented_reduce`"
+                    ),
+                });
+            }
+            Reduce::Product => (Combine::Builtin("a * b"), T::ONE),
+            Reduce::Min => (Combine::Builtin("min(a, b)"), T::HIGHEST),
+            Reduce::Max => (Combine::Builtin("max(a, b)"), T::LOWEST),
+            Reduce::Custom { op, identity } => {
+                crate::expr::check_expression(name, "operator", &op)?;
+                (Combine::Custom(op), identity)
             }
         };
         self.runs(

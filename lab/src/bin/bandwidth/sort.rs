@@ -5,7 +5,7 @@
 //! keys (and values) read once and written once: 8 n for keys, 16 n for pairs, 12 n for
 //! argsort (read keys, write indices; peers.py's figure).
 
-use gpuprim::{GpuVec, Result, ScanOp, Sort, SortAlgorithm};
+use gpuprim::{GpuVec, Reduce, Result, Sort, SortAlgorithm};
 
 use gpuprim_lab::timing::Bench;
 
@@ -313,7 +313,7 @@ fn runs_rows(b: &mut Bench, host: &[u32]) -> Result<()> {
         ctx.reduce_by_key_into(
             &keys,
             &values,
-            &ScanOp::Sum,
+            Reduce::Sum,
             &mut out,
             &mut totals,
             &mut count,
