@@ -9,8 +9,8 @@ pub mod atomic;
 #[cfg(test)]
 pub(crate) mod catalog;
 pub(crate) mod copy;
-pub mod count;
 pub mod grid2d;
+pub mod indirect;
 pub mod kernel;
 pub mod map;
 pub mod random;
@@ -28,8 +28,8 @@ pub mod top_k;
 const CATALOGS: &[fn(&mut catalog::Catalog)] = &[
     arg_reduce::catalog,
     atomic::catalog,
-    count::catalog,
     grid2d::catalog,
+    indirect::catalog,
     kernel::catalog,
     random::catalog,
     reduce::catalog,

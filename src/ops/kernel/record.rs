@@ -147,10 +147,10 @@ fn record(
                 bytes,
                 wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE,
             )?);
-            crate::ops::count::record_args(
+            crate::ops::indirect::record_args(
                 work,
                 (count, offset),
-                &crate::ops::count::CountParams {
+                &crate::ops::indirect::IndirectParams {
                     windows: windows.len() as u32,
                     units_per_window: per_window.min(u64::from(u32::MAX)) as u32,
                     elems_per_unit: LANES as u32,

@@ -1,6 +1,6 @@
 //! Counts on the device driving later work: [`Ctx::indirect_args`] turns a count that
 //! earlier work wrote (a compaction's) into indirect dispatch arguments for kernels of
-//! your own, and gpuprim's element-wise kernels use the same kernel (`wgsl/count.wgsl`)
+//! your own, and gpuprim's element-wise kernels use the same kernel (`wgsl/indirect.wgsl`)
 //! to dispatch over a [`GpuVec::prefix`] view with as many workgroups as its count needs.
 
 use std::sync::Arc;
@@ -12,12 +12,12 @@ use crate::runtime::context::Ctx;
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
 
-const COUNT_WGSL: &str = include_str!("../../wgsl/count.wgsl");
+const INDIRECT_WGSL: &str = include_str!("../../wgsl/indirect.wgsl");
 
-/// The parameter block of `wgsl/count.wgsl`.
+/// The parameter block of `wgsl/indirect.wgsl`.
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
-pub(crate) struct CountParams {
+pub(crate) struct IndirectParams {
     pub(crate) windows: u32,
     pub(crate) units_per_window: u32,
     pub(crate) elems_per_unit: u32,
@@ -70,7 +70,7 @@ impl Ctx {
         record_args(
             &mut work,
             (&count.buffer, count.offset),
-            &CountParams {
+            &IndirectParams {
                 windows: 1,
                 units_per_window: u32::MAX,
                 elems_per_unit: 1,
@@ -92,7 +92,7 @@ impl Ctx {
 pub(crate) fn record_args(
     work: &mut Work,
     (count, offset): (&wgpu::Buffer, u64),
-    params: &CountParams,
+    params: &IndirectParams,
     args: Res,
 ) -> Result<()> {
     let kernel = count_kernel(work.ctx())?;
@@ -104,13 +104,13 @@ pub(crate) fn record_args(
     Ok(())
 }
 
-/// `wgsl/count.wgsl`, which has one form.
+/// `wgsl/indirect.wgsl`, which has one form.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct CountKernel;
+struct IndirectKernel;
 
-impl KernelSource for CountKernel {
+impl KernelSource for IndirectKernel {
     fn name(&self) -> &'static str {
-        "count"
+        "indirect"
     }
 
     fn element(&self) -> &'static str {
@@ -118,12 +118,12 @@ impl KernelSource for CountKernel {
     }
 
     fn wgsl(&self) -> Result<String> {
-        Ok(COUNT_WGSL.to_string())
+        Ok(INDIRECT_WGSL.to_string())
     }
 }
 
 fn count_kernel(ctx: &Ctx) -> Result<Arc<Kernel>> {
-    ctx.kernel_for(&CountKernel, "main")
+    ctx.kernel_for(&IndirectKernel, "main")
 }
 
 /// Every configuration of this family's kernels, for the catalog test
@@ -131,11 +131,11 @@ fn count_kernel(ctx: &Ctx) -> Result<Arc<Kernel>> {
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
     use crate::ops::catalog::layout;
-    c.add(&CountKernel);
-    let wgsl = CountKernel.wgsl().expect("count renders");
+    c.add(&IndirectKernel);
+    let wgsl = IndirectKernel.wgsl().expect("indirect renders");
     layout!(
         c,
-        CountParams,
+        IndirectParams,
         "Params",
         wgsl,
         [

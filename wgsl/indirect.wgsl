@@ -1,4 +1,4 @@
-// count: indirect dispatch arguments from a count on the device.
+// indirect: indirect dispatch arguments from a count on the device.
 //
 // Invocation w writes the (x, y, z) workgroup counts of binding window w: the units of
 // that window below the count (min(count[0], n_cap) elements, elems_per_unit to a unit),
