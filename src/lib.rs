@@ -56,9 +56,9 @@
 //!   from `ops`): [`Ctx`] and [`CtxBuilder`] with adapter choice (`runtime/context/`,
 //!   `runtime/device.rs`), [`GpuVec`] with the buffer pool, read-backs, allocation and
 //!   error capture (`runtime/vec/`), the kernel cache keyed by a kernel's configuration
-//!   (`runtime/cache/`), the one recording path (`runtime/record.rs`), binding windows,
-//!   workgroup grids and submission (`runtime/dispatch.rs`), waits (`runtime/wait.rs`)
-//!   and profiling ([`Profile`], `runtime/profile.rs`).
+//!   (`runtime/cache/`), the one recording path (`runtime/record.rs`), binding windows
+//!   and workgroup grids (`runtime/dispatch.rs`), submission (`runtime/submit.rs`), waits
+//!   (`runtime/wait.rs`) and profiling ([`Profile`], `runtime/profile.rs`).
 //! - The shared vocabulary: [`GpuElement`] (`element.rs`: the element types and their
 //!   WGSL twins), [`Error`] (`error.rs`) and the check that user WGSL is one expression
 //!   (`expr.rs`).

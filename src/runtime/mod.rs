@@ -25,6 +25,7 @@ pub(crate) mod driver;
 pub(crate) mod native;
 pub(crate) mod profile;
 pub(crate) mod record;
+pub(crate) mod submit;
 pub(crate) mod vec;
 pub(crate) mod view;
 pub(crate) mod wait;

@@ -88,7 +88,7 @@ impl CtxBuilder {
             batch_limit: DEFAULT_BATCH_LIMIT,
             profiling: false,
             assume_busy: false,
-            hold_max: crate::runtime::dispatch::HOLD_MAX,
+            hold_max: crate::runtime::submit::HOLD_MAX,
             limits: None,
             memory_budget: None,
             wait_timeout: crate::runtime::wait::DEFAULT_WAIT_TIMEOUT,

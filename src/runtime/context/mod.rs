@@ -51,13 +51,13 @@ pub(crate) struct Inner {
     /// The thread that async waits share ([`crate::runtime::wait`]).
     pub(crate) waiter: crate::runtime::wait::Waiter,
     /// Recorded work not yet submitted, in call order (see [`Ctx::flush`]).
-    pub(crate) pending: Mutex<crate::runtime::dispatch::Held>,
+    pub(crate) pending: Mutex<crate::runtime::submit::Held>,
     /// Calls whose work one submission may gather ([`CtxBuilder::batch_limit`]).
     pub(crate) batch_limit: usize,
     /// Treat the GPU as busy whatever a poll says ([`CtxBuilder::assume_gpu_busy`]).
     pub(crate) assume_busy: bool,
     /// Longest a call's work is held before the next call submits it
-    /// ([`CtxBuilder::hold_max`], default [`crate::runtime::dispatch::HOLD_MAX`]).
+    /// ([`CtxBuilder::hold_max`], default [`crate::runtime::submit::HOLD_MAX`]).
     pub(crate) hold_max: std::time::Duration,
     /// `queue.submit` calls made so far ([`Ctx::submissions`]).
     pub(crate) submissions: std::sync::atomic::AtomicU64,
