@@ -7,35 +7,20 @@ table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search` and `top_k`.
 
 usage: python3 peers_next.py [WORD]   (only the rows whose name contains WORD)
 """
-import statistics
 import sys
 
 import torch
+
+import peer_timing
+from peer_timing import timed
 
 only = sys.argv[1] if len(sys.argv) > 1 else ""
 
 dev = "cuda"
 
 
-def timed(fn, reps=20, rounds=7):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(rounds):
-        s = torch.cuda.Event(enable_timing=True)
-        e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(reps):
-            fn()
-        e.record()
-        torch.cuda.synchronize()
-        out.append(s.elapsed_time(e) / reps)
-    return statistics.median(out)
-
-
 def row(name, ms, nbytes):
-    print(f"{name:<58} {ms:9.4f} ms {nbytes / ms / 1e6:9.1f} GB/s", flush=True)
+    peer_timing.row(name, ms, nbytes, width=58)
 
 
 def attempt(name, fn, nbytes):
