@@ -7,7 +7,7 @@
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gpuprim::{Ctx, ScanOp};
+use gpuprim::{Ctx, Scan, ScanOp};
 
 /// `n` keys in runs of mean length `mean` (geometric, from a multiplicative hash) and
 /// `n` values in [0, 1).
@@ -37,6 +37,11 @@ fn bench(c: &mut Criterion) {
         ("scan_by_key_f32_runs_4096", 4096, false, ScanOp::Sum),
     ];
     for (name, mean, exclusive, op) in cases {
+        let scan = if exclusive {
+            Scan::exclusive(op)
+        } else {
+            Scan::inclusive(op)
+        };
         common::sweep(
             c,
             &ctx,
@@ -53,12 +58,7 @@ fn bench(c: &mut Criterion) {
                 )
             },
             |(keys, values, out)| {
-                if exclusive {
-                    ctx.scan_by_key_exclusive_with_into(keys, values, &op, out)
-                        .unwrap();
-                } else {
-                    ctx.scan_by_key_with_into(keys, values, &op, out).unwrap();
-                }
+                ctx.scan_by_key_with_into(keys, values, &scan, out).unwrap();
                 ctx.synchronize().unwrap();
             },
         );

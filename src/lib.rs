@@ -34,7 +34,7 @@
 //! | [`ops::reduce`] | [`Ctx::reduce`], [`Ctx::reduce_with`] ([`Reduce`]), [`Ctx::dot`]: deterministic, async twins, `_into` forms |
 //! | [`ops::scan`] | [`Ctx::scan`], [`Ctx::scan_exclusive`], [`Ctx::scan_with`] ([`Scan`], [`ScanOp`], [`ScanAlgorithm`]), [`Ctx::compact`], [`Ctx::compact_indices`], `_into` forms |
 //! | [`ops::arg_reduce`] | [`Ctx::argmax`], [`Ctx::argmin`]: value and first index, NaN first as in NumPy, async twins, `_into` forms; per row and per segment, [`Ctx::argmax_rows`], [`Ctx::argmin_rows`], [`Ctx::segmented_argmax`], [`Ctx::segmented_argmin`] |
-//! | [`ops::scan_by_key`] | [`Ctx::scan_by_key`], [`Ctx::scan_by_key_exclusive`], `_with` ([`ScanOp`]) and `_into` forms: scans that restart where the key changes |
+//! | [`ops::scan_by_key`] | [`Ctx::scan_by_key`], [`Ctx::scan_by_key_exclusive`], [`Ctx::scan_by_key_with`] ([`Scan`]) and `_into` forms: scans that restart where the key changes |
 //! | [`ops::search`] | [`Ctx::lower_bound`], [`Ctx::upper_bound`]: positions of queries in a sorted table, `_into` forms |
 //! | [`ops::top_k`] | [`Ctx::top_k`], [`Ctx::smallest_k`]: the k largest or smallest values with their indices, `_into` forms |
 //! | [`ops::segmented`] | [`Ctx::segmented_reduce`] (offsets), [`Ctx::reduce_rows`], [`Ctx::reduce_columns`] over [`Grid2D`] views: every [`Reduce`] operator, deterministic, `_into` forms |

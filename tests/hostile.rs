@@ -904,43 +904,39 @@ fn calls() -> Vec<Call> {
             },
         ),
         call(
-            "scan_by_key_with (ScanOp::custom, f32)",
+            "scan_by_key_with (inclusive ScanOp::custom, f32)",
             Pair(F32, F32),
             |fx, t| {
-                fx.ctx
-                    .scan_by_key_with(&fx.keys, &fx.f, &ScanOp::custom(t, 0.0))
-                    .map(drop)
+                let scan = Scan::inclusive(ScanOp::custom(t, 0.0));
+                fx.ctx.scan_by_key_with(&fx.keys, &fx.f, &scan).map(drop)
             },
         ),
         call(
-            "scan_by_key_exclusive_with (ScanOp::custom, i32)",
+            "scan_by_key_with (exclusive ScanOp::custom, i32)",
             Pair(I32, I32),
             |fx, t| {
-                fx.ctx
-                    .scan_by_key_exclusive_with(&fx.keys, &fx.i, &ScanOp::custom(t, 0))
-                    .map(drop)
+                let scan = Scan::exclusive(ScanOp::custom(t, 0));
+                fx.ctx.scan_by_key_with(&fx.keys, &fx.i, &scan).map(drop)
             },
         ),
         call(
-            "scan_by_key_with_into (ScanOp::custom, u32)",
+            "scan_by_key_with_into (inclusive ScanOp::custom, u32)",
             Pair(U32, U32),
             |fx, t| {
                 let mut out = fx.ctx.zeros::<u32>(N)?;
+                let scan = Scan::inclusive(ScanOp::custom(t, 0));
                 fx.ctx
-                    .scan_by_key_with_into(&fx.keys, &fx.u, &ScanOp::custom(t, 0), &mut out)
+                    .scan_by_key_with_into(&fx.keys, &fx.u, &scan, &mut out)
             },
         ),
         call(
-            "scan_by_key_exclusive_with_into (ScanOp::custom, f32)",
+            "scan_by_key_with_into (exclusive ScanOp::custom, f32)",
             Pair(F32, F32),
             |fx, t| {
                 let mut out = fx.ctx.zeros::<f32>(N)?;
-                fx.ctx.scan_by_key_exclusive_with_into(
-                    &fx.keys,
-                    &fx.f,
-                    &ScanOp::custom(t, 0.0),
-                    &mut out,
-                )
+                let scan = Scan::exclusive(ScanOp::custom(t, 0.0));
+                fx.ctx
+                    .scan_by_key_with_into(&fx.keys, &fx.f, &scan, &mut out)
             },
         ),
         call(

@@ -1,11 +1,11 @@
-//! Scans by key (scan_by_key, scan_by_key_exclusive, their `_with` and `_into` forms)
-//! against a CPU reference: keys in runs of random length (1..40, one run, every key
+//! Scans by key (scan_by_key, scan_by_key_exclusive, scan_by_key_with and their `_into`
+//! forms) against a CPU reference: keys in runs of random length (1..40, one run, every key
 //! distinct, long runs across tiles), u32/i32/f32 keys (f32 by bits: -0.0 and +0.0,
 //! NaNs), u32/i32/f32 values, Sum/Max/Min/Product and custom operators (one not
 //! commutative), inclusive and exclusive; lengths 0, 1, around vec4 units, tiles and
 //! binding windows; the split-binding, folded-dispatch and no-subgroup paths and
-//! contexts of either scan algorithm; f32 error bounds from the order of the additions,
-//! determinism, and the errors.
+//! contexts of either scan algorithm, and the algorithms a `Scan` asks for; f32 error
+//! bounds from the order of the additions, determinism, and the errors.
 //!
 //! Every output starts poisoned and every element is compared.
 
@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use common::*;
 use gpuprim::wgpu;
-use gpuprim::{Ctx, Error, GpuVec, Limit, ScanAlgorithm, ScanOp, SortKey};
+use gpuprim::{Ctx, Error, GpuVec, Limit, Scan, ScanAlgorithm, ScanOp, SortKey};
 use proptest::prelude::*;
 
 /// Elements per tile on `ctx`'s adapter as the library chooses them (512 on the software
@@ -146,11 +146,12 @@ fn gpu_scan_by_key<K: SortKey, T: TestElement>(
     exclusive: bool,
 ) -> Vec<T> {
     let mut out = poisoned::<T>(ctx, values.len());
-    let result = if exclusive {
-        ctx.scan_by_key_exclusive_with_into(keys, values, op, &mut out)
+    let scan = if exclusive {
+        Scan::exclusive(op.clone())
     } else {
-        ctx.scan_by_key_with_into(keys, values, op, &mut out)
+        Scan::inclusive(op.clone())
     };
+    let result = ctx.scan_by_key_with_into(keys, values, &scan, &mut out);
     result.unwrap_or_else(|e| panic!("{op:?} of {} elements: {e}", values.len()));
     out.to_vec().unwrap()
 }
@@ -355,6 +356,98 @@ fn contexts_of_either_scan_algorithm() {
     }
 }
 
+/// The algorithm a `Scan` asks for: `Auto` and `SinglePass` run the one single pass (the
+/// same bits, on contexts whose scans take either algorithm); `ReduceThenScan`, which a
+/// scan by key does not have, is refused at every length, empty too, naming the call and
+/// leaving the output as it was.
+#[test]
+fn scan_algorithms_asked_for() {
+    fn form<T>(exclusive: bool, algorithm: ScanAlgorithm) -> Scan<T> {
+        let scan = if exclusive {
+            Scan::exclusive(ScanOp::Sum)
+        } else {
+            Scan::inclusive(ScanOp::Sum)
+        };
+        scan.algorithm(algorithm)
+    }
+    for ctx in [ctx(), algorithm_ctx(false), algorithm_ctx(true), tree_ctx()] {
+        let len = 3 * tile_of(ctx) + 7;
+        let keys = run_keys(len, 40, 81);
+        let kv = ctx.upload(&keys).unwrap();
+        let fv = ctx.upload(&random_vec::<f32>(len, 82)).unwrap();
+        let uv = ctx.upload(&random_vec::<u32>(len, 83)).unwrap();
+        for exclusive in [false, true] {
+            let bits = |algorithm| -> Vec<u32> {
+                let scan = form(exclusive, algorithm);
+                let got = ctx.scan_by_key_with(&kv, &fv, &scan).unwrap();
+                got.to_vec().unwrap().iter().map(|x| x.to_bits()).collect()
+            };
+            let default = gpu_scan_by_key(ctx, &kv, &fv, &ScanOp::Sum, exclusive);
+            let default: Vec<u32> = default.iter().map(|x| x.to_bits()).collect();
+            let what = format!("exclusive {exclusive} on {}", ctx.info().name);
+            assert_all_eq(
+                &bits(ScanAlgorithm::Auto),
+                &default,
+                &format!("Auto, {what}"),
+            );
+            assert_all_eq(
+                &bits(ScanAlgorithm::SinglePass),
+                &default,
+                &format!("SinglePass, {what}"),
+            );
+            let want = cpu_scan_by_key(
+                &keys,
+                &uv.to_vec().unwrap(),
+                0,
+                u32::wrapping_add,
+                exclusive,
+            );
+            let mut out = poisoned::<u32>(ctx, len);
+            let single = form(exclusive, ScanAlgorithm::SinglePass);
+            ctx.scan_by_key_with_into(&kv, &uv, &single, &mut out)
+                .unwrap();
+            assert_all_eq(
+                &out.to_vec().unwrap(),
+                &want,
+                &format!("u32 SinglePass, {what}"),
+            );
+            let mut out = poisoned::<u32>(ctx, len);
+            let three = form(exclusive, ScanAlgorithm::ReduceThenScan);
+            match ctx.scan_by_key_with_into(&kv, &uv, &three, &mut out) {
+                Err(Error::InvalidArgument { op, message }) => {
+                    let call = if exclusive {
+                        "scan_by_key_exclusive"
+                    } else {
+                        "scan_by_key"
+                    };
+                    assert_eq!(op, call);
+                    assert!(message.contains("ReduceThenScan"), "{message}");
+                    assert!(message.contains("Auto"), "{message}");
+                }
+                other => panic!("expected InvalidArgument, {what}: got {other:?}"),
+            }
+            assert_all_eq(
+                &out.to_vec().unwrap(),
+                &vec![u32::POISON; len],
+                &format!("the output of a refused call, {what}"),
+            );
+        }
+        let (e, ev) = (
+            ctx.upload::<u32>(&[]).unwrap(),
+            ctx.upload::<f32>(&[]).unwrap(),
+        );
+        assert!(
+            ctx.scan_by_key_with(&e, &ev, &form(false, ScanAlgorithm::SinglePass))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(matches!(
+            ctx.scan_by_key_with(&e, &ev, &form(true, ScanAlgorithm::ReduceThenScan)),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
+
 #[test]
 fn i32_and_f32_keys_by_bits() {
     let base = run_keys(3000, 40, 31);
@@ -438,14 +531,14 @@ fn convenience_forms_match_the_with_forms() {
         exclusive
     );
     assert_eq!(
-        c.scan_by_key_with(&keys, &values, &sum)
+        c.scan_by_key_with(&keys, &values, &Scan::inclusive(sum.clone()))
             .unwrap()
             .to_vec()
             .unwrap(),
         inclusive
     );
     assert_eq!(
-        c.scan_by_key_exclusive_with(&keys, &values, &sum)
+        c.scan_by_key_with(&keys, &values, &Scan::exclusive(sum))
             .unwrap()
             .to_vec()
             .unwrap(),
@@ -532,12 +625,12 @@ fn errors() {
         Err(Error::LengthMismatch { .. })
     ));
     // Not one expression, and not valid WGSL of the value type.
-    let bad = ScanOp::custom("a + b; }", 0.0);
+    let bad = Scan::inclusive(ScanOp::custom("a + b; }", 0.0));
     assert!(matches!(
         c.scan_by_key_with(&keys, &values, &bad),
         Err(Error::InvalidArgument { .. })
     ));
-    let bad = ScanOp::custom("a + true", 0.0);
+    let bad = Scan::inclusive(ScanOp::custom("a + true", 0.0));
     assert!(matches!(
         c.scan_by_key_with(&keys, &values, &bad),
         Err(Error::Compile { .. })

@@ -562,8 +562,12 @@ impl BurnGpu {
                     .scalar("cols", rows.cols as u32)
                     .write("r", &mut row)
                     .run()?;
-                self.ctx
-                    .scan_by_key_with_into(&row, &values, op, &mut result)?;
+                self.ctx.scan_by_key_with_into(
+                    &row,
+                    &values,
+                    &gpuprim::Scan::inclusive(op.clone()),
+                    &mut result,
+                )?;
             } else {
                 self.ctx.scan_with_into(
                     &values,

@@ -27,7 +27,6 @@ mod single_pass;
 pub(crate) mod tuning;
 
 pub(crate) use kernel::OperatorWgsl;
-pub(crate) use program::Adapter;
 
 use crate::element::GpuElement;
 use crate::error::Result;
@@ -133,7 +132,8 @@ impl Ctx {
     }
 }
 
-/// A scan: operator, inclusive or exclusive, and algorithm. For [`Ctx::scan_with`].
+/// A scan: operator, inclusive or exclusive, and algorithm. For [`Ctx::scan_with`] and
+/// [`Ctx::scan_by_key_with`](crate::Ctx::scan_by_key_with).
 ///
 /// ```
 /// use gpuprim::{Scan, ScanAlgorithm, ScanOp};
@@ -175,6 +175,23 @@ impl<T> Scan<T> {
     pub fn algorithm(mut self, algorithm: ScanAlgorithm) -> Self {
         self.algorithm = algorithm;
         self
+    }
+}
+
+impl<T> Scan<T> {
+    /// The operator (for the families that take a [`Scan`] too: `scan_by_key`).
+    pub(crate) fn op(&self) -> &ScanOp<T> {
+        &self.op
+    }
+
+    /// Whether element `i` combines elements `0..i` (else `0..=i`).
+    pub(crate) fn is_exclusive(&self) -> bool {
+        self.exclusive
+    }
+
+    /// The algorithm asked for ([`ScanAlgorithm::Auto`] unless [`Scan::algorithm`] set one).
+    pub(crate) fn requested_algorithm(&self) -> ScanAlgorithm {
+        self.algorithm
     }
 }
 

@@ -33,8 +33,9 @@ pub fn rows(b: &mut Bench) -> Result<()> {
         12 * n,
         || ctx.scan_by_key_exclusive_into(&keys16, &values, &mut out),
     )?;
+    let max = Scan::inclusive(ScanOp::Max);
     b.row("scan_by_key u32 keys f32 max, mean 16", 12 * n, || {
-        ctx.scan_by_key_with_into(&keys16, &values, &ScanOp::Max, &mut out)
+        ctx.scan_by_key_with_into(&keys16, &values, &max, &mut out)
     })?;
     check(b, &keys16)?;
     // Other tiles (workgroup x vec4 units per invocation) than the adapter's default.
