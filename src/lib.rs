@@ -183,6 +183,7 @@ pub mod internals {
     pub use crate::ops::kernel::tuning::ElementwiseTuning;
     pub use crate::ops::reduce::tuning::ReduceTuning;
     pub use crate::ops::scan::tuning::ScanTuning;
+    pub use crate::ops::scan_by_key::tuning::ScanByKeyTuning;
     pub use crate::ops::search::tuning::SearchTuning;
     pub use crate::ops::segmented::tuning::SegmentedTuning;
     pub use crate::ops::segmented_sort::tuning::SegmentedSortTuning;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::element::GpuElement;
 use crate::error::{Error, Result};
-use crate::runtime::cache::{Kernel, KernelSource};
+use crate::runtime::cache::{KernelSource, Pipeline};
 use crate::runtime::context::Ctx;
 use crate::runtime::record::{Res, Work};
 use crate::runtime::vec::GpuVec;
@@ -122,8 +122,8 @@ impl KernelSource for IndirectKernel {
     }
 }
 
-fn count_kernel(ctx: &Ctx) -> Result<Arc<Kernel>> {
-    ctx.kernel_for(&IndirectKernel, "main")
+fn count_kernel(ctx: &Ctx) -> Result<Arc<Pipeline>> {
+    ctx.pipeline_for(&IndirectKernel, "main")
 }
 
 /// Every configuration of this family's kernels, for the catalog test

@@ -9,7 +9,7 @@
 //!   `workgroup_id` and `num_workgroups` and skip the few surplus groups.
 
 use crate::error::{Error, Limit, Result};
-use crate::runtime::cache::Kernel;
+use crate::runtime::cache::Pipeline;
 use crate::runtime::context::Ctx;
 use crate::runtime::record::Work;
 use crate::runtime::view::View;
@@ -125,7 +125,7 @@ pub(crate) fn elementwise_workgroup_size(ctx: &Ctx) -> u32 {
 pub(crate) fn run_indexed<P: bytemuck::Pod>(
     ctx: &Ctx,
     op: &'static str,
-    kernel: &Arc<Kernel>,
+    kernel: &Arc<Pipeline>,
     workgroup_size: u32,
     units: u64,
     buffers: &[(View<'_>, u64)],
@@ -149,7 +149,7 @@ pub(crate) fn run_indexed<P: bytemuck::Pod>(
 /// `params(first unit of the window)` after them. One thread per unit.
 fn record_windows<P: bytemuck::Pod>(
     work: &mut Work,
-    kernel: &Arc<Kernel>,
+    kernel: &Arc<Pipeline>,
     units_per_group: u32,
     units: u64,
     buffers: &[(View<'_>, u64)],

@@ -21,7 +21,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::runtime::cache::Kernel;
+use crate::runtime::cache::Pipeline;
 use crate::runtime::context::Ctx;
 use crate::runtime::vec::Scratch;
 
@@ -84,7 +84,7 @@ pub(crate) enum Grid {
 /// One dispatch: a kernel, its bindings (group 0) and its grid.
 #[derive(Debug)]
 pub(crate) struct Dispatch {
-    kernel: Arc<Kernel>,
+    kernel: Arc<Pipeline>,
     bindings: Vec<(u32, Res)>,
     grid: Grid,
 }
@@ -189,12 +189,12 @@ impl Work {
     }
 
     /// Adds a dispatch of `kernel` over `grid` workgroups; add its bindings to the result.
-    pub(crate) fn dispatch(&mut self, kernel: &Arc<Kernel>, grid: [u32; 3]) -> &mut Dispatch {
+    pub(crate) fn dispatch(&mut self, kernel: &Arc<Pipeline>, grid: [u32; 3]) -> &mut Dispatch {
         self.dispatch_grid(kernel, Grid::Direct(grid))
     }
 
     /// [`Work::dispatch`] with a grid of either kind.
-    pub(crate) fn dispatch_grid(&mut self, kernel: &Arc<Kernel>, grid: Grid) -> &mut Dispatch {
+    pub(crate) fn dispatch_grid(&mut self, kernel: &Arc<Pipeline>, grid: Grid) -> &mut Dispatch {
         self.commands.push(Command::Dispatch(Dispatch {
             kernel: Arc::clone(kernel),
             bindings: Vec::new(),

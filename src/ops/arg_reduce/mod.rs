@@ -305,8 +305,8 @@ impl Ctx {
         let view = View::of(v);
         let config = ArgReduceKernel::new::<T>(self.info(), dir, view.vec4());
         let (wg, finish_wg) = (config.workgroup_size, config.finish_workgroup_size);
-        let partials_kernel = self.kernel_for(&config, "partials_main")?;
-        let finish_kernel = self.kernel_for(&config, "finish_main")?;
+        let partials_kernel = self.pipeline_for(&config, "partials_main")?;
+        let finish_kernel = self.pipeline_for(&config, "finish_main")?;
 
         // One parameter block per binding window, then one for the finishing pass.
         let n = v.len() as u64;

@@ -601,7 +601,7 @@ impl Ctx {
             offsets,
             units.div_ceil(u64::from(parts)),
         );
-        let kernel = self.kernel_for(&config, "rows_main")?;
+        let kernel = self.pipeline_for(&config, "rows_main")?;
         let slots = u64::from(config.workgroup_size / config.across);
         let values_units = view.units();
         let per_window = units_per_window(self, &[view.unit_bytes()]);
@@ -693,7 +693,7 @@ impl Ctx {
             }
         }
         if let Some((values, indices)) = &partials {
-            let finish = self.kernel_for(&config, "finish_main")?;
+            let finish = self.pipeline_for(&config, "finish_main")?;
             let groups = (segments as u64).min(cap);
             let block = work.params(&ArgRowsParams {
                 segments: segments as u32,

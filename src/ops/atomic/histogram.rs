@@ -232,7 +232,7 @@ impl Ctx {
             shared_bins,
             workgroup_size: wg,
         };
-        let kernel = self.kernel_for(&config, "main")?;
+        let kernel = self.pipeline_for(&config, "main")?;
         let (lo, hi, scale) = match range {
             Some(Range { lo, hi }) => (
                 lo,

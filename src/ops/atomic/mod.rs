@@ -287,7 +287,7 @@ impl Ctx {
             src_vec4: src.vec4(),
             workgroup_size: wg,
         };
-        let kernel = self.kernel_for(&config, "main")?;
+        let kernel = self.pipeline_for(&config, "main")?;
         let unit = (LANES * size_of::<T>()) as u64;
         let mut passes = Vec::new();
         for c in chunks(v.lanes4(), units_per_binding(self, unit)) {
@@ -331,7 +331,7 @@ fn grid(ctx: &Ctx, groups: u64) -> Result<[u32; 3]> {
 fn run_passes<D: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
-    kernel: &Arc<crate::runtime::cache::Kernel>,
+    kernel: &Arc<crate::runtime::cache::Pipeline>,
     src: &View<'_>,
     dst: &GpuVec<D>,
     passes: &[Pass],

@@ -7,7 +7,7 @@ use super::{MAP2D_ROWS, SWIZZLE_WGSL, Shape, SwizzleShape};
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::random::RANDOM_WGSL;
-use crate::runtime::cache::{Kernel, KernelSource, render};
+use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::Ctx;
 use crate::runtime::record::Work;
 use crate::runtime::vec::GpuVec;
@@ -128,12 +128,12 @@ impl Ctx {
         op: Grid2dOp,
         groups: (u32, u32),
         order: super::Swizzle,
-    ) -> Result<Arc<Kernel>> {
+    ) -> Result<Arc<Pipeline>> {
         let config = Grid2dKernel {
             op,
             remap: Remap::new(groups, order),
         };
-        self.kernel_for(&config, "main")
+        self.pipeline_for(&config, "main")
     }
 }
 
@@ -197,7 +197,7 @@ pub(super) struct ColorParams {
 pub(super) fn run2d<T: GpuElement, P: bytemuck::Pod>(
     ctx: &Ctx,
     op: &'static str,
-    kernel: &Arc<Kernel>,
+    kernel: &Arc<Pipeline>,
     groups: (u32, u32),
     (src, dst): (&GpuVec<T>, &GpuVec<T>),
     params: &P,

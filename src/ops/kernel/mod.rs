@@ -69,7 +69,6 @@ kernel_scalar!(f32, "f32", |v| v.to_bits());
 kernel_scalar!(i32, "i32", |v| v as u32);
 kernel_scalar!(u32, "u32", |v| v);
 
-
 /// A kernel of your own over named vectors and scalars, made by [`Ctx::elementwise`];
 /// add its arguments, then [`run`](Elementwise::run) it.
 ///

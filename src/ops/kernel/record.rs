@@ -122,7 +122,7 @@ fn record(
         signature: plan.signature(),
         workgroup_size: wg,
     };
-    let kernel = ctx.kernel_for(&config, "main")?;
+    let kernel = ctx.pipeline_for(&config, "main")?;
     let n = plan.n as u64;
     let units = n.div_ceil(LANES as u64);
     if units == 0 {

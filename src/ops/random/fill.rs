@@ -151,7 +151,7 @@ impl Ctx {
         seed: u32,
     ) -> Result<()> {
         let workgroup_size = elementwise_workgroup_size(self);
-        let kernel = self.kernel_for(&RandomSeedKernel { workgroup_size }, "main")?;
+        let kernel = self.pipeline_for(&RandomSeedKernel { workgroup_size }, "main")?;
         run_indexed(
             self,
             op,
@@ -202,7 +202,7 @@ impl Ctx {
             dst_vec4: dst.vec4(),
             workgroup_size: wg,
         };
-        let kernel = self.kernel_for(&config, "main")?;
+        let kernel = self.pipeline_for(&config, "main")?;
         run_indexed(self, op, &kernel, wg, units, &buffers, |first_unit| {
             FillParams {
                 first_unit,

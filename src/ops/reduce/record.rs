@@ -60,8 +60,8 @@ impl Ctx {
             finish_workgroup_size: finish_wg,
         };
         let count_binding = config.count_binding();
-        let partials_kernel = self.kernel_for(&config, "partials_main")?;
-        let finish_kernel = self.kernel_for(&config, "finish_main")?;
+        let partials_kernel = self.pipeline_for(&config, "partials_main")?;
+        let finish_kernel = self.pipeline_for(&config, "finish_main")?;
         let spec = &config.spec;
 
         // One parameter block per binding window, then one for the finishing pass.

@@ -9,7 +9,7 @@ use super::tuning::ScanTuning;
 use super::{ScanAlgorithm, ScanOp};
 use crate::element::GpuElement;
 use crate::error::Result;
-use crate::runtime::cache::Kernel;
+use crate::runtime::cache::Pipeline;
 use crate::runtime::context::Ctx;
 use crate::runtime::view::View;
 
@@ -124,11 +124,11 @@ pub(super) struct Layouts {
 
 /// The compiled kernels of a [`Program`] for one algorithm.
 pub(super) struct Kernels {
-    pub(super) upsweep: Arc<Kernel>,
-    pub(super) spine: Arc<Kernel>,
-    pub(super) downsweep: Arc<Kernel>,
+    pub(super) upsweep: Arc<Pipeline>,
+    pub(super) spine: Arc<Pipeline>,
+    pub(super) downsweep: Arc<Pipeline>,
     /// Compiled for [`ScanAlgorithm::SinglePass`] only.
-    pub(super) chained: Option<Arc<Kernel>>,
+    pub(super) chained: Option<Arc<Pipeline>>,
     pub(super) tile_units: u32,
     pub(super) a_bytes: u64,
     pub(super) counts: bool,
@@ -275,16 +275,16 @@ impl Program {
         };
         let chained = match (&self.chained, algorithm) {
             (Some(chained), ScanAlgorithm::SinglePass) => {
-                Some(ctx.kernel_for(&with_layouts(chained), "chained")?)
+                Some(ctx.pipeline_for(&with_layouts(chained), "chained")?)
             }
             _ => None,
         };
-        let spine = ctx.kernel_for(&self.spine, "spine")?;
+        let spine = ctx.pipeline_for(&self.spine, "spine")?;
         let tiles = with_layouts(&self.tiles);
         Ok(Kernels {
-            upsweep: ctx.kernel_for(&tiles, "upsweep")?,
+            upsweep: ctx.pipeline_for(&tiles, "upsweep")?,
             spine,
-            downsweep: ctx.kernel_for(&tiles, "downsweep")?,
+            downsweep: ctx.pipeline_for(&tiles, "downsweep")?,
             tile_units: if chained.is_some() {
                 self.chained_tile_units
             } else {

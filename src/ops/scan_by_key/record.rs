@@ -6,7 +6,7 @@ use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
 use crate::ops::scan::{Scan, ScanAlgorithm, ScanOp};
 use crate::ops::sort::SortKey;
-use crate::runtime::cache::Kernel;
+use crate::runtime::cache::Pipeline;
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::dispatch::{
     Chunk, chunks, storage_alignment, units_per_window, workgroup_grid,
@@ -175,7 +175,7 @@ fn kernel<T: GpuElement>(
     pass: &Pass<'_, T>,
     [keys, values, out]: [&View<'_>; 3],
     (wg, v): (u32, u32),
-) -> Result<Arc<Kernel>> {
+) -> Result<Arc<Pipeline>> {
     let subgroups = ctx.subgroups_within(wg);
     let config = ScanByKeyKernel {
         element: T::WGSL,
@@ -190,7 +190,7 @@ fn kernel<T: GpuElement>(
         out_vec4: out.vec4(),
         operator: pass.scan_op.wgsl(op)?,
     };
-    ctx.kernel_for(&config, "chained")
+    ctx.pipeline_for(&config, "chained")
 }
 
 #[cfg(test)]

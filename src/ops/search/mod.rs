@@ -27,7 +27,7 @@
 
 use crate::error::{Error, Result};
 use crate::ops::sort::SortKey;
-use crate::runtime::cache::{Kernel, KernelSource, render};
+use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::{Ctx, Info, check_len};
 use crate::runtime::dispatch::{
     chunks, pow2_workgroup_size_within, units_per_window, workgroup_grid,
@@ -279,8 +279,8 @@ impl Ctx {
             },
         );
         let (wg, max_pivots) = (config.workgroup_size, config.pivots);
-        let pivots_kernel = self.kernel_for(&config, "pivots_main")?;
-        let search_kernel = self.kernel_for(&config, "search_main")?;
+        let pivots_kernel = self.pipeline_for(&config, "pivots_main")?;
+        let search_kernel = self.pipeline_for(&config, "search_main")?;
 
         let max_per_dim = self.info().max_workgroups_per_dimension;
         let n = sorted.len() as u64;
@@ -379,7 +379,7 @@ impl Ctx {
             4 * u64::from(max_pivots),
             wgpu::BufferUsages::STORAGE,
         )?);
-        let pivots_kernel = self.kernel_for(&search, "pivots_main")?;
+        let pivots_kernel = self.pipeline_for(&search, "pivots_main")?;
         record_pivots(
             work,
             &pivots_kernel,
@@ -426,7 +426,7 @@ impl Ctx {
         let groups = units.div_ceil(wg).clamp(1, cap);
         let block = params(work, groups);
         work.dispatch(
-            &self.kernel_for(&buckets, "count_main")?,
+            &self.pipeline_for(&buckets, "count_main")?,
             workgroup_grid(u64::from(groups), max_per_dim)?,
         )
         .bind(0, block)
@@ -435,14 +435,14 @@ impl Ctx {
         .bind(3, query_binding.clone());
 
         let block = params(work, 1);
-        work.dispatch(&self.kernel_for(&buckets, "offsets_main")?, [1, 1, 1])
+        work.dispatch(&self.pipeline_for(&buckets, "offsets_main")?, [1, 1, 1])
             .bind(0, block)
             .bind(2, bins_binding.clone());
 
         let groups = units.div_ceil(wg * SCATTER_UNITS).clamp(1, cap);
         let block = params(work, groups);
         work.dispatch(
-            &self.kernel_for(&buckets, "scatter_main")?,
+            &self.pipeline_for(&buckets, "scatter_main")?,
             workgroup_grid(u64::from(groups), max_per_dim)?,
         )
         .bind(0, block)
@@ -459,7 +459,7 @@ impl Ctx {
             ..window.params(0)
         });
         work.dispatch(
-            &self.kernel_for(&search, "search_main")?,
+            &self.pipeline_for(&search, "search_main")?,
             workgroup_grid(u64::from(groups), max_per_dim)?,
         )
         .bind(0, block)

@@ -7,7 +7,7 @@ use super::*;
 /// has any.
 pub(super) fn record_pivots(
     work: &mut Work,
-    kernel: &Arc<Kernel>,
+    kernel: &Arc<Pipeline>,
     pivots: &wgpu::Buffer,
     table: Res,
     window: Window,

@@ -133,7 +133,7 @@ impl Ctx {
             across: cols,
             lanes,
         };
-        let columns = self.kernel_for(&config, "columns_main")?;
+        let columns = self.pipeline_for(&config, "columns_main")?;
         let spec = &config.spec;
         let max_per_dim = self.info().max_workgroups_per_dimension;
         let grid_cap = u64::from(max_per_dim).saturating_pow(3);
@@ -171,7 +171,7 @@ impl Ctx {
             .bind(2, input)
             .bind(4, out_binding.clone());
         if row_blocks > 1 {
-            let finish = self.kernel_for(&config, "finish_main")?;
+            let finish = self.pipeline_for(&config, "finish_main")?;
             let groups = col_blocks.min(grid_cap);
             let block = work.params(&ColumnsParams {
                 groups: groups as u32,

@@ -412,8 +412,8 @@ impl Ctx {
             workgroup_size: wg,
             values_per_invocation: v,
         };
-        let tiles = self.kernel_for(&config, "tiles_main")?;
-        let fixup = self.kernel_for(&config, "fixup_main")?;
+        let tiles = self.pipeline_for(&config, "tiles_main")?;
+        let fixup = self.pipeline_for(&config, "fixup_main")?;
 
         // Bindings of 16-bit accumulators are whole words.
         let partial_bytes = (spec.accumulator_bytes() * plan.ranges.max(1)).next_multiple_of(4);

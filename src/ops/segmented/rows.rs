@@ -77,7 +77,7 @@ impl Ctx {
             across: per_row,
             lanes,
         };
-        let kernel = self.kernel_for(&config, "rows_main")?;
+        let kernel = self.pipeline_for(&config, "rows_main")?;
         let rows_per_group = u64::from(wg / per_row);
         let cap = SegmentedTuning::of(info).row_groups;
         let max_per_dim = info.max_workgroups_per_dimension;

@@ -134,7 +134,7 @@ impl Ctx {
             across,
             values_vec4: view.vec4(),
         };
-        let kernel = self.kernel_for(&config, "short_main")?;
+        let kernel = self.pipeline_for(&config, "short_main")?;
         let cap = SegmentedTuning::of(info).short_groups;
         let max_per_dim = info.max_workgroups_per_dimension;
         let groups = segments

@@ -210,7 +210,7 @@ impl Ctx {
         if call.layout == Layout::Rows && call.width <= tile && !sort.rows_by_tiles_forced() {
             let block = call.width.next_power_of_two();
             let groups = call.segments.div_ceil(tile / block);
-            let kernel = self.kernel_for(&config, "rows_main")?;
+            let kernel = self.pipeline_for(&config, "rows_main")?;
             let block_params = work.params(&SegSortParams {
                 block,
                 groups,
@@ -267,7 +267,7 @@ impl Ctx {
             work.copy((values, *offset), (copy, 0), *vbytes);
         }
         let whole = |buf: &wgpu::Buffer| Res::range(buf, 0, bytes);
-        let tiles_kernel = self.kernel_for(&config, "tiles_main")?;
+        let tiles_kernel = self.pipeline_for(&config, "tiles_main")?;
         let tiles_params = work.params(&SegSortParams {
             groups: tiles,
             ..base
@@ -282,7 +282,7 @@ impl Ctx {
             d.bind(2, o.clone());
         }
         let elements_grid = capped_grid(call.n.div_ceil(wg), max_per_dim)?;
-        let finish_kernel = self.kernel_for(&config, "finish_main")?;
+        let finish_kernel = self.pipeline_for(&config, "finish_main")?;
         let finish = |work: &mut Work, grid: Grid, (w, p): (&wgpu::Buffer, &wgpu::Buffer)| {
             let block = work.params(&base);
             let d = work
@@ -332,7 +332,7 @@ impl Ctx {
             finish_z: elements_grid[2],
             ..base
         };
-        let span_kernel = self.kernel_for(&config, "span_main")?;
+        let span_kernel = self.pipeline_for(&config, "span_main")?;
         let span_params = work.params(&grid_params);
         let d = work
             .dispatch(
@@ -344,12 +344,12 @@ impl Ctx {
         if let Some(o) = &b.offsets {
             d.bind(2, o.clone());
         }
-        let args_kernel = self.kernel_for(&config, "args_main")?;
+        let args_kernel = self.pipeline_for(&config, "args_main")?;
         let args_params = work.params(&grid_params);
         work.dispatch(&args_kernel, [1, 1, 1])
             .bind(0, args_params)
             .bind(10, state_res);
-        let merge_kernel = self.kernel_for(&config, "merge_main")?;
+        let merge_kernel = self.pipeline_for(&config, "merge_main")?;
         let mut from = (&a_w, &a_p);
         let mut to = (&b_w, &b_p);
         for level in 0..levels_max {

@@ -11,7 +11,7 @@ use bytemuck::{Pod, Zeroable};
 use super::engine::{Peers, Plan, RADIX, Route, ScratchBuffers, Window, keys_out, pow2_workgroup};
 use super::kernels::{SortHistogramKernel, SortOneSweepKernel};
 use crate::error::{Error, Result};
-use crate::runtime::cache::Kernel;
+use crate::runtime::cache::Pipeline;
 use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::{Res, Work};
@@ -361,9 +361,9 @@ pub(super) fn onesweep_shape(
 
 /// The histogram, its scan and the digit pass.
 struct OneSweepKernels {
-    histogram: Arc<Kernel>,
-    scan: Arc<Kernel>,
-    pass: Arc<Kernel>,
+    histogram: Arc<Pipeline>,
+    scan: Arc<Pipeline>,
+    pass: Arc<Pipeline>,
 }
 
 /// The kernels of a OneSweep sort with `shape` on `ctx`'s adapter.
@@ -376,9 +376,9 @@ fn kernels(
 ) -> Result<OneSweepKernels> {
     let (histogram, pass) = kernel_configs(ctx.info(), shape, spin_peers, pairs, keys_vec4);
     Ok(OneSweepKernels {
-        histogram: ctx.kernel_for(&histogram, "histogram")?,
-        scan: ctx.kernel_for(&histogram, "scan_histogram")?,
-        pass: ctx.kernel_for(&pass, "onesweep")?,
+        histogram: ctx.pipeline_for(&histogram, "histogram")?,
+        scan: ctx.pipeline_for(&histogram, "scan_histogram")?,
+        pass: ctx.pipeline_for(&pass, "onesweep")?,
     })
 }
 

@@ -12,7 +12,7 @@ use bytemuck::{Pod, Zeroable};
 use super::engine::{Plan, RADIX, Route, ScratchBuffers, Window, keys_out};
 use super::kernels::{RtsKnockout, SortRtsKernel, rts_origin_words};
 use crate::error::{Error, Result};
-use crate::runtime::cache::Kernel;
+use crate::runtime::cache::Pipeline;
 use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::Work;
@@ -235,16 +235,16 @@ pub(super) fn rts_shape(
 
 /// The counting and the scattering pass.
 struct RtsKernels {
-    upsweep: Arc<Kernel>,
-    downsweep: Arc<Kernel>,
+    upsweep: Arc<Pipeline>,
+    downsweep: Arc<Pipeline>,
 }
 
 fn rts_kernels(ctx: &Ctx, shape: &RtsShape, pairs: bool) -> Result<RtsKernels> {
     let knockout = ctx.option::<RtsKnockout>().map_or(0, |k| k.0);
     let config = rts_config(ctx.info(), shape, pairs, knockout);
     Ok(RtsKernels {
-        upsweep: ctx.kernel_for(&config, "upsweep")?,
-        downsweep: ctx.kernel_for(&config, "downsweep")?,
+        upsweep: ctx.pipeline_for(&config, "upsweep")?,
+        downsweep: ctx.pipeline_for(&config, "downsweep")?,
     })
 }
 

@@ -449,9 +449,9 @@ impl Ctx {
             },
         );
         let (wg, v) = (config.workgroup_size, config.v);
-        let reduce = self.kernel_for(&config, "tile_reduce")?;
-        let spine = self.kernel_for(&config, "spine")?;
-        let write = self.kernel_for(&config, "tile_write")?;
+        let reduce = self.pipeline_for(&config, "tile_reduce")?;
+        let spine = self.pipeline_for(&config, "spine")?;
+        let write = self.pipeline_for(&config, "tile_write")?;
         // An empty input still writes its count (0): the spine over no tiles.
         let tile = u64::from(wg * v);
         let tiles = n.div_ceil(tile);

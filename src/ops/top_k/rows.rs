@@ -461,7 +461,7 @@ fn record_rows<T: SortKey>(
     stop: u32,
     windows: &[Window],
 ) -> Result<()> {
-    let kernel = ctx.kernel_for(config, "rows_main")?;
+    let kernel = ctx.pipeline_for(config, "rows_main")?;
     let info = ctx.info();
     let (width, pitch) = (grid.width(), grid.pitch());
     let k = (values.len() / grid.height() as usize) as u32;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{End, Shape};
 use crate::error::Result;
 use crate::ops::sort::SortKey;
-use crate::runtime::cache::{Kernel, KernelSource, render};
+use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::Ctx;
 use crate::runtime::dispatch::{
     Chunk, chunks, storage_alignment, units_per_binding, workgroup_grid,
@@ -150,8 +150,8 @@ pub(super) fn kernel<T: SortKey>(
     shape: &Shape,
     entry: &'static str,
     src: &View<'_>,
-) -> Result<Arc<Kernel>> {
-    ctx.kernel_for(&TopKKernel::new::<T>(shape, src.vec4()), entry)
+) -> Result<Arc<Pipeline>> {
+    ctx.pipeline_for(&TopKKernel::new::<T>(shape, src.vec4()), entry)
 }
 
 /// The binding windows of a vector of `n` 4-byte elements: its vec4 units, first element

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::template::naga_dialect;
-use super::{Kernel, KernelSource};
+use super::{KernelSource, Pipeline};
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
 
@@ -85,7 +85,7 @@ impl Ctx {
         wgsl: &str,
         trusted: bool,
         zero_init: bool,
-    ) -> Result<Kernel> {
+    ) -> Result<Pipeline> {
         let _inside = crate::runtime::driver::enter();
         let device = &self.inner.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -131,7 +131,7 @@ impl Ctx {
         }
         crate::runtime::driver::close_at_exit_after_compiling();
         let (writable, used) = bindings(&naga_wgsl, entry);
-        Ok(Kernel {
+        Ok(Pipeline {
             pipeline,
             layout,
             writable,

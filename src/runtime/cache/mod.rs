@@ -92,9 +92,11 @@ fn key_hash<K: Hash + 'static>(key: &K, entry: &str) -> u64 {
     h.finish()
 }
 
-/// A compiled kernel: its pipeline and the layout its bind groups follow.
+/// One entry point of a kernel, compiled: its compute pipeline and the layout its bind
+/// groups follow. (A *kernel* is the GPU program a configuration, a [`KernelSource`],
+/// describes; its templates may have several entry points, each a `Pipeline`.)
 #[derive(Debug)]
-pub(crate) struct Kernel {
+pub(crate) struct Pipeline {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) layout: wgpu::BindGroupLayout,
     /// Bit `b`: binding `b` of group 0 is a storage buffer the kernel may write.
@@ -104,7 +106,7 @@ pub(crate) struct Kernel {
     pub(crate) used: u64,
 }
 
-impl Kernel {
+impl Pipeline {
     /// Whether the kernel's layout holds binding `b` of group 0.
     pub(crate) fn uses(&self, b: u32) -> bool {
         b < 64 && self.used >> b & 1 == 1
@@ -124,7 +126,7 @@ struct CacheEntry {
 #[derive(Default)]
 struct Slot {
     compiling: Mutex<()>,
-    kernel: OnceLock<Arc<Kernel>>,
+    kernel: OnceLock<Arc<Pipeline>>,
 }
 
 /// The compiled kernels of a context, by key and entry point.
@@ -162,11 +164,11 @@ impl Ctx {
     ///
     /// Two threads asking for one new kernel compile it once (the second waits for the
     /// first); a thread asking for a cached kernel never waits for another's compile.
-    pub(crate) fn kernel_for<K: KernelSource>(
+    pub(crate) fn pipeline_for<K: KernelSource>(
         &self,
         config: &K,
         entry: &'static str,
-    ) -> Result<Arc<Kernel>> {
+    ) -> Result<Arc<Pipeline>> {
         self.cached(config, entry, |config: &K| {
             // naga's recursion depends on the user code: bound it, then compile on a
             // thread whose stack fits it (see `expr::check_size`).
@@ -182,12 +184,12 @@ impl Ctx {
     }
 
     /// `config`'s WGSL for `entry`, rendered, checked and compiled (on the compile
-    /// thread of [`Ctx::kernel_for`]).
+    /// thread of [`Ctx::pipeline_for`]).
     fn render_and_compile<K: KernelSource>(
         &self,
         config: &K,
         entry: &'static str,
-    ) -> Result<Kernel> {
+    ) -> Result<Pipeline> {
         let wgsl = template::spec_dialect(config.wgsl().map_err(|e| match e {
             Error::Internal { message, .. } => Error::Internal {
                 op: config.name(),
@@ -214,8 +216,8 @@ impl Ctx {
         &self,
         key: &K,
         entry: &'static str,
-        compile: impl FnOnce(&K) -> Result<Kernel>,
-    ) -> Result<Arc<Kernel>> {
+        compile: impl FnOnce(&K) -> Result<Pipeline>,
+    ) -> Result<Arc<Pipeline>> {
         self.check_alive()?;
         let cache = &self.inner.cache;
         let hash = key_hash(key, entry);
@@ -275,11 +277,11 @@ mod tests {
     use std::sync::{Arc, mpsc};
     use std::time::Duration;
 
-    use super::{Kernel, Label};
+    use super::{Label, Pipeline};
     use crate::{Ctx, Error};
 
     /// A kernel compiled for real, to stand for a slow compile's result.
-    fn trivial_kernel(ctx: &Ctx) -> Kernel {
+    fn trivial_kernel(ctx: &Ctx) -> Pipeline {
         let label = Label {
             name: "test",
             element: "",
@@ -311,7 +313,7 @@ mod tests {
             let (done_tx, done_rx) = mpsc::channel();
             s.spawn(move || done_tx.send(ctx.reduce(v)).unwrap());
             let same = s.spawn(move || {
-                ctx.cached(&"a slow kernel", "main", |_| -> crate::Result<Kernel> {
+                ctx.cached(&"a slow kernel", "main", |_| -> crate::Result<Pipeline> {
                     panic!("the slow kernel was compiled twice")
                 })
             });
@@ -332,7 +334,7 @@ mod tests {
         let ctx = Ctx::new().unwrap();
         let before = ctx.pipelines_cached();
         let fail = || {
-            ctx.cached(&"fails", "main", |_| -> crate::Result<Kernel> {
+            ctx.cached(&"fails", "main", |_| -> crate::Result<Pipeline> {
                 Err(Error::Internal {
                     op: "test",
                     message: "on purpose".into(),
@@ -356,7 +358,7 @@ mod tests {
             .cached(&"fails", "main", |_| Ok(trivial_kernel(&ctx)))
             .unwrap();
         let again = ctx
-            .cached(&"fails", "main", |_| -> crate::Result<Kernel> {
+            .cached(&"fails", "main", |_| -> crate::Result<Pipeline> {
                 panic!("compiled twice")
             })
             .unwrap();
