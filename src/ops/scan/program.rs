@@ -171,7 +171,6 @@ impl Program {
         } else {
             tuning.units
         };
-        let wg_chained = wg;
         let v_chained = match form.io {
             ScanIo::Compact { .. } => tuning.single_pass_compact_units,
             _ => tuning.single_pass_units,
@@ -196,7 +195,7 @@ impl Program {
             single_pass: false,
         };
         let chained = (size_of::<A>() == 4).then(|| ScanKernel {
-            workgroup_size: wg_chained,
+            workgroup_size: wg,
             units: v_chained,
             single_pass: true,
             ..tiles.clone()
@@ -214,7 +213,7 @@ impl Program {
             chained,
             spine,
             tile_units: wg * v,
-            chained_tile_units: wg_chained * v_chained,
+            chained_tile_units: wg * v_chained,
             a_bytes: size_of::<A>() as u64,
             counts: form.counts,
         }
