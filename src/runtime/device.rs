@@ -64,6 +64,59 @@ struct Setup {
     devices: Vec<(DeviceKey, DeviceHandles)>,
 }
 
+/// The devices of living contexts, with the id each context holds; with the shared
+/// devices these are the devices [`quiesce`] waits for at exit (a dedicated device, or
+/// yours, is not in the registry).
+static LIVE: Mutex<Vec<(u64, wgpu::Device)>> = Mutex::new(Vec::new());
+
+/// Notes `device` as a living context's; returns the id [`forget_live`] takes.
+pub(crate) fn note_live(device: &wgpu::Device) -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    lock(&LIVE).push((id, device.clone()));
+    id
+}
+
+/// The context of `id` is dropped (called inside the driver's door, so the device's last
+/// handle is not dropped here).
+pub(crate) fn forget_live(id: u64) {
+    lock(&LIVE).retain(|(i, _)| *i != id);
+}
+
+/// At exit, after every gpuprim thread left the driver: waits, at most `budget` in all,
+/// for the work already submitted to every device gpuprim knows to finish. A driver may
+/// run that work on threads of its own (lavapipe's queue thread compiles a shader's
+/// LLVM variant when the dispatch runs, and frees it there): still running while the
+/// exit handlers tore LLVM down, they crashed the process (SIGSEGV in `~MCJIT`,
+/// `corrupted size vs. prev_size` on `libvulkan_lvp.so`'s thread: 5 of 200 exits while
+/// threads made contexts, 15 of 200 with every backend; docs/PERFORMANCE.md). A
+/// registry another thread holds is skipped (that thread is still inside; waiting on it
+/// could hang the exit).
+pub(crate) fn quiesce(budget: std::time::Duration) {
+    let start = std::time::Instant::now();
+    let mut devices: Vec<wgpu::Device> = Vec::new();
+    if let Ok(setup) = SETUP.try_lock() {
+        devices.extend(setup.devices.iter().map(|(_, h)| h.device.clone()));
+    }
+    if let Ok(live) = LIVE.try_lock() {
+        for (_, d) in live.iter() {
+            if !devices.contains(d) {
+                devices.push(d.clone());
+            }
+        }
+    }
+    for device in &devices {
+        let left = budget.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        let _inside = crate::runtime::driver::enter();
+        let _ = crate::runtime::wait::poll_blocking(device, None, left);
+    }
+    // The clones are dropped by the exiting thread, which may pass the door: dropping
+    // them frees nothing, the registries still hold each device.
+}
+
 /// The backends and memory budget an instance was made for.
 type InstanceKey = (wgpu::Backends, Option<u8>);
 
@@ -201,6 +254,9 @@ pub(crate) fn find_adapters(
         desc.memory_budget_thresholds.for_resource_creation = memory_budget;
         desc
     };
+    // Inside the door: a GL instance loads and unloads Mesa's GL driver, which must not
+    // happen while the process exits.
+    let _inside = crate::runtime::driver::enter();
     let primary = backends & wgpu::Backends::PRIMARY;
     let mut adapters = Vec::new();
     if !primary.is_empty() {
@@ -210,7 +266,10 @@ pub(crate) fn find_adapters(
     let has_gpu = adapters
         .iter()
         .any(|a| a.get_info().device_type != wgpu::DeviceType::Cpu);
-    if !others.is_empty() && !has_gpu {
+    let key = (others, memory_budget);
+    // Probed once where a primary adapter exists (see `GL_ONLY_CPU`).
+    let known_cpu_only = !adapters.is_empty() && lock(&GL_ONLY_CPU).contains(&key);
+    if !others.is_empty() && !has_gpu && !known_cpu_only {
         // GL instances are not shared: the adapters of one GL instance share its EGL
         // context, which two threads using it at once make current together (EGL's
         // BadAccess, a panic in wgpu-hal). GL has none of the teardown trouble that
@@ -219,10 +278,25 @@ pub(crate) fn find_adapters(
             new_instance(descriptor(others)).enumerate_adapters(others),
         );
         crate::runtime::driver::close_at_exit();
+        if !adapters.is_empty()
+            && more
+                .iter()
+                .all(|a| a.get_info().device_type == wgpu::DeviceType::Cpu)
+        {
+            lock(&GL_ONLY_CPU).push(key);
+        }
         adapters.extend(more);
     }
     adapters
 }
+
+/// The GL backends (with their memory budget) found to offer software adapters only.
+/// Where a primary backend offers an adapter too, the primary one always ranks higher
+/// ([`adapter_rank`]), so GL is probed once, not on every context: each probe made a
+/// GL instance, which loaded Mesa's GL driver and unloaded it again when the instance
+/// was dropped, on every `Ctx::new` of a machine whose only Vulkan device is lavapipe
+/// (slow, and a process exiting during one crashed in the driver's unload).
+static GL_ONLY_CPU: Mutex<Vec<InstanceKey>> = Mutex::new(Vec::new());
 
 /// The adapters of the process's instance for `desc`'s backends and memory budget: the
 /// instance is made and its adapters enumerated once, then kept, never destroyed (see the

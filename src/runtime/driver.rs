@@ -13,7 +13,12 @@
 //! returns. A thread that reaches the door after that never enters the driver again: it
 //! sleeps until the process is gone (calls do not return, drops do not finish), except
 //! the thread that is exiting, which goes on (its own exit handlers may drop what they
-//! hold) and the waiter threads, which end ([`try_enter`]).
+//! hold) and the waiter threads, which end ([`try_enter`]). Once nobody is inside,
+//! it also waits (within the same [`CLOSE_WAIT`]) for the work already submitted to
+//! every device gpuprim knows (`device::quiesce`): lavapipe runs that work, and
+//! JIT-compiles for it, on a queue thread of its own that no door can hold. The handler
+//! is registered again after the first compile and after the first finished
+//! submission, since a driver may register handlers of its own at either.
 //!
 //! **GL's context lock never times out because of gpuprim.** On GL, wgpu-hal holds one
 //! lock on the EGL context for each call, and a call that waits more than 6 s for it
@@ -159,8 +164,8 @@ fn gl_unlock() {
     }
 }
 
-/// The exit handler: closes the door and waits (at most [`CLOSE_WAIT`]) for the threads
-/// inside to come out. Cannot unwind.
+/// The exit handler: closes the door, waits (at most [`CLOSE_WAIT`] in all) for the
+/// threads inside to come out and then for the devices' submitted work. Cannot unwind.
 extern "C" fn close() {
     let _ = EXITING_THREAD.set(std::thread::current().id());
     CLOSED.store(true, Ordering::SeqCst);
@@ -169,6 +174,11 @@ extern "C" fn close() {
     let start = Instant::now();
     while INSIDE.load(Ordering::SeqCst) > mine && start.elapsed() < CLOSE_WAIT {
         native::sleep(Duration::from_micros(200));
+    }
+    // Then the work the devices still run on the driver's own threads, once nobody else
+    // is inside (a thread still inside may hold a lock the wait would need).
+    if INSIDE.load(Ordering::SeqCst) <= mine {
+        super::device::quiesce(CLOSE_WAIT.saturating_sub(start.elapsed()));
     }
 }
 
@@ -190,6 +200,17 @@ pub(crate) fn close_at_exit() {
 pub(crate) fn close_at_exit_after_compiling() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     native::at_exit(&ONCE, close);
+}
+
+/// Registers [`close`] once more after the first submission was seen finished. A driver
+/// may compile when the work runs, on a thread of its own (lavapipe's queue thread
+/// JIT-compiles a kernel's LLVM variant at its first dispatch), and register exit
+/// handlers of its own then, after the registration at the first compile.
+pub(crate) fn close_at_exit_after_running() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    if !CLOSED.load(Ordering::SeqCst) {
+        native::at_exit(&ONCE, close);
+    }
 }
 
 /// A wgpu object whose drop goes through the door (a vector's buffer, a context's

@@ -249,18 +249,22 @@ impl Ctx {
 
 /// A poll that blocks until `submission` (every submission if `None`) has finished or
 /// `timeout` has passed; `None` when wgpu-core's assertion fired (see [`Ctx::poll_now`]).
-fn poll_blocking(
+pub(crate) fn poll_blocking(
     device: &wgpu::Device,
     submission: Option<wgpu::SubmissionIndex>,
     timeout: Duration,
 ) -> Option<std::result::Result<wgpu::PollStatus, wgpu::PollError>> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         device.poll(wgpu::PollType::Wait {
             submission_index: submission,
             timeout: Some(timeout),
         })
     }))
-    .ok()
+    .ok();
+    if let Some(Ok(_)) = polled {
+        driver::close_at_exit_after_running();
+    }
+    polled
 }
 
 /// Resolves when a map callback has run, or its wait passed the context's deadline.

@@ -294,27 +294,7 @@ impl CtxBuilder {
                 });
             }
         }
-        let adapters = crate::runtime::device::find_adapters(self.backends, self.memory_budget);
-        let adapter = adapters
-            .into_iter()
-            .filter(|a| {
-                a.get_downlevel_capabilities()
-                    .flags
-                    .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-                    && (!self.software || a.get_info().device_type == wgpu::DeviceType::Cpu)
-            })
-            .max_by_key(|a| crate::runtime::device::adapter_rank(&a.get_info(), self.power))
-            .ok_or_else(|| Error::NoAdapter {
-                searched: format!(
-                    "backends {:?}{}",
-                    self.backends,
-                    if self.software {
-                        ", software adapters only"
-                    } else {
-                        ""
-                    }
-                ),
-            })?;
+        let adapter = self.pick_adapter()?;
         let adapter_info = adapter.get_info();
         // Argument errors before a device exists: nothing to create and tear down.
         self.check(&adapter.limits())?;
@@ -391,6 +371,34 @@ impl CtxBuilder {
         Ok(())
     }
 
+    /// The adapter the context is made on: the best of every adapter on the builder's
+    /// backends. Inside the driver's door, so the adapters not chosen (an instance's
+    /// last handles, a GL one's driver unload among them) are dropped inside it too.
+    fn pick_adapter(&self) -> Result<wgpu::Adapter> {
+        let _inside = crate::runtime::driver::enter();
+        let adapters = crate::runtime::device::find_adapters(self.backends, self.memory_budget);
+        adapters
+            .into_iter()
+            .filter(|a| {
+                a.get_downlevel_capabilities()
+                    .flags
+                    .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+                    && (!self.software || a.get_info().device_type == wgpu::DeviceType::Cpu)
+            })
+            .max_by_key(|a| crate::runtime::device::adapter_rank(&a.get_info(), self.power))
+            .ok_or_else(|| Error::NoAdapter {
+                searched: format!(
+                    "backends {:?}{}",
+                    self.backends,
+                    if self.software {
+                        ", software adapters only"
+                    } else {
+                        ""
+                    }
+                ),
+            })
+    }
+
     /// The context on a device.
     fn assemble(
         self,
@@ -448,6 +456,7 @@ impl CtxBuilder {
             max_binding_bytes,
             max_workgroups_per_dimension,
         };
+        let live = crate::runtime::device::note_live(&device);
         Ok(Ctx {
             sink: None,
             inner: Arc::new(Inner {
@@ -469,6 +478,7 @@ impl CtxBuilder {
                 profiler,
                 op_state: TypeSlots::default(),
                 options: self.options.detached(),
+                live,
             }),
         })
     }

@@ -73,6 +73,9 @@ pub(crate) struct Inner {
     pub(crate) op_state: TypeSlots,
     /// The options ops were given through the builder ([`CtxBuilder::option`]).
     pub(crate) options: TypeSlots,
+    /// The context's entry in the registry of devices drained at exit
+    /// ([`crate::runtime::device::quiesce`]).
+    pub(crate) live: u64,
 }
 
 impl Drop for Inner {
@@ -99,6 +102,7 @@ impl Drop for Inner {
         drop(self.probe_layout.take());
         drop(self.profiler.take());
         drop(std::mem::take(&mut self.op_state));
+        crate::runtime::device::forget_live(self.live);
     }
 }
 
