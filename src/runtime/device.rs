@@ -64,9 +64,9 @@ struct Setup {
     devices: Vec<(DeviceKey, DeviceHandles)>,
 }
 
-/// The devices of living contexts, with the id each context holds; with the shared
-/// devices these are the devices [`quiesce`] waits for at exit (a dedicated device, or
-/// yours, is not in the registry).
+/// The device of every living context (shared, dedicated, or yours through
+/// `Ctx::from_wgpu`), with the id each context holds; with the shared devices these are
+/// the devices [`quiesce`] waits for at exit.
 static LIVE: Mutex<Vec<(u64, wgpu::Device)>> = Mutex::new(Vec::new());
 
 /// Notes `device` as a living context's; returns the id [`forget_live`] takes.
@@ -83,7 +83,8 @@ pub(crate) fn forget_live(id: u64) {
     lock(&LIVE).retain(|(i, _)| *i != id);
 }
 
-/// At exit, after every gpuprim thread left the driver: waits, at most `budget` in all,
+/// At exit, after every gpuprim thread left the driver: waits on a thread of its own, at
+/// most `budget` in all,
 /// for the work already submitted to every device gpuprim knows to finish. A driver may
 /// run that work on threads of its own (lavapipe's queue thread compiles a shader's
 /// LLVM variant when the dispatch runs, and frees it there): still running while the
@@ -105,16 +106,31 @@ pub(crate) fn quiesce(budget: std::time::Duration) {
             }
         }
     }
-    for device in &devices {
-        let left = budget.saturating_sub(start.elapsed());
-        if left.is_zero() {
-            break;
-        }
-        let _inside = crate::runtime::driver::enter();
-        let _ = crate::runtime::wait::poll_blocking(device, None, left);
+    if devices.is_empty() {
+        return;
     }
-    // The clones are dropped by the exiting thread, which may pass the door: dropping
-    // them frees nothing, the registries still hold each device.
+    // On a thread of its own: the exiting thread's thread-locals are gone by now (glibc
+    // runs them down before the exit handlers), and wgpu-core's debug lock tracing
+    // needs its own (it panicked here on `main`, which had polled). The thread does not
+    // pass the door: the door is closed and nobody else is inside.
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let waiter = std::thread::Builder::new()
+        .name("gpuprim-exit".into())
+        .spawn(move || {
+            for device in &devices {
+                let left = budget.saturating_sub(start.elapsed());
+                if left.is_zero() {
+                    break;
+                }
+                let _ = crate::runtime::wait::poll_blocking(device, None, left);
+            }
+            // The clones are dropped here: that frees nothing, the registries still hold
+            // each device.
+            let _ = done.send(());
+        });
+    if waiter.is_ok() {
+        let _ = finished.recv_timeout(budget.saturating_sub(start.elapsed()));
+    }
 }
 
 /// The backends and memory budget an instance was made for.
