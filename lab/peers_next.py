@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch's figures for the calls of issue 34 (segmented and per-axis reductions, argmax,
-searchsorted, top-k) and issue 45 (argmax per row), in the style of peers.py: median
+searchsorted, top-k), issue 45 (argmax per row) and issue 46 (gather and scatter by index), in the style of peers.py: median
 device time over repeated runs (CUDA events, after warm-up) and bandwidth counting each
 input read once and each output written once, so the rows compare with the bandwidth
-table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search` and `top_k`.
+table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search`, `top_k` and `gather`.
 
 usage: python3 peers_next.py [WORD]   (only the rows whose name contains WORD)
 """
@@ -41,6 +41,21 @@ x = torch.rand(n, device=dev, generator=g)
 attempt("sum f32 2^28 (torch.sum)", lambda: x.sum(), 4 * n)
 attempt("argmax f32 2^28 (torch.argmax)", lambda: torch.argmax(x), 4 * n)
 attempt("cumsum f32 2^28 (torch.cumsum)", lambda: torch.cumsum(x, 0), 8 * n)
+
+# Gather and scatter by index (bandwidth section `gather`): indices, elements read and
+# written, 12 n bytes (torch's int64 indices move 4 n more, not counted).
+idx32 = torch.randint(0, n, (n,), device=dev, generator=g, dtype=torch.int32)
+attempt("index_select f32 2^28, random int32 indices", lambda: x.index_select(0, idx32), 12 * n)
+idx64 = idx32.long()
+attempt("gather f32 2^28, random int64 indices (torch.gather)", lambda: x.gather(0, idx64), 12 * n)
+del idx32
+ident = torch.arange(n, device=dev)
+attempt("gather f32 2^28, in-order int64 indices", lambda: x.gather(0, ident), 12 * n)
+del ident
+perm = torch.randperm(n, device=dev, generator=g)
+y = torch.empty_like(x)
+attempt("index_copy_ f32 2^28, random permutation", lambda: y.index_copy_(0, perm, x), 12 * n)
+del idx64, perm, y
 
 # Segmented sums over the same 2^28 values.
 one = torch.tensor([n], device=dev)

@@ -9,6 +9,7 @@ pub mod atomic;
 #[cfg(test)]
 pub(crate) mod catalog;
 pub(crate) mod copy;
+pub mod gather;
 pub mod grid2d;
 pub mod indirect;
 pub mod kernel;

@@ -28,7 +28,7 @@ mod signature;
 pub(crate) mod tuning;
 
 pub(crate) use args::{Access, Args, Plan};
-pub(crate) use record::{record_elementwise, record_expression};
+pub(crate) use record::{record_elementwise, record_expression, record_statements};
 #[cfg(test)]
 pub(crate) use signature::catalog_signatures;
 pub(crate) use signature::{Pieces, Signature};

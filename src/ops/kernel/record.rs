@@ -93,6 +93,17 @@ pub(crate) fn record_elementwise(
     record(ctx, work, "elementwise", Body::Statements, body, args)
 }
 
+/// [`record_elementwise`] of gpuprim's own statements `code`, named as `work`'s op
+/// (gather and scatter).
+pub(crate) fn record_statements(
+    ctx: &Ctx,
+    work: &mut Work,
+    code: &str,
+    args: Args<'_>,
+) -> Result<()> {
+    record(ctx, work, work.op(), Body::Statements, code, args)
+}
+
 /// [`record_elementwise`] of `gp_out = (expr);`, with `expr` as the user code (the
 /// output `gp_out` is one of `args`): map and zip.
 pub(crate) fn record_expression(
