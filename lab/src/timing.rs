@@ -140,7 +140,7 @@ impl<'a> Bench<'a> {
 
     /// `n` u32 over the whole range from a seeded stream, uploaded.
     pub fn random_u32(&self, seed: u64) -> Result<GpuVec<u32>> {
-        let host: Vec<u32> = xorshift(self.n, seed).map(|r| (r >> 32) as u32).collect();
+        let host: Vec<u32> = stream_u32(self.n, seed).collect();
         self.ctx.upload(&host)
     }
 
@@ -436,6 +436,12 @@ fn json_number(v: f64) -> String {
     } else {
         "null".into()
     }
+}
+
+/// `n` u32 from a seeded xorshift stream (the high words of [`xorshift`]'s): the
+/// sections' host data.
+pub fn stream_u32(n: usize, seed: u64) -> impl Iterator<Item = u32> {
+    xorshift(n, seed).map(|r| (r >> 32) as u32)
 }
 
 fn xorshift(n: usize, seed: u64) -> impl Iterator<Item = u64> {

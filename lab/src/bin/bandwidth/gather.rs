@@ -7,18 +7,7 @@
 
 use gpuprim::{Error, Result};
 
-use gpuprim_lab::timing::Bench;
-
-/// `len` values from a seeded xorshift stream.
-fn stream(len: usize, seed: u64) -> impl Iterator<Item = u32> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len).map(move |_| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 32) as u32
-    })
-}
+use gpuprim_lab::timing::{Bench, stream_u32 as stream};
 
 fn wrong(what: &str, i: usize) -> Error {
     Error::InvalidArgument {

@@ -10,18 +10,7 @@
 
 use gpuprim::{GpuVec, Result, SortKey};
 
-use gpuprim_lab::timing::Bench;
-
-/// `len` values from a seeded xorshift stream.
-fn stream(len: usize, seed: u64) -> impl Iterator<Item = u32> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len).map(move |_| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 32) as u32
-    })
-}
+use gpuprim_lab::timing::{Bench, stream_u32 as stream};
 
 /// A sorted u32 table spread over the whole range: element i is i * 2^32 / len plus a
 /// random step below the spacing (no host sort needed at 2^28).
