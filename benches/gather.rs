@@ -1,8 +1,10 @@
 //! Throughput of gather and scatter of f32 by random u32 indices, swept over n; bytes
-//! are the indices read and the moved elements read and written once (12 n).
+//! are the indices read and the moved elements read and written once (12 n). Then
+//! scatter_add of n f32 values into 2^10 bins (8 n: indices and values read once).
 //!
-//! `cargo bench --bench gather`. Iterations use `gather_into` and `scatter` and wait
-//! for the GPU; the `bandwidth` table (lab/) (section `gather`) has the GPU-only table.
+//! `cargo bench --bench gather`. Iterations use `gather_into`, `scatter` and
+//! `scatter_add` and wait for the GPU; the `bandwidth` table (lab/) (sections `gather`
+//! and `scatter_add`) has the GPU-only table.
 
 mod common;
 
@@ -41,6 +43,20 @@ fn bench(c: &mut Criterion) {
         |n| (inputs(&ctx, n), 12 * n),
         |(src, idx, out)| {
             ctx.scatter(src, idx, out).unwrap();
+            ctx.synchronize().unwrap();
+        },
+    );
+    common::sweep(
+        c,
+        &ctx,
+        "scatter_add_f32_1024_bins",
+        |n| {
+            let (values, idx, _) = inputs(&ctx, n);
+            let bins = ctx.map(&idx, "x % 1024u").unwrap();
+            ((values, bins, ctx.zeros::<f32>(1024).unwrap()), 8 * n)
+        },
+        |(values, bins, out)| {
+            ctx.scatter_add(out, bins, values).unwrap();
             ctx.synchronize().unwrap();
         },
     );

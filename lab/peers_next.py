@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch's figures for the calls of issue 34 (segmented and per-axis reductions, argmax,
-searchsorted, top-k), issue 45 (argmax per row) and issue 46 (gather and scatter by index), in the style of peers.py: median
+searchsorted, top-k), issue 45 (argmax per row) and issue 46 (gather, scatter and scatter_add by index), in the style of peers.py: median
 device time over repeated runs (CUDA events, after warm-up) and bandwidth counting each
 input read once and each output written once, so the rows compare with the bandwidth
-table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search`, `top_k` and `gather`.
+table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search`, `top_k`, `gather` and `scatter_add`.
 
 usage: python3 peers_next.py [WORD]   (only the rows whose name contains WORD)
 """
@@ -56,6 +56,19 @@ perm = torch.randperm(n, device=dev, generator=g)
 y = torch.empty_like(x)
 attempt("index_copy_ f32 2^28, random permutation", lambda: y.index_copy_(0, perm, x), 12 * n)
 del idx64, perm, y
+
+# scatter_add (bandwidth section `scatter_add`): 2^24 values by random indices into 2^10
+# and 2^20 bins; 8 bytes per value (int32 indices and f32 values read once).
+m = 1 << 24
+vals = torch.rand(m, device=dev, generator=g)
+for bins_log2 in (10, 20):
+    bins = 1 << bins_log2
+    sidx = torch.randint(0, bins, (m,), device=dev, generator=g)
+    out = torch.zeros(bins, device=dev)
+    attempt(f"index_add_ f32 2^24 into 2^{bins_log2} bins", lambda: out.index_add_(0, sidx, vals), 8 * m)
+    attempt(f"scatter_add_ f32 2^24 into 2^{bins_log2} bins", lambda: out.scatter_add_(0, sidx, vals), 8 * m)
+    del sidx, out
+del vals
 
 # Segmented sums over the same 2^28 values.
 one = torch.tensor([n], device=dev)

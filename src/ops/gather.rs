@@ -9,7 +9,7 @@
 //! read or written for it (no clamping to the last element).
 
 use crate::element::GpuElement;
-use crate::error::{Error, Limit, Result};
+use crate::error::Result;
 use crate::ops::kernel::{Access, Args, View, record_statements};
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::record::Work;
@@ -28,10 +28,10 @@ impl Ctx {
     /// ```
     ///
     /// # Errors
-    /// [`Error::TooLarge`] if `src` does not fit one storage binding
+    /// [`Error::TooLarge`](crate::Error::TooLarge) if `src` does not fit one storage binding
     /// (`ctx.info().max_binding_bytes`; the indices may be longer),
-    /// [`Error::InvalidArgument`] for prefix views ([`GpuVec::prefix`]),
-    /// [`Error::ContextMismatch`] for vectors of another context.
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for prefix views ([`GpuVec::prefix`]),
+    /// [`Error::ContextMismatch`](crate::Error::ContextMismatch) for vectors of another context.
     pub fn gather<T: GpuElement>(
         &self,
         src: &GpuVec<T>,
@@ -56,8 +56,8 @@ impl Ctx {
     /// ```
     ///
     /// # Errors
-    /// As [`Ctx::gather`], and [`Error::LengthMismatch`] unless `out` has the indices'
-    /// length; [`Error::InvalidArgument`] if `out` shares a buffer with an input.
+    /// As [`Ctx::gather`], and [`Error::LengthMismatch`](crate::Error::LengthMismatch) unless `out` has the indices'
+    /// length; [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `out` shares a buffer with an input.
     pub fn gather_into<T: GpuElement>(
         &self,
         src: &GpuVec<T>,
@@ -67,7 +67,7 @@ impl Ctx {
         let op = "gather";
         self.check_owned(op, &[&src.ctx, &indices.ctx, &out.ctx])?;
         check_len(op, ("out", out.len()), ("indices", indices.len()))?;
-        let len = self.indexed_len(op, "src", src)?;
+        let len = self.freely_indexed_len(op, "src", src)?;
         if indices.is_empty() || src.is_empty() {
             // Nothing to read: every index is out of range, so `out` keeps what it had.
             return Ok(());
@@ -103,10 +103,10 @@ impl Ctx {
     /// ```
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] unless `src` and `indices` have one length,
-    /// [`Error::TooLarge`] if `dst` does not fit one storage binding,
-    /// [`Error::InvalidArgument`] for prefix views or if `dst` shares a buffer with an
-    /// input, [`Error::ContextMismatch`] for vectors of another context.
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) unless `src` and `indices` have one length,
+    /// [`Error::TooLarge`](crate::Error::TooLarge) if `dst` does not fit one storage binding,
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for prefix views or if `dst` shares a buffer with an
+    /// input, [`Error::ContextMismatch`](crate::Error::ContextMismatch) for vectors of another context.
     pub fn scatter<T: GpuElement>(
         &self,
         src: &GpuVec<T>,
@@ -116,7 +116,7 @@ impl Ctx {
         let op = "scatter";
         self.check_owned(op, &[&src.ctx, &indices.ctx, &dst.ctx])?;
         check_len(op, ("src", src.len()), ("indices", indices.len()))?;
-        let len = self.indexed_len(op, "dst", dst)?;
+        let len = self.freely_indexed_len(op, "dst", dst)?;
         if indices.is_empty() || dst.is_empty() {
             return Ok(());
         }
@@ -133,35 +133,5 @@ impl Ctx {
             args,
         )?;
         work.submit()
-    }
-
-    /// The length of the vector a gather or scatter indexes freely, checked: one storage
-    /// binding holds it (so every index fits a `u32`).
-    fn indexed_len<T: GpuElement>(
-        &self,
-        op: &'static str,
-        name: &str,
-        v: &GpuVec<T>,
-    ) -> Result<u32> {
-        v.require_host_len(op)?;
-        let bytes = v.len() as u64 * size_of::<T>() as u64;
-        let limit = self.info().max_binding_bytes;
-        if bytes > limit {
-            return Err(Error::TooLarge {
-                what: format!(
-                    "{op}'s {name}, indexed freely, of {} {} ({bytes} bytes), which must be \
-                     bound whole",
-                    v.len(),
-                    T::WGSL
-                ),
-                kind: Limit::BindingBytes,
-                requested: bytes,
-                limit,
-            });
-        }
-        u32::try_from(v.len()).map_err(|_| Error::Internal {
-            op,
-            message: format!("{} elements fit one binding but not a u32", v.len()),
-        })
     }
 }

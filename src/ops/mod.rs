@@ -18,6 +18,7 @@ pub mod random;
 pub mod reduce;
 pub mod scan;
 pub mod scan_by_key;
+pub mod scatter_reduce;
 pub mod search;
 pub mod segmented;
 pub mod segmented_sort;

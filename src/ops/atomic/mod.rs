@@ -78,7 +78,7 @@ mod sealed {
 /// Element types [`Ctx::atomic_sum`] can add: `u32`, `i32` (both wrapping) and `f32`
 /// (through a compare-exchange loop on the bit pattern). Sealed; `f64` and `f16` are
 /// excluded at compile time.
-pub trait AtomicElement: GpuElement + sealed::Sealed {
+pub trait AtomicElement: GpuElement + crate::ops::sort::SortValue + sealed::Sealed {
     /// The WGSL type of the atomic accumulator (`atomic<ATOM>`).
     #[doc(hidden)]
     const ATOM: &'static str;

@@ -20,6 +20,13 @@ pub(crate) enum Access {
     Raw,
     /// The whole vector, read and written, indexed freely.
     RawReadWrite,
+    /// The whole vector as atomics, indexed freely: `array<atomic<u32>>` for `u32` and
+    /// `f32` (whose bits a compare-exchange loop updates), `array<atomic<i32>>` for
+    /// `i32`. gpuprim's own kernels only (scatter-reduce).
+    Atomic,
+    /// An `f32` vector as `array<atomic<f32>>`, for adapters with
+    /// `Features::SHADER_FLOAT32_ATOMIC` (native only: WebGPU has no float atomics).
+    AtomicFloat,
     /// One element of the vector, read.
     DeviceScalar(usize),
 }
@@ -41,6 +48,8 @@ impl Access {
             Access::Write => "write",
             Access::Raw => "raw",
             Access::RawReadWrite => "raw_read_write",
+            Access::Atomic => "atomic",
+            Access::AtomicFloat => "atomic_float",
             Access::DeviceScalar(_) => "device_scalar",
         }
     }
@@ -52,7 +61,11 @@ impl Access {
     pub(super) fn writes(self) -> bool {
         matches!(
             self,
-            Access::ReadWrite | Access::Write | Access::RawReadWrite
+            Access::ReadWrite
+                | Access::Write
+                | Access::RawReadWrite
+                | Access::Atomic
+                | Access::AtomicFloat
         )
     }
 }

@@ -146,12 +146,16 @@ fn record(
         units_per_window(ctx, &unit_sizes)
     };
     let max_per_dim = ctx.info().max_workgroups_per_dimension;
-    let groups = ElementwiseTuning::of(ctx.info()).groups;
+    // A grid-stride loop: at most the tuning's workgroups, and never more than one
+    // dispatch can launch.
+    let groups = ElementwiseTuning::of(ctx.info())
+        .groups
+        .min(u64::from(max_per_dim).pow(3));
     let windows: Vec<_> = chunks(units, per_window).collect();
     // A device count: the workgroups of each window are worked out on the GPU.
     let args = match plan.count {
         Some(&(ref count, offset)) => {
-            let max_groups = groups.min(u64::from(max_per_dim).pow(3)) as u32;
+            let max_groups = groups as u32;
             let bytes = 12 * windows.len() as u64;
             let args = work.keep(ctx.scratch(
                 "indirect arguments",

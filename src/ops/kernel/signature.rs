@@ -172,6 +172,17 @@ impl Signature {
                         "@group(0) @binding({binding}) var<storage, {mode}> {name}: array<{t}>;"
                     );
                 }
+                Access::Atomic | Access::AtomicFloat => {
+                    let atom = match (access, t) {
+                        (Access::AtomicFloat, _) => "f32",
+                        (_, "i32") => "i32",
+                        _ => "u32",
+                    };
+                    let _ = writeln!(
+                        p.bindings,
+                        "@group(0) @binding({binding}) var<storage, read_write> {name}: array<atomic<{atom}>>;"
+                    );
+                }
                 Access::DeviceScalar(_) => {
                     let k = device;
                     device += 1;
@@ -221,15 +232,17 @@ pub(crate) fn catalog_signatures() -> Vec<Signature> {
     for vec4 in [true, false] {
         for count in [false, true] {
             for t in ["f32", "i32", "u32", "f16"] {
-                out.push(Signature {
-                    args: vec![
-                        vector("x", Access::Read, t, vec4, false),
-                        vector("y", Access::ReadWrite, t, vec4, false),
-                        vector("gp_out", Access::Write, t, vec4, false),
-                        scalar("alpha", t),
-                    ],
-                    count,
-                });
+                let mut args = vec![
+                    vector("x", Access::Read, t, vec4, false),
+                    vector("y", Access::ReadWrite, t, vec4, false),
+                    vector("gp_out", Access::Write, t, vec4, false),
+                    scalar("alpha", t),
+                ];
+                // Scatter-reduce's atomics (u32, i32, and f32 as u32 bits).
+                if t != "f16" {
+                    args.push(vector("acc", Access::Atomic, t, vec4, false));
+                }
+                out.push(Signature { args, count });
             }
             out.push(Signature {
                 args: vec![

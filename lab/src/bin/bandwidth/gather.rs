@@ -57,3 +57,47 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     }
     Ok(())
 }
+
+/// Rows for scatter_add of f32 (issue 46): 2^(log2 n - 4) values (2^24 at the default
+/// 2^28) by random indices into 2^10 and 2^20 bins, by atomics and in the deterministic
+/// order. Bytes count the indices and values read once (8 per value; the bins stay in
+/// cache). Against `out.index_add_(0, idx, v)` and `out.scatter_add_(0, idx, v)` in
+/// lab/peers_next.py. Checked first on zeroed bins with small integer values, whose sums
+/// are exact in any order.
+pub fn scatter_rows(b: &mut Bench) -> Result<()> {
+    let ctx = b.ctx;
+    let m = (b.n / 16).max(1);
+    let l = m.trailing_zeros();
+    let r: Vec<u32> = stream(m, 73).collect();
+    let values: Vec<f32> = r.iter().map(|x| (x >> 8) as f32 % 17.0 - 8.0).collect();
+    let vals = ctx.upload(&values)?;
+    for bins_log2 in [10u32, 20] {
+        let bins = 1usize << bins_log2;
+        let host: Vec<u32> = r.iter().map(|x| x % bins as u32).collect();
+        let idx = ctx.upload(&host)?;
+        let mut want = vec![0f32; bins];
+        for (&i, &v) in host.iter().zip(&values) {
+            want[i as usize] += v;
+        }
+        for deterministic in [false, true] {
+            let how = gpuprim::ScatterReduce::new(gpuprim::ScatterOp::Sum);
+            let how = if deterministic {
+                how.deterministic()
+            } else {
+                how
+            };
+            let mut out = ctx.zeros::<f32>(bins)?;
+            ctx.scatter_reduce(&mut out, &idx, &vals, how, None)?;
+            if let Some(i) = out.to_vec()?.iter().zip(&want).position(|(a, b)| a != b) {
+                return Err(wrong("scatter_add", i));
+            }
+            let order = if deterministic { ", sorted" } else { "" };
+            b.row(
+                &format!("scatter_add f32 2^{l}, 2^{bins_log2} bins{order}"),
+                8 * m,
+                || ctx.scatter_reduce(&mut out, &idx, &vals, how, None),
+            )?;
+        }
+    }
+    Ok(())
+}
