@@ -4,7 +4,8 @@
 //! write n (reduce-then-scan reads the input twice, so its figure is below the bytes it
 //! really moves); compaction counts read n + write the kept elements (50% here). Scan
 //! iterations use the device-resident form and wait for the GPU; compaction is blocking
-//! (it reads the count back), so it includes that round trip.
+//! (it reads the count back), so it includes that round trip. Partition (also blocking)
+//! counts read n + write n.
 
 mod common;
 
@@ -57,6 +58,15 @@ fn bench(c: &mut Criterion) {
         },
         |v| {
             ctx.compact(v, "x > 0.5").unwrap();
+        },
+    );
+    common::sweep(
+        c,
+        &ctx,
+        "partition_f32_50pct",
+        |n| (ctx.upload(&values(n)).unwrap(), 8 * n),
+        |v| {
+            ctx.partition(v, "x > 0.5").unwrap();
         },
     );
 }

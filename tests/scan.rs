@@ -641,6 +641,58 @@ fn check_compact<T: TestElement>(ctx: &Ctx, host: &[T], predicate: &str, keep: i
         .unwrap_or_else(|e| panic!("{what} (indices): {e}"));
     assert_eq!(got.len(), want.len(), "{what}: indices kept");
     assert_all_eq(&got.to_vec().unwrap(), &want, &format!("{what} (indices)"));
+    check_partition(ctx, &v, host, predicate, &keep);
+}
+
+/// `partition` and `partition_into` against a stable partition on the CPU (kept, then
+/// the rest), and `select_flagged` with the predicate's flags against `filter`.
+fn check_partition<T: TestElement>(
+    ctx: &Ctx,
+    v: &GpuVec<T>,
+    host: &[T],
+    predicate: &str,
+    keep: &impl Fn(T) -> bool,
+) {
+    let what = format!("partition {} of {} by {predicate:?}", T::WGSL, host.len());
+    let kept: Vec<T> = host.iter().copied().filter(|&x| keep(x)).collect();
+    let mut want = kept.clone();
+    want.extend(host.iter().copied().filter(|&x| !keep(x)));
+    let (got, count) = ctx
+        .partition(v, predicate)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(count, kept.len(), "{what}: kept");
+    assert_all_eq(&got.to_vec().unwrap(), &want, &what);
+    // The `_into` form within one binding: three poisoned elements past `v`'s length
+    // stay poisoned, and the count lands at element 0.
+    let room = host.len() + 3;
+    if room.next_multiple_of(4) * size_of::<T>() <= ctx.info().max_binding_bytes as usize {
+        let mut out = poisoned::<T>(ctx, room);
+        let mut n = ctx.upload(&[u32::MAX, 7]).unwrap();
+        ctx.partition_into(v, predicate, &mut out, &mut n)
+            .unwrap_or_else(|e| panic!("{what} (into): {e}"));
+        assert_eq!(
+            n.to_vec().unwrap(),
+            [kept.len() as u32, 7],
+            "{what} (into): count"
+        );
+        let mut want = want.clone();
+        want.extend([T::POISON; 3]);
+        let got = out.to_vec().unwrap();
+        let same = bytemuck::cast_slice::<T, u8>(&got) == bytemuck::cast_slice::<T, u8>(&want);
+        assert!(same, "{what} (into): {got:?}");
+    }
+    if std::mem::size_of_val(host) <= ctx.info().max_binding_bytes as usize {
+        let flags: Vec<u32> = host.iter().map(|&x| u32::from(keep(x)) * 3).collect();
+        let flags = ctx.upload(&flags).unwrap();
+        let got = ctx
+            .select_flagged(v, &flags)
+            .unwrap_or_else(|e| panic!("{what} (select_flagged): {e}"));
+        assert_all_eq(
+            &got.to_vec().unwrap(),
+            &kept,
+            &format!("{what} (select_flagged)"),
+        );
+    }
 }
 
 /// Selectivities 0%, ~1%, ~50% and 100% for each type.

@@ -54,7 +54,7 @@ struct Params {
     first_elem: u32, // index of the window's first element (compaction indices)
     out_base: u32,   // compaction: element of the output binding's start
     last: u32,       // 1 in the last window
-    _pad: u32,
+    total_at: u32,   // partition's downsweep: the element of `offsets` with the kept count
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

@@ -4,8 +4,9 @@
 //
 // `scan_io`, `compact_io` and `spine_io` fill `{{IO}}`: load(u) (vec4 unit u as scanned
 // values, the identity past n) and store(u, s) (the scanned values s of unit u) of a
-// scan, of a compaction (`{{PREDICATE}}`: the user's predicate in `x`; `{{KEPT}}`: what
-// a kept element writes, itself or its index) and of the spine (reads `partials`,
+// scan, of a compaction or partition (`{{PREDICATE}}`: the user's predicate in `x`;
+// `{{STORE_KEPT}}` and `{{STORE_REST}}`: what a kept and a rejected element write, where
+// `s[k]` is the number of kept elements before it) and of the spine (reads `partials`,
 // writes `offsets`). `shuffle_scan` fills scan_subgroup.wgsl's `{{SUBGROUP_INCLUSIVE}}`
 // for operators without a subgroup built-in.
 //#section scan_io
@@ -56,8 +57,12 @@ fn store(u: u32, s: vec4<A>) {
     let v = src_load(u);
     for (var k = 0u; k < 4u; k++) {
         let i = u * 4u + k;
-        if i < params.n && keep(v[k]) {
-            out[s[k] - params.out_base] = {{KEPT}};
+        if i < params.n {
+            if keep(v[k]) {
+                {{STORE_KEPT}}
+            } else {
+                {{STORE_REST}}
+            }
         }
     }
 }

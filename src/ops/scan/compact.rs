@@ -3,8 +3,10 @@
 //! at its position.
 
 use super::ScanAlgorithm;
-use super::program::Program;
-use super::record::{OutRange, unit_bytes};
+use super::kernel::PartitionWrite;
+use super::program::{Kernels, Program};
+use super::record::{OutRange, ScanParams, unit_bytes, window_elems};
+use super::reduce_then_scan::RtsLayout;
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
 use crate::runtime::context::Ctx;
@@ -70,7 +72,6 @@ impl Ctx {
             program.kernels(self, algorithm, &program.layouts(Some(&View::of(v)), None))?;
             return self.zeros::<O>(0);
         }
-        let in_unit = unit_bytes::<T>();
         let out_bytes = size_of::<O>() as u64;
         let n = v.len() as u64;
         let max_binding = self.info().max_binding_bytes;
@@ -85,8 +86,40 @@ impl Ctx {
             return Ok(out);
         }
         // The output may need several bindings: count the kept elements of each range
-        // first, so each window's output binding can start where its elements go. A
-        // window's output binding holds at most its elements, plus alignment and padding.
+        // first, so each window's output binding can start where its elements go.
+        let c = self.count_windows(op, &program, v, out_bytes)?;
+        let total = c.total();
+        let out = self.zeros::<O>(total as usize)?;
+        if total == 0 {
+            return Ok(out);
+        }
+        let outs: Vec<Option<OutRange>> = (0..c.windows.len())
+            .map(|i| {
+                let (first, end) = c.kept(i);
+                self.out_range(&out, first, end)
+            })
+            .collect();
+        let offsets = self.upload(&c.offsets)?;
+        let mut work = Work::new(self, op);
+        c.record_downsweeps(&mut work, &c.kernels, View::of(v), &offsets, &outs);
+        work.submit()?;
+        Ok(out)
+    }
+
+    /// The first pass of a compaction or partition whose output needs several bindings:
+    /// the input cut into windows whose output ranges fit a binding, and the number of
+    /// kept elements before each workgroup's range of tiles, read back.
+    fn count_windows<T: GpuElement>(
+        &self,
+        op: &'static str,
+        program: &Program,
+        v: &GpuVec<T>,
+        out_bytes: u64,
+    ) -> Result<Counted> {
+        // A window's output binding holds at most its elements, plus alignment and
+        // padding.
+        let in_unit = unit_bytes::<T>();
+        let max_binding = self.info().max_binding_bytes;
         let slack = storage_alignment(self) + LANES as u64 * out_bytes;
         let per = units_within(
             self,
@@ -94,15 +127,13 @@ impl Ctx {
             max_binding.saturating_sub(slack),
         );
         let windows: Vec<Chunk> = chunks(v.lanes4(), per).collect();
-        // Several windows: count each range first, so each window's output binding can
-        // start where its kept elements go.
         let src = View::of(v);
         let kernels = program.kernels(
             self,
             ScanAlgorithm::ReduceThenScan,
             &program.layouts(Some(&src), None),
         )?;
-        let (layout, mut params) = self.rts_layout(&kernels, n, &windows, None)?;
+        let (layout, params) = self.rts_layout(&kernels, v.len() as u64, &windows, None)?;
         let counts = {
             let mut work = Work::new(self, op);
             let partials = work.keep(self.scratch(
@@ -127,48 +158,35 @@ impl Ctx {
             total += u64::from(c);
         }
         offsets.push(total as u32);
-        let out = self.zeros::<O>(total as usize)?;
-        if total == 0 {
-            return Ok(out);
-        }
+        Ok(Counted {
+            windows,
+            kernels,
+            layout,
+            params,
+            offsets,
+            n: v.len() as u64,
+        })
+    }
+
+    /// The binding of elements `first..end` of `out` (from an aligned element before
+    /// `first`, to the end of the vec4 unit of `end`), or None for an empty range.
+    fn out_range<O: GpuElement>(&self, out: &GpuVec<O>, first: u64, end: u64) -> Option<OutRange> {
+        let out_bytes = size_of::<O>() as u64;
         let align_elems = (storage_alignment(self) / out_bytes).max(1);
-        let outs: Vec<Option<OutRange>> = (0..windows.len())
-            .map(|i| {
-                let first = u64::from(offsets[layout.bases[i] as usize]);
-                let end = u64::from(offsets[(layout.bases[i] + layout.groups[i]) as usize]);
-                (end > first).then(|| {
-                    let start = first / align_elems * align_elems;
-                    let stop = end
-                        .next_multiple_of(LANES as u64)
-                        .min(out.lanes4() * LANES as u64);
-                    OutRange {
-                        res: Res::range(
-                            &out.buffer,
-                            out.offset + start * out_bytes,
-                            (stop - start) * out_bytes,
-                        ),
-                        out_base: start as u32,
-                    }
-                })
-            })
-            .collect();
-        let offsets = self.upload(&offsets)?;
-        let mut work = Work::new(self, op);
-        for (i, w) in windows.iter().enumerate() {
-            let Some(range) = &outs[i] else {
-                continue;
-            };
-            let p = &mut params[windows.len() + 1 + i];
-            p.out_base = range.out_base;
-            let block = work.params(p);
-            work.dispatch(&kernels.downsweep, layout.grids[i])
-                .bind(0, block)
-                .bind(1, src.window(w))
-                .bind(2, range.res.clone())
-                .bind(4, Res::whole(&offsets.buffer));
-        }
-        work.submit()?;
-        Ok(out)
+        (end > first).then(|| {
+            let start = first / align_elems * align_elems;
+            let stop = end
+                .next_multiple_of(LANES as u64)
+                .min(out.lanes4() * LANES as u64);
+            OutRange {
+                res: Res::range(
+                    &out.buffer,
+                    out.offset + start * out_bytes,
+                    (stop - start) * out_bytes,
+                ),
+                out_base: start as u32,
+            }
+        })
     }
 
     /// Adds a compaction of `v` into `out` (whose padded elements fit one binding, with
@@ -180,9 +198,15 @@ impl Ctx {
         v: &GpuVec<T>,
         out: &GpuVec<O>,
     ) -> Result<wgpu::Buffer> {
-        // Every window writes anywhere in the whole of `out`.
+        // Every window writes anywhere in the whole of `out`. A partition's downsweep
+        // reads the total, which only reduce-then-scan has before it.
+        let algorithm = if program.partitions() {
+            ScanAlgorithm::ReduceThenScan
+        } else {
+            ScanAlgorithm::Auto
+        };
         let out = View::of(out);
-        self.record_windows::<T, u32>(work, program, ScanAlgorithm::Auto, v, out, |_| OutRange {
+        self.record_windows::<T, u32>(work, program, algorithm, v, out, |_| OutRange {
             res: out.whole(),
             out_base: 0,
         })
@@ -209,7 +233,8 @@ impl Ctx {
         out: &mut GpuVec<T>,
         count: &mut GpuVec<u32>,
     ) -> Result<()> {
-        self.compact_into_impl("compact_into", v, predicate, out, count)
+        let program = Program::compact::<T>(self, "compact_into", predicate, false);
+        self.compact_into_impl("compact_into", program, v, out, count)
     }
 
     /// [`Ctx::compact_indices`] without waiting; see [`Ctx::compact_into`].
@@ -220,14 +245,151 @@ impl Ctx {
         out: &mut GpuVec<u32>,
         count: &mut GpuVec<u32>,
     ) -> Result<()> {
-        self.compact_into_impl("compact_indices_into", v, predicate, out, count)
+        let program = Program::compact::<T>(self, "compact_indices_into", predicate, true);
+        self.compact_into_impl("compact_indices_into", program, v, out, count)
     }
 
+    /// `v` partitioned by the WGSL predicate `predicate` (an expression in `x` of the
+    /// element type): the elements for which it holds, in their order, then all the
+    /// others, in their order (a stable partition: Thrust's `stable_partition_copy` into
+    /// one vector, CUB's `DevicePartition::If` with the rejected part in order). Returns
+    /// the vector, of `v`'s length, and the number of kept elements. Blocks until the
+    /// count is known.
+    ///
+    /// Reduce-then-scan: one pass counts, one writes every element (the rejected ones
+    /// need the total before they can be placed), so it reads `v` twice where
+    /// [`Ctx::compact`] may read it once. Past one storage binding the counts are read
+    /// back first, as `compact` does.
+    ///
+    /// # Errors
+    /// As [`Ctx::compact`].
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[0.9f32, 0.1, 0.7, 0.3, 0.6])?;
+    /// let (parts, kept) = ctx.partition(&v, "x > 0.5")?;
+    /// assert_eq!(kept, 3);
+    /// assert_eq!(parts.to_vec()?, vec![0.9, 0.7, 0.6, 0.1, 0.3]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn partition<T: GpuElement>(
+        &self,
+        v: &GpuVec<T>,
+        predicate: &str,
+    ) -> Result<(GpuVec<T>, usize)> {
+        let op = "partition";
+        self.check_owned(op, &[&v.ctx])?;
+        v.require_host_len(op)?;
+        let both = Program::partition::<T>(self, op, predicate, PartitionWrite::Both)?;
+        check_positions(op, v.len())?;
+        let src = View::of(v);
+        let rts = ScanAlgorithm::ReduceThenScan;
+        if v.is_empty() {
+            both.kernels(self, rts, &both.layouts(Some(&src), None))?;
+            return Ok((self.zeros::<T>(0)?, 0));
+        }
+        let out_bytes = size_of::<T>() as u64;
+        let out = self.zeros::<T>(v.len())?;
+        if out.padded_bytes() <= self.info().max_binding_bytes {
+            let mut work = Work::new(self, op);
+            let total = self.compact_record(&mut work, &both, v, &out)?;
+            let count = self.submit_read_back::<u32>(work, (&total, 0), 1)?;
+            let kept = count.wait()?[0] as usize;
+            return Ok((out, kept));
+        }
+        // Several bindings: the kept and the rejected elements of a window go to two
+        // ranges of the output, each written by a downsweep of its own.
+        let kept = Program::partition::<T>(self, op, predicate, PartitionWrite::Kept)?;
+        let rest = Program::partition::<T>(self, op, predicate, PartitionWrite::Rest)?;
+        let c = self.count_windows(op, &kept, v, out_bytes)?;
+        let rest_kernels = rest.kernels(self, rts, &rest.layouts(Some(&src), None))?;
+        let ranges = |part: fn(&Counted, usize) -> (u64, u64)| -> Vec<Option<OutRange>> {
+            (0..c.windows.len())
+                .map(|i| {
+                    let (first, end) = part(&c, i);
+                    self.out_range(&out, first, end)
+                })
+                .collect()
+        };
+        let (kept_outs, rest_outs) = (ranges(Counted::kept), ranges(Counted::rest));
+        let offsets = self.upload(&c.offsets)?;
+        let mut work = Work::new(self, op);
+        c.record_downsweeps(&mut work, &c.kernels, src, &offsets, &kept_outs);
+        c.record_downsweeps(&mut work, &rest_kernels, src, &offsets, &rest_outs);
+        work.submit()?;
+        Ok((out, c.total() as usize))
+    }
+
+    /// [`Ctx::partition`] without waiting: the partition of `v` goes to the front of
+    /// `out` (at least as long as `v`, within one storage binding), the number of kept
+    /// elements to `count[0]`; the rest of `out` is left as it was.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[4i32, -9, 2, -7, 5])?;
+    /// let mut out = ctx.zeros::<i32>(5)?;
+    /// let mut count = ctx.zeros::<u32>(1)?;
+    /// ctx.partition_into(&v, "x < 0", &mut out, &mut count)?;
+    /// assert_eq!(count.to_vec()?, vec![2]);
+    /// assert_eq!(out.to_vec()?, vec![-9, -7, 4, 2, 5]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Ctx::compact_into`].
+    pub fn partition_into<T: GpuElement>(
+        &self,
+        v: &GpuVec<T>,
+        predicate: &str,
+        out: &mut GpuVec<T>,
+        count: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        let op = "partition_into";
+        let program = Program::partition::<T>(self, op, predicate, PartitionWrite::Both);
+        self.compact_into_impl(op, program, v, out, count)
+    }
+
+    /// The elements of `v` whose flag is not zero, in their order (CUB's
+    /// `DeviceSelect::Flagged`, NumPy's `v[flags != 0]`). Blocks until the count is
+    /// known.
+    ///
+    /// The kept indices are compacted from the flags ([`Ctx::compact_indices`]), then
+    /// the elements gathered by them ([`Ctx::gather`]): `v` must fit one storage
+    /// binding (the flags may not), and the indices cost one more write and read of the
+    /// kept count than a fused selection would.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `v` and `flags` have one length;
+    /// [`Error::TooLarge`] if `v` does not fit one storage binding; as
+    /// [`Ctx::compact`] otherwise.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[1.5f32, 2.5, 3.5, 4.5])?;
+    /// let flags = ctx.upload(&[0u32, 1, 0, 7])?;
+    /// assert_eq!(ctx.select_flagged(&v, &flags)?.to_vec()?, vec![2.5, 4.5]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    pub fn select_flagged<T: GpuElement>(
+        &self,
+        v: &GpuVec<T>,
+        flags: &GpuVec<u32>,
+    ) -> Result<GpuVec<T>> {
+        let op = "select_flagged";
+        self.check_owned(op, &[&v.ctx, &flags.ctx])?;
+        crate::runtime::context::check_len(op, ("v", v.len()), ("flags", flags.len()))?;
+        self.freely_indexed_len(op, "v", v)?;
+        let indices = self.compact_indices(flags, "x != 0u")?;
+        self.gather(v, &indices)
+    }
+
+    /// The `_into` forms: `program` is the compaction's or partition's (or why it could
+    /// not be built).
     fn compact_into_impl<T: GpuElement, O: GpuElement>(
         &self,
         op: &'static str,
+        program: Result<Program>,
         v: &GpuVec<T>,
-        predicate: &str,
         out: &mut GpuVec<O>,
         count: &mut GpuVec<u32>,
     ) -> Result<()> {
@@ -235,13 +397,13 @@ impl Ctx {
         for len_on_host in [v.require_host_len(op), out.require_host_len(op)] {
             len_on_host?;
         }
-        let program = Program::compact::<T>(self, op, predicate, op == "compact_indices_into")?;
+        let program = program?;
         check_positions(op, v.len())?;
         if out.len() < v.len() {
             return Err(Error::InvalidArgument {
                 op,
                 message: format!(
-                    "`out` has {} elements, fewer than the {} of `v`: every element may be kept",
+                    "`out` has {} elements, fewer than the {} of `v`: every element may be written",
                     out.len(),
                     v.len()
                 ),
@@ -251,10 +413,11 @@ impl Ctx {
             return Err(Error::InvalidArgument {
                 op,
                 message: format!(
-                    "`out` ({} bytes) is larger than one storage binding ({} bytes); use `compact`, \
+                    "`out` ({} bytes) is larger than one storage binding ({} bytes); use `{}`, \
                      which splits the output",
                     out.padded_bytes(),
-                    self.info().max_binding_bytes
+                    self.info().max_binding_bytes,
+                    op.strip_suffix("_into").unwrap_or(op)
                 ),
             });
         }
@@ -278,6 +441,70 @@ impl Ctx {
         let total = self.compact_record(&mut work, &program, v, out)?;
         work.copy((&total, 0), (&count.buffer, count.offset), 4);
         work.submit()
+    }
+}
+
+/// [`Ctx::count_windows`]'s windows, kernels and counts.
+struct Counted {
+    windows: Vec<Chunk>,
+    kernels: Kernels,
+    layout: RtsLayout,
+    params: Vec<ScanParams>,
+    /// The kept elements before each workgroup's tiles; the last is the total.
+    offsets: Vec<u32>,
+    /// Elements in the input.
+    n: u64,
+}
+
+impl Counted {
+    fn total(&self) -> u64 {
+        u64::from(*self.offsets.last().unwrap_or(&0))
+    }
+
+    /// The kept elements of window `i`: their positions in a compaction.
+    fn kept(&self, i: usize) -> (u64, u64) {
+        let base = self.layout.bases[i] as usize;
+        let first = u64::from(self.offsets[base]);
+        let end = u64::from(self.offsets[base + self.layout.groups[i] as usize]);
+        (first, end)
+    }
+
+    /// The rejected elements of window `i`: their positions in a partition, after all
+    /// kept ones.
+    fn rest(&self, i: usize) -> (u64, u64) {
+        let (kept_first, kept_end) = self.kept(i);
+        let (first_elem, count) = window_elems(&self.windows[i], self.n);
+        let total = self.total();
+        (
+            total + first_elem - kept_first,
+            total + first_elem + count - kept_end,
+        )
+    }
+
+    /// Adds the downsweep of `kernels` over every window with an output range.
+    fn record_downsweeps(
+        &self,
+        work: &mut Work,
+        kernels: &Kernels,
+        src: View<'_>,
+        offsets: &GpuVec<u32>,
+        outs: &[Option<OutRange>],
+    ) {
+        let windows = self.windows.len();
+        for (i, w) in self.windows.iter().enumerate() {
+            let Some(range) = &outs[i] else {
+                continue;
+            };
+            let mut p = self.params[windows + 1 + i];
+            p.out_base = range.out_base;
+            p.total_at = self.layout.total_groups;
+            let block = work.params(&p);
+            work.dispatch(&kernels.downsweep, self.layout.grids[i])
+                .bind(0, block)
+                .bind(1, src.window(w))
+                .bind(2, range.res.clone())
+                .bind(4, Res::whole(&offsets.buffer));
+        }
     }
 }
 

@@ -83,8 +83,24 @@ pub(super) enum ScanIo {
     /// to each kept element's position, where the element (or with `indices`, its index)
     /// is written.
     Compact { predicate: String, indices: bool },
+    /// A partition: as a compaction, and the rejected elements after all kept ones, in
+    /// their order; `write` says which of the two a kernel writes. Reduce-then-scan only:
+    /// the downsweep reads the kept count from `offsets[params.total_at]`.
+    Partition {
+        predicate: String,
+        write: PartitionWrite,
+    },
     /// The spine of reduce-then-scan: `partials`, scanned into `offsets`.
     Spine,
+}
+
+/// Which elements a partition's downsweep writes: both (the output is one binding), or
+/// the kept or the rejected ones (each has a binding range of its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum PartitionWrite {
+    Both,
+    Kept,
+    Rest,
 }
 
 /// The output binding of a kernel of `wgsl/scan.wgsl`.
@@ -141,7 +157,7 @@ impl KernelSource for ScanKernel {
 
     fn user_code(&self) -> &str {
         match &self.io {
-            ScanIo::Compact { predicate, .. } => predicate,
+            ScanIo::Compact { predicate, .. } | ScanIo::Partition { predicate, .. } => predicate,
             _ => &self.operator.code,
         }
     }
@@ -165,9 +181,33 @@ impl KernelSource for ScanKernel {
                 } else {
                     "v[k]"
                 };
+                let store_kept = format!("out[s[k] - params.out_base] = {kept};");
                 render(
                     part("compact_io")?,
-                    &[("KEPT", kept), ("PREDICATE", predicate)],
+                    &[
+                        ("STORE_KEPT", store_kept.as_str()),
+                        ("STORE_REST", ""),
+                        ("PREDICATE", predicate),
+                    ],
+                )?
+            }
+            ScanIo::Partition { predicate, write } => {
+                let kept = "out[s[k] - params.out_base] = v[k];";
+                // Element i has i - s[k] rejected elements before it.
+                let rest = "out[offsets[params.total_at] + (params.first_elem + i - s[k]) - \
+                            params.out_base] = v[k];";
+                let (kept, rest) = match write {
+                    PartitionWrite::Both => (kept, rest),
+                    PartitionWrite::Kept => (kept, ""),
+                    PartitionWrite::Rest => ("", rest),
+                };
+                render(
+                    part("compact_io")?,
+                    &[
+                        ("STORE_KEPT", kept),
+                        ("STORE_REST", rest),
+                        ("PREDICATE", predicate),
+                    ],
                 )?
             }
             ScanIo::Spine => part("spine_io")?.to_string(),

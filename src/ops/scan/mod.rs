@@ -349,7 +349,7 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
             first_elem,
             out_base,
             last,
-            _pad
+            total_at
         ]
     );
 }

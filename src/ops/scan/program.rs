@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::kernel::{OperatorWgsl, ScanIo, ScanKernel, ScanOut};
+use super::kernel::{OperatorWgsl, PartitionWrite, ScanIo, ScanKernel, ScanOut};
 use super::tuning::ScanTuning;
 use super::{ScanAlgorithm, ScanOp};
 use crate::element::GpuElement;
@@ -74,6 +74,23 @@ impl Form {
             },
             out: ScanOut::Elements(if indices { "u32" } else { T::WGSL }),
             counts: true,
+        })
+    }
+
+    /// A partition: kept elements first, then the rest, each in order (the downsweep
+    /// writes those `write` says).
+    pub(super) fn partition<T: GpuElement>(
+        op: &'static str,
+        predicate: &str,
+        write: PartitionWrite,
+    ) -> Result<Form> {
+        Ok(Form {
+            io: ScanIo::Partition {
+                predicate: predicate.to_string(),
+                write,
+            },
+            out: ScanOut::Elements(T::WGSL),
+            ..Form::compact::<T>(op, predicate, false)?
         })
     }
 }
@@ -161,6 +178,20 @@ impl Program {
         ))
     }
 
+    pub(super) fn partition<T: GpuElement>(
+        ctx: &Ctx,
+        op: &'static str,
+        predicate: &str,
+        write: PartitionWrite,
+    ) -> Result<Program> {
+        ctx.check_element::<T>()?;
+        crate::expr::check_expression(op, "predicate", predicate)?;
+        Ok(Program::build::<T, u32>(
+            &Adapter::of(ctx),
+            Form::partition::<T>(op, predicate, write)?,
+        ))
+    }
+
     /// The configurations for input elements `T` scanned as `A` on `adapter`.
     pub(super) fn build<T: GpuElement, A: GpuElement>(adapter: &Adapter, form: Form) -> Program {
         let tuning = ScanTuning::for_kind(adapter.cpu);
@@ -172,7 +203,7 @@ impl Program {
             tuning.units
         };
         let v_chained = match form.io {
-            ScanIo::Compact { .. } => tuning.single_pass_compact_units,
+            ScanIo::Compact { .. } | ScanIo::Partition { .. } => tuning.single_pass_compact_units,
             _ => tuning.single_pass_units,
         };
         let spine_wg = adapter.pow2_workgroup_size(tuning.spine_workgroup).max(wg);
@@ -194,7 +225,9 @@ impl Program {
             out: form.out,
             single_pass: false,
         };
-        let chained = (size_of::<A>() == 4).then(|| ScanKernel {
+        // A partition's downsweep needs the total before it writes: no single pass.
+        let partition = matches!(tiles.io, ScanIo::Partition { .. });
+        let chained = (size_of::<A>() == 4 && !partition).then(|| ScanKernel {
             workgroup_size: wg,
             units: v_chained,
             single_pass: true,
@@ -217,6 +250,11 @@ impl Program {
             a_bytes: size_of::<A>() as u64,
             counts: form.counts,
         }
+    }
+
+    /// Whether this is a partition's (reduce-then-scan only).
+    pub(super) fn partitions(&self) -> bool {
+        matches!(self.tiles.io, ScanIo::Partition { .. })
     }
 
     /// The layouts of the input and output vectors (gpuprim's padded vec4 units where a

@@ -119,7 +119,7 @@ pub(super) struct ScanParams {
     pub(super) first_elem: u32,
     pub(super) out_base: u32,
     pub(super) last: u32,
-    pub(super) _pad: u32,
+    pub(super) total_at: u32,
 }
 
 /// Where a window's results go: a range of the output vector, starting at element

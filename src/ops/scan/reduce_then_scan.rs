@@ -116,6 +116,8 @@ impl Ctx {
             if let Some(range) = io.and_then(|io| io.outs[i].as_ref()) {
                 p.out_base = range.out_base;
             }
+            // The spine writes the total after the partials' offsets.
+            p.total_at = layout.total_groups;
             params.push(p);
         }
         Ok((layout, params))

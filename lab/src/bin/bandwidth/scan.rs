@@ -67,6 +67,26 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     b.row("compact_indices f32 (x < 0.5)", 4 * n + 4 * kept, || {
         ctx.compact_indices_into(&a, "x < 0.5", &mut out_u, &mut count)
     })?;
+    // Partition (issue 46): every element is written, kept ones first; read n, write n.
+    b.row("partition f32 (x < 0.5), 50% kept", 8 * n, || {
+        ctx.partition_into(&a, "x < 0.5", &mut out, &mut count)
+    })?;
+    let host = a.to_vec()?;
+    let got = out.to_vec()?;
+    let want = host
+        .iter()
+        .filter(|&&x| x < 0.5)
+        .chain(host.iter().filter(|&&x| x >= 0.5));
+    if let Some(i) = got
+        .iter()
+        .zip(want)
+        .position(|(g, w)| g.to_bits() != w.to_bits())
+    {
+        return Err(gpuprim::Error::InvalidArgument {
+            op: "bandwidth partition",
+            message: format!("element {i} differs from the host's"),
+        });
+    }
     Ok(())
 }
 
