@@ -222,6 +222,20 @@ impl Ctx {
             args: Args::new("elementwise"),
         }
     }
+
+    /// `0, 1, ..., n - 1` as a new vector (for gpuprim's own calls: the indices sorted
+    /// along with keys).
+    pub(crate) fn iota(&self, op: &'static str, n: usize) -> Result<GpuVec<u32>> {
+        let v = self.zeros::<u32>(n)?;
+        if n > 0 {
+            let mut args = Args::new(op);
+            args.vec("p", View::of(&v), Access::Write);
+            let mut work = Work::new(self, op);
+            record_statements(self, &mut work, "p = i;", args)?;
+            work.submit()?;
+        }
+        Ok(v)
+    }
 }
 
 /// Every configuration of this family's kernels, for the catalog test

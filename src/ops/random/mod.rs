@@ -68,6 +68,7 @@
 // kernels' configurations and the recording of every fill. `cpu.rs`: the CPU twins.
 pub mod cpu;
 mod fill;
+mod permutation;
 mod state;
 
 pub use state::Xorshift128State;
