@@ -1,8 +1,10 @@
 //! Throughput of lower_bound and upper_bound: n random queries in a sorted table of n
 //! u32, swept over n; bytes are the queries read and the answers written (8 n).
 //!
-//! `cargo bench --bench search`. Iterations use the `_into` forms and wait for the GPU;
-//! the `bandwidth` table (lab/) (section `search`) has the GPU-only table.
+//! Then `merge` of two sorted halves and `unique_with` (both built on the searches and
+//! the sort). `cargo bench --bench search`. Iterations use the `_into` forms where there
+//! are and wait for the GPU; the `bandwidth` table (lab/) (sections `search` and
+//! `records`) has the GPU-only table.
 
 mod common;
 
@@ -41,6 +43,42 @@ fn bench(c: &mut Criterion) {
             },
         );
     }
+    // merge of two sorted vectors of n / 2 (the table's halves): read n, write n.
+    common::sweep(
+        c,
+        &ctx,
+        "merge_u32",
+        |n| {
+            let (table, _, _) = inputs(&ctx, n);
+            let host = table.to_vec().unwrap();
+            let (even, odd): (Vec<u32>, Vec<u32>) =
+                host.chunks(2).map(|p| (p[0], p[p.len() - 1])).unzip();
+            (
+                (ctx.upload(&even).unwrap(), ctx.upload(&odd).unwrap()),
+                8 * n,
+            )
+        },
+        |(a, b)| {
+            ctx.merge(a, b).unwrap();
+            ctx.synchronize().unwrap();
+        },
+    );
+    // unique_with of n random queries over n / 16 values (blocking): read n, write n.
+    common::sweep(
+        c,
+        &ctx,
+        "unique_with_u32",
+        |n| {
+            let (_, queries, _) = inputs(&ctx, n);
+            let few = ctx
+                .map(&queries, &format!("x % {}u", (n / 16).max(1)))
+                .unwrap();
+            (few, 8 * n)
+        },
+        |v| {
+            ctx.unique_with(v).unwrap();
+        },
+    );
 }
 
 criterion_group! {

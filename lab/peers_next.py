@@ -3,7 +3,7 @@
 searchsorted, top-k), issue 45 (argmax per row) and issue 46 (gather, scatter and scatter_add by index), in the style of peers.py: median
 device time over repeated runs (CUDA events, after warm-up) and bandwidth counting each
 input read once and each output written once, so the rows compare with the bandwidth
-table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search`, `top_k`, `gather` and `scatter_add`.
+table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search`, `top_k`, `gather`, `scatter_add` and `records`.
 
 usage: python3 peers_next.py [WORD]   (only the rows whose name contains WORD)
 """
@@ -69,6 +69,13 @@ for bins_log2 in (10, 20):
     attempt(f"scatter_add_ f32 2^24 into 2^{bins_log2} bins", lambda: out.scatter_add_(0, sidx, vals), 8 * m)
     del sidx, out
 del vals
+
+# unique with inverse and counts, randperm (bandwidth section `records`): 2^24 int32 over
+# 2^20 values, 8 bytes per element (read, inverse written); randperm 4 bytes per element.
+u = torch.randint(0, 1 << 20, (m,), device=dev, generator=g, dtype=torch.int32)
+attempt("unique int32 2^24 (return_inverse, return_counts)", lambda: torch.unique(u, sorted=True, return_inverse=True, return_counts=True), 8 * m)
+del u
+attempt("randperm 2^24", lambda: torch.randperm(m, device=dev), 4 * m)
 
 # Segmented sums over the same 2^28 values.
 one = torch.tensor([n], device=dev)

@@ -38,6 +38,7 @@ use crate::runtime::view::{View, units_wgsl};
 use std::sync::Arc;
 
 mod kernels;
+mod merge;
 mod plan;
 pub(crate) mod tuning;
 

@@ -13,6 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use super::engine::pow2_workgroup;
 use super::{SortKey, SortValue};
 use crate::error::{Error, Limit, Result};
+use crate::ops::kernel::{Access, Args, record_statements};
 use crate::ops::reduce::Reduce;
 use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::context::{Ctx, Info, check_len};
@@ -523,6 +524,117 @@ fn runs_config(info: &Info, output: RunsOutput) -> SortRunsKernel {
 }
 
 /// `Err(InvalidArgument)` unless an output of `have` elements has room for `need`.
+impl Ctx {
+    /// The sorted distinct values of `v`, for each element of `v` the index of its value
+    /// among them (the inverse: `values[inverse[i]] == v[i]`), and how often each value
+    /// occurs: `torch.unique(v, sorted=True, return_inverse=True, return_counts=True)`,
+    /// NumPy's `unique(v, return_inverse=True, return_counts=True)`. `v` need not be
+    /// sorted. Blocks until the number of distinct values is known.
+    ///
+    /// Values are equal when their bits are, as in [`Ctx::unique`] (so `-0.0` and `+0.0`
+    /// are two values, in [`f32::total_cmp`] order). A stable sort of `v` with its indices
+    /// ([`Ctx::sort_by_key`]), [`Ctx::run_length_encode`] of the sorted values, a scan of
+    /// the runs' first elements and a scatter of each run's number to its elements'
+    /// places.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let v = ctx.upload(&[30u32, 10, 30, 20, 10, 30])?;
+    /// let (values, inverse, counts) = ctx.unique_with(&v)?;
+    /// assert_eq!(values.to_vec()?, vec![10, 20, 30]);
+    /// assert_eq!(inverse.to_vec()?, vec![2, 0, 2, 1, 0, 2]);
+    /// assert_eq!(counts.to_vec()?, vec![2, 1, 3]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] if `v` does not fit one storage binding;
+    /// [`Error::InvalidArgument`] for a prefix view; [`Error::ContextMismatch`].
+    pub fn unique_with<K: SortKey>(
+        &self,
+        v: &GpuVec<K>,
+    ) -> Result<(GpuVec<K>, GpuVec<u32>, GpuVec<u32>)> {
+        let op = "unique_with";
+        self.check_owned(op, &[&v.ctx])?;
+        self.freely_indexed_len(op, "v", v)?;
+        let n = v.len();
+        if n == 0 {
+            return Ok((self.zeros(0)?, self.zeros(0)?, self.zeros(0)?));
+        }
+        let mut sorted = v.try_clone()?;
+        let mut order = self.iota(op, n)?;
+        self.sort_by_key(&mut sorted, &mut order)?;
+        let (values, counts) = self.run_length_encode(&sorted)?;
+        // Sorted position j belongs to run (heads up to j) - 1; its element came from
+        // order[j].
+        let rank = self.scan(&self.run_heads(op, &sorted)?)?;
+        let inverse = self.zeros::<u32>(n)?;
+        let mut args = Args::new(op);
+        args.vec("index", View::of(&order), Access::Read);
+        args.vec("rank", View::of(&rank), Access::Read);
+        args.vec("dst", View::of(&inverse), Access::RawReadWrite);
+        let mut work = Work::new(self, op);
+        record_statements(self, &mut work, "dst[index] = rank - 1u;", args)?;
+        work.submit()?;
+        Ok((values, inverse, counts))
+    }
+
+    /// The first key of every run of equal keys and the value beside it, in order
+    /// (Thrust's `unique_by_key`): on keys sorted with [`Ctx::sort_by_key`], each
+    /// distinct key with the first of its values. Blocks until the number of runs is
+    /// known. Keys are equal when their bits are, as in [`Ctx::unique`]; values may be
+    /// any element type.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let keys = ctx.upload(&[1u32, 1, 4, 4, 4, 1])?;
+    /// let vals = ctx.upload(&[0.5f32, 0.25, 9.0, 8.0, 7.0, 3.0])?;
+    /// let (k, v) = ctx.unique_by_key(&keys, &vals)?;
+    /// assert_eq!(k.to_vec()?, vec![1, 4, 1]);
+    /// assert_eq!(v.to_vec()?, vec![0.5, 9.0, 3.0]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] unless `keys` and `values` have one length;
+    /// [`Error::TooLarge`] if either does not fit one storage binding;
+    /// [`Error::InvalidArgument`] for prefix views; [`Error::ContextMismatch`].
+    pub fn unique_by_key<K: SortKey, V: crate::element::GpuElement>(
+        &self,
+        keys: &GpuVec<K>,
+        values: &GpuVec<V>,
+    ) -> Result<(GpuVec<K>, GpuVec<V>)> {
+        let op = "unique_by_key";
+        self.check_owned(op, &[&keys.ctx, &values.ctx])?;
+        check_len(op, ("keys", keys.len()), ("values", values.len()))?;
+        self.freely_indexed_len(op, "keys", keys)?;
+        self.freely_indexed_len(op, "values", values)?;
+        if keys.is_empty() {
+            return Ok((self.zeros(0)?, self.zeros(0)?));
+        }
+        let firsts = self.compact_indices(&self.run_heads(op, keys)?, "x != 0u")?;
+        Ok((self.gather(keys, &firsts)?, self.gather(values, &firsts)?))
+    }
+
+    /// 1 where a run of equal keys (by bits) starts, 0 elsewhere. `keys` fits one
+    /// binding (it is bound whole, to read each element's predecessor).
+    fn run_heads<K: SortKey>(&self, op: &'static str, keys: &GpuVec<K>) -> Result<GpuVec<u32>> {
+        let heads = self.zeros::<u32>(keys.len())?;
+        let mut args = Args::new(op);
+        args.vec("head", View::of(&heads), Access::Write);
+        args.vec("keys", View::of(keys), Access::Raw);
+        let mut work = Work::new(self, op);
+        record_statements(
+            self,
+            &mut work,
+            "head = select(0u, 1u, i == 0u || bitcast<u32>(keys[i]) != bitcast<u32>(keys[i - 1u]));",
+            args,
+        )?;
+        work.submit()?;
+        Ok(heads)
+    }
+}
+
 fn check_room(op: &'static str, name: &str, have: usize, need: usize) -> Result<()> {
     if have < need {
         return Err(Error::InvalidArgument {

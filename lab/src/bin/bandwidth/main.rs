@@ -4,7 +4,7 @@
 //! `cargo run --release -p gpuprim-lab --bin bandwidth -- [log2 n] [section ...]
 //! [--csv PATH] [--json PATH]` (default 28 on a GPU, 22 on the software adapter;
 //! sections: reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
-//! gather, scatter_add, atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), top_k, segmented_sort,
+//! gather, scatter_add, records, atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), top_k, segmented_sort,
 //! no_subgroups (scan, compaction and sorts with and without subgroups), latency, all by
 //! default; sort_tiles (OneSweep's tile shapes), search_order (bucketed searches or
 //! not) and segmented_paths (both kernels of segmented reductions) only when named; the
@@ -30,6 +30,7 @@ mod grid2d;
 mod kernel;
 mod no_subgroups;
 mod random;
+mod records;
 mod reduce;
 mod scan;
 mod scan_by_key;
@@ -48,7 +49,7 @@ use gpuprim_lab::timing::{self, Bench};
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 21] = [
+const SECTIONS: [(&str, Rows); 22] = [
     ("reduce", reduce::rows),
     ("arg_reduce", arg_reduce::rows),
     ("kernel", kernel::rows),
@@ -62,6 +63,7 @@ const SECTIONS: [(&str, Rows); 21] = [
     ("search_order", search::order_rows),
     ("gather", gather::rows),
     ("scatter_add", gather::scatter_rows),
+    ("records", records::rows),
     ("atomic", atomic::rows),
     ("random", random::rows),
     ("grid2d", grid2d::rows),
@@ -75,7 +77,7 @@ const SECTIONS: [(&str, Rows); 21] = [
 const USAGE: &str = "usage: bandwidth [log2 n] [section ...] [--csv PATH] [--json PATH]
   log2 n     elements per vector: 2^log2 (default 28 on a GPU, 22 on a CPU adapter)
   section    reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
-             gather, scatter_add, atomic, random, grid2d, auto, top_k, segmented_sort, no_subgroups, latency (default:
+             gather, scatter_add, records, atomic, random, grid2d, auto, top_k, segmented_sort, no_subgroups, latency (default:
              all), sort_tiles, search_order and segmented_paths
              (only when named); the element-wise rows (the copy kernel
              first) always run
