@@ -503,6 +503,7 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
         add::<i32>(c, &d);
         add::<f32>(c, &d);
     }
+    merge::catalog(c);
     let info = &devices()[0].info;
     let search = SearchKernel::new::<u32>(info, Side::Lower, Io::Bucketed { queries_vec4: true });
     let wgsl = search.wgsl().expect("search renders");

@@ -1,5 +1,5 @@
-//! The search family's tuning (`lower_bound`, `upper_bound` and their forms): every
-//! number it picks by adapter, chosen in one place ([`SearchTuning::of`]).
+//! The search family's tuning (`lower_bound`, `upper_bound`, `merge` and their forms):
+//! every number it picks by adapter, chosen in one place ([`SearchTuning::of`]).
 
 use crate::runtime::context::Info;
 
@@ -22,6 +22,12 @@ pub struct SearchTuning {
     /// per invocation) amortise that load and keep every compute unit busy; on a CPU
     /// adapter each workgroup runs on one core.
     pub groups: u32,
+    /// The merge kernel's workgroup size and keys per invocation: a tile of their
+    /// product (1024 keys, 8 KiB of workgroup memory for keys and sources) per
+    /// workgroup, found by one search along the merge path per tile.
+    pub merge_workgroup: u32,
+    /// Keys each invocation of the merge kernel merges in sequence.
+    pub merge_keys_per_invocation: u32,
 }
 
 impl SearchTuning {
@@ -32,6 +38,8 @@ impl SearchTuning {
             bucketed_min_queries: 1 << 18,
             bucketed_min_table: 1 << 22,
             groups: 4096,
+            merge_workgroup: 128,
+            merge_keys_per_invocation: 8,
         };
         match info.device_type {
             wgpu::DeviceType::Cpu => SearchTuning {
