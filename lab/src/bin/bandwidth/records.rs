@@ -77,9 +77,11 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     )?;
 
     // What a call that returns a new vector pays for it: allocating and zeroing.
-    b.row(&format!("zeros u32 2^{} (a new vector)", lh + 1), 8 * half, || {
-        ctx.zeros::<u32>(2 * half).map(|_| ())
-    })?;
+    b.row(
+        &format!("zeros u32 2^{} (a new vector)", lh + 1),
+        8 * half,
+        || ctx.zeros::<u32>(2 * half).map(|_| ()),
+    )?;
 
     let p = ctx.random_permutation(m, 5)?.to_vec()?;
     let mut seen = vec![false; m];
