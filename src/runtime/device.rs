@@ -128,8 +128,18 @@ pub(crate) fn quiesce(budget: std::time::Duration) {
             // each device.
             let _ = done.send(());
         });
-    if waiter.is_ok() {
-        let _ = finished.recv_timeout(budget.saturating_sub(start.elapsed()));
+    // Joined once it is done, so that its own thread-locals are gone before the exit
+    // handlers after this one run: on GL the poll made a context current on it, and
+    // Mesa freeing that thread's state while its atexit handler tore the display down
+    // aborted the process ("double free or corruption": 1 in 2 runs of the GL doc
+    // tests). A waiter still waiting after the budget is left alone (joining could hang
+    // the exit).
+    if let Ok(waiter) = waiter
+        && finished
+            .recv_timeout(budget.saturating_sub(start.elapsed()))
+            .is_ok()
+    {
+        let _ = waiter.join();
     }
 }
 
