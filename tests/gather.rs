@@ -33,19 +33,6 @@ fn bits<T: bytemuck::Pod>(v: &[T]) -> Vec<u8> {
     bytemuck::cast_slice(v).to_vec()
 }
 
-/// Random indices into `len` elements, about one in nine past the end.
-fn random_indices(n: usize, len: usize, seed: u64) -> Vec<u32> {
-    let r: Vec<u32> = random_vec(n, seed);
-    r.iter()
-        .enumerate()
-        .map(|(i, &x)| match x % 9 {
-            0 if i % 2 == 0 => u32::MAX,
-            0 => len as u32 + x % 7,
-            _ => x % (len.max(1) as u32),
-        })
-        .collect()
-}
-
 fn check_gather<T: TestElement>(ctx: &Ctx, seed: u64) {
     if !supports::<T>(ctx) {
         return;

@@ -26,50 +26,32 @@ fn contexts() -> [&'static Ctx; 2] {
     [ctx(), split_ctx()]
 }
 
-/// Random indices into `len` elements, about one in nine past the end.
-fn random_indices(n: usize, len: usize, seed: u64) -> Vec<u32> {
-    let r: Vec<u32> = random_vec(n, seed);
-    r.iter()
-        .enumerate()
-        .map(|(i, &x)| match x % 9 {
-            0 if i % 2 == 0 => u32::MAX,
-            0 => len as u32 + x % 7,
-            _ => x % (len as u32),
-        })
-        .collect()
-}
-
 trait Element: AtomicElement + TestElement + std::fmt::Debug {
-    /// `a op b` as the GPU computes it exactly (integers), or None for f32 sums, which
-    /// `check` compares within a tolerance.
+    /// `a op b` on the CPU (f32 sums are compared within a tolerance instead, by
+    /// `check`).
     fn combine(op: ScatterOp, a: Self, b: Self) -> Self;
     fn to_f64(self) -> f64;
 }
 
-impl Element for u32 {
-    fn combine(op: ScatterOp, a: u32, b: u32) -> u32 {
-        match op {
-            ScatterOp::Sum => a.wrapping_add(b),
-            ScatterOp::Max => a.max(b),
-            ScatterOp::Min => a.min(b),
+/// u32 and i32: wrapping sums, exact max and min.
+macro_rules! integer_element {
+    ($t:ty) => {
+        impl Element for $t {
+            fn combine(op: ScatterOp, a: $t, b: $t) -> $t {
+                match op {
+                    ScatterOp::Sum => a.wrapping_add(b),
+                    ScatterOp::Max => a.max(b),
+                    ScatterOp::Min => a.min(b),
+                }
+            }
+            fn to_f64(self) -> f64 {
+                f64::from(self)
+            }
         }
-    }
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
+    };
 }
-impl Element for i32 {
-    fn combine(op: ScatterOp, a: i32, b: i32) -> i32 {
-        match op {
-            ScatterOp::Sum => a.wrapping_add(b),
-            ScatterOp::Max => a.max(b),
-            ScatterOp::Min => a.min(b),
-        }
-    }
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-}
+integer_element!(u32);
+integer_element!(i32);
 impl Element for f32 {
     fn combine(op: ScatterOp, a: f32, b: f32) -> f32 {
         match op {

@@ -190,3 +190,16 @@ pub fn setting(name: &str, default: u64) -> u64 {
         Err(_) => default,
     }
 }
+
+/// Random indices into `len` elements, about one in nine past the end.
+pub fn random_indices(n: usize, len: usize, seed: u64) -> Vec<u32> {
+    let r: Vec<u32> = random_vec(n, seed);
+    r.iter()
+        .enumerate()
+        .map(|(i, &x)| match x % 9 {
+            0 if i % 2 == 0 => u32::MAX,
+            0 => len as u32 + x % 7,
+            _ => x % (len.max(1) as u32),
+        })
+        .collect()
+}
