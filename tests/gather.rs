@@ -54,6 +54,23 @@ fn check_gather<T: TestElement>(ctx: &Ctx, seed: u64) {
                 .collect();
             assert_eq!(bits(&out.to_vec().unwrap()), bits(&want), "{what}_into");
 
+            // The counted form: the same elements, and the skipped indices added to 5.
+            let skipped_want = 5 + idx_h.iter().filter(|&&i| i as usize >= len).count() as u32;
+            let mut out = poisoned::<T>(ctx, n);
+            let mut skipped = ctx.upload(&[5u32, 9]).unwrap();
+            ctx.gather_into_counted(&src, &idx, &mut out, &mut skipped)
+                .unwrap();
+            assert_eq!(
+                bits(&out.to_vec().unwrap()),
+                bits(&want),
+                "{what}_into_counted"
+            );
+            assert_eq!(
+                skipped.to_vec().unwrap(),
+                [skipped_want, 9],
+                "{what}: skipped"
+            );
+
             let fresh = ctx.gather(&src, &idx).unwrap();
             let want: Vec<T> = idx_h
                 .iter()
@@ -104,12 +121,20 @@ fn check_scatter<T: TestElement>(ctx: &Ctx, seed: u64) {
             let idx = ctx.upload(&idx_h).unwrap();
             let mut dst = ctx.upload(&dst_h).unwrap();
             ctx.scatter(&src, &idx, &mut dst).unwrap();
+            let what = format!("{} scatter of {n} into {len}", T::WGSL);
+            assert_eq!(bits(&dst.to_vec().unwrap()), bits(&want), "{what}");
+
+            let skipped_want = idx_h.iter().filter(|&&i| i as usize >= len).count() as u32;
+            let mut dst = ctx.upload(&dst_h).unwrap();
+            let mut skipped = ctx.zeros::<u32>(1).unwrap();
+            ctx.scatter_counted(&src, &idx, &mut dst, &mut skipped)
+                .unwrap();
             assert_eq!(
                 bits(&dst.to_vec().unwrap()),
                 bits(&want),
-                "{} scatter of {n} into {len}",
-                T::WGSL
+                "{what} (counted)"
             );
+            assert_eq!(skipped.to_vec().unwrap(), [skipped_want], "{what}: skipped");
         }
     }
 }

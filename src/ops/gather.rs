@@ -6,7 +6,8 @@
 //! source) are read unit by unit and may span several storage bindings; the vector
 //! indexed freely (the gather's source, the scatter's destination) is bound whole, so it
 //! must fit one binding. An index past the end of that vector is skipped: nothing is
-//! read or written for it (no clamping to the last element).
+//! read or written for it (no clamping to the last element); the `_counted` forms add
+//! the number skipped to a counter on the device.
 
 use crate::element::GpuElement;
 use crate::error::Result;
@@ -64,26 +65,70 @@ impl Ctx {
         indices: &GpuVec<u32>,
         out: &mut GpuVec<T>,
     ) -> Result<()> {
-        let op = "gather";
+        self.gather_impl("gather", src, indices, out, None)
+    }
+
+    /// [`Ctx::gather_into`], also adding the number of indices `>= src.len()` (those
+    /// skipped) to `skipped[0]`, on the device.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let src = ctx.upload(&[1u32, 2, 3])?;
+    /// let idx = ctx.upload(&[2u32, 3, 0, 40])?;
+    /// let mut out = ctx.zeros::<u32>(4)?;
+    /// let mut skipped = ctx.zeros::<u32>(1)?;
+    /// ctx.gather_into_counted(&src, &idx, &mut out, &mut skipped)?;
+    /// assert_eq!(out.to_vec()?, vec![3, 0, 1, 0]);
+    /// assert_eq!(skipped.to_vec()?, vec![2]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Ctx::gather_into`], and [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// for an empty `skipped` or one that shares a buffer with another argument.
+    pub fn gather_into_counted<T: GpuElement>(
+        &self,
+        src: &GpuVec<T>,
+        indices: &GpuVec<u32>,
+        out: &mut GpuVec<T>,
+        skipped: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.gather_impl("gather_into_counted", src, indices, out, Some(skipped))
+    }
+
+    fn gather_impl<T: GpuElement>(
+        &self,
+        op: &'static str,
+        src: &GpuVec<T>,
+        indices: &GpuVec<u32>,
+        out: &mut GpuVec<T>,
+        skipped: Option<&mut GpuVec<u32>>,
+    ) -> Result<()> {
         self.check_owned(op, &[&src.ctx, &indices.ctx, &out.ctx])?;
         check_len(op, ("out", out.len()), ("indices", indices.len()))?;
         let len = self.freely_indexed_len(op, "src", src)?;
-        if indices.is_empty() || src.is_empty() {
-            // Nothing to read: every index is out of range, so `out` keeps what it had.
+        if let Some(s) = &skipped {
+            self.check_skipped(op, s, &[View::of(src), View::of(indices), View::of(out)])?;
+        }
+        if indices.is_empty() {
             return Ok(());
+        }
+        let mut work = Work::new(self, op);
+        if src.is_empty() {
+            // Nothing to read: every index is out of range, so `out` keeps what it had.
+            if let Some(s) = skipped {
+                self.record_skipped(&mut work, indices, 0, s)?;
+            }
+            return work.submit();
         }
         let mut args = Args::new(op);
         args.vec("index", View::of(indices), Access::Read);
         args.vec("dst", View::of(out), Access::ReadWrite);
         args.vec("src", View::of(src), Access::Raw);
         args.scalar("src_len", len);
-        let mut work = Work::new(self, op);
-        record_statements(
-            self,
-            &mut work,
-            "if index < src_len { dst = src[index]; }",
-            args,
-        )?;
+        let count = counted(&mut args, skipped);
+        let code = format!("if index < src_len {{ dst = src[index]; }}{count}");
+        record_statements(self, &mut work, &code, args)?;
         work.submit()
     }
 
@@ -113,25 +158,84 @@ impl Ctx {
         indices: &GpuVec<u32>,
         dst: &mut GpuVec<T>,
     ) -> Result<()> {
-        let op = "scatter";
+        self.scatter_impl("scatter", src, indices, dst, None)
+    }
+
+    /// [`Ctx::scatter`], also adding the number of indices `>= dst.len()` (those
+    /// skipped) to `skipped[0]`, on the device.
+    ///
+    /// ```
+    /// let ctx = gpuprim::Ctx::new()?;
+    /// let src = ctx.upload(&[7i32, 8, 9])?;
+    /// let idx = ctx.upload(&[1u32, 5, 0])?;
+    /// let mut dst = ctx.zeros::<i32>(2)?;
+    /// let mut skipped = ctx.upload(&[10u32])?;
+    /// ctx.scatter_counted(&src, &idx, &mut dst, &mut skipped)?;
+    /// assert_eq!(dst.to_vec()?, vec![9, 7]);
+    /// assert_eq!(skipped.to_vec()?, vec![11]);
+    /// # Ok::<(), gpuprim::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Ctx::scatter`], and [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+    /// for an empty `skipped` or one that shares a buffer with another argument.
+    pub fn scatter_counted<T: GpuElement>(
+        &self,
+        src: &GpuVec<T>,
+        indices: &GpuVec<u32>,
+        dst: &mut GpuVec<T>,
+        skipped: &mut GpuVec<u32>,
+    ) -> Result<()> {
+        self.scatter_impl("scatter_counted", src, indices, dst, Some(skipped))
+    }
+
+    fn scatter_impl<T: GpuElement>(
+        &self,
+        op: &'static str,
+        src: &GpuVec<T>,
+        indices: &GpuVec<u32>,
+        dst: &mut GpuVec<T>,
+        skipped: Option<&mut GpuVec<u32>>,
+    ) -> Result<()> {
         self.check_owned(op, &[&src.ctx, &indices.ctx, &dst.ctx])?;
         check_len(op, ("src", src.len()), ("indices", indices.len()))?;
         let len = self.freely_indexed_len(op, "dst", dst)?;
-        if indices.is_empty() || dst.is_empty() {
+        if let Some(s) = &skipped {
+            self.check_skipped(op, s, &[View::of(src), View::of(indices), View::of(dst)])?;
+        }
+        if indices.is_empty() {
             return Ok(());
+        }
+        let mut work = Work::new(self, op);
+        if dst.is_empty() {
+            if let Some(s) = skipped {
+                self.record_skipped(&mut work, indices, 0, s)?;
+            }
+            return work.submit();
         }
         let mut args = Args::new(op);
         args.vec("index", View::of(indices), Access::Read);
         args.vec("src", View::of(src), Access::Read);
         args.vec("dst", View::of(dst), Access::RawReadWrite);
         args.scalar("dst_len", len);
-        let mut work = Work::new(self, op);
-        record_statements(
-            self,
-            &mut work,
-            "if index < dst_len { dst[index] = src; }",
-            args,
-        )?;
+        let count = counted(&mut args, skipped);
+        let code = format!("if index < dst_len {{ dst[index] = src; }}{count}");
+        record_statements(self, &mut work, &code, args)?;
         work.submit()
+    }
+}
+
+/// With `skipped`, binds it as an atomic counter and returns the statement's `else`
+/// branch that counts a skipped index; "" without.
+pub(crate) fn counted<'a>(
+    args: &mut Args<'a>,
+    skipped: Option<&'a mut GpuVec<u32>>,
+) -> &'static str {
+    match skipped {
+        Some(s) => {
+            args.vec("skipped", View::of(&*s), Access::Atomic);
+            " else { atomicAdd(&skipped[0], 1u); }"
+        }
+        None => "",
     }
 }

@@ -234,8 +234,8 @@ impl Ctx {
     /// # Errors
     /// [`Error::LengthMismatch`] unless `indices` and `values` have one length,
     /// [`Error::TooLarge`] if `out` does not fit one storage binding,
-    /// [`Error::InvalidArgument`] for prefix views, an empty `skipped`, or `out` sharing a
-    /// buffer with an input, [`Error::ContextMismatch`] for vectors of another context;
+    /// [`Error::InvalidArgument`] for prefix views, an empty `skipped`, `skipped` sharing
+    /// a buffer with another argument, or `out` sharing a buffer with an input, [`Error::ContextMismatch`] for vectors of another context;
     /// in the deterministic order, [`Error::TooLarge`] if the indices do not fit one
     /// storage binding.
     pub fn scatter_reduce<T: AtomicElement>(
@@ -253,21 +253,7 @@ impl Ctx {
         values.require_host_len(op)?;
         let len = self.freely_indexed_len(op, "out", out)?;
         if let Some(s) = &skipped {
-            self.check_owned(op, &[&s.ctx])?;
-            s.require_host_len(op)?;
-            if s.is_empty() {
-                return Err(Error::InvalidArgument {
-                    op,
-                    message: "`skipped` has 0 elements; the count is added to element 0".into(),
-                });
-            }
-            if View::of(&**s).buffer == View::of(out).buffer {
-                return Err(Error::InvalidArgument {
-                    op,
-                    message: "`skipped` shares a buffer with `out`; give it a vector of its own"
-                        .into(),
-                });
-            }
+            self.check_skipped(op, s, &[View::of(out), View::of(indices), View::of(values)])?;
         }
         if indices.is_empty() {
             return Ok(());
@@ -290,9 +276,6 @@ impl Ctx {
         };
         args.vec("dst", View::of(out), access);
         args.scalar("dst_len", len);
-        if let Some(s) = &skipped {
-            args.vec("skipped", View::of(&**s), Access::Atomic);
-        }
         let update = if T::WGSL == "f32" && !native_add {
             // Compare-exchange on the bits; an update that changes no bit (a max that
             // loses, adding +0.0) writes nothing.
@@ -312,11 +295,7 @@ impl Ctx {
         } else {
             format!("{}(&dst[index], value);", how.op.atomic())
         };
-        let count = if skipped.is_some() {
-            " else { atomicAdd(&skipped[0], 1u); }"
-        } else {
-            ""
-        };
+        let count = crate::ops::gather::counted(&mut args, skipped);
         let code = format!("if index < dst_len {{ {update} }}{count}");
         let mut work = Work::new(self, op);
         record_statements(self, &mut work, &code, args)?;
@@ -378,19 +357,57 @@ impl Ctx {
         let mut work = Work::new(self, name);
         record_statements(self, &mut work, &code, args)?;
         if let Some(s) = skipped {
-            // Count over the sorted indices (unchanged in number), by atomics.
-            let mut args = Args::new(name);
-            args.vec("index", View::of(&keys), Access::Read);
-            args.vec("skipped", View::of(&*s), Access::Atomic);
-            args.scalar("dst_len", len);
-            record_statements(
-                self,
-                &mut work,
-                "if index >= dst_len { atomicAdd(&skipped[0], 1u); }",
-                args,
-            )?;
+            // Counted over the sorted indices (unchanged in number).
+            self.record_skipped(&mut work, &keys, len, s)?;
         }
         work.submit()
+    }
+
+    /// Checks a vector that counts skipped indices: on the host, not empty, in no buffer
+    /// of `others` (the call's other vectors).
+    pub(crate) fn check_skipped(
+        &self,
+        op: &'static str,
+        skipped: &GpuVec<u32>,
+        others: &[View<'_>],
+    ) -> Result<()> {
+        self.check_owned(op, &[&skipped.ctx])?;
+        skipped.require_host_len(op)?;
+        if skipped.is_empty() {
+            return Err(Error::InvalidArgument {
+                op,
+                message: "`skipped` has 0 elements; the count is added to element 0".into(),
+            });
+        }
+        if others.iter().any(|v| v.buffer == View::of(skipped).buffer) {
+            return Err(Error::InvalidArgument {
+                op,
+                message: "`skipped` shares a buffer with another argument; give it a vector of \
+                          its own"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds to `work` the count of the indices `>= len` into `skipped[0]`, by atomics.
+    pub(crate) fn record_skipped(
+        &self,
+        work: &mut Work,
+        indices: &GpuVec<u32>,
+        len: u32,
+        skipped: &GpuVec<u32>,
+    ) -> Result<()> {
+        let mut args = Args::new(work.op());
+        args.vec("index", View::of(indices), Access::Read);
+        args.vec("skipped", View::of(skipped), Access::Atomic);
+        args.scalar("len", len);
+        record_statements(
+            self,
+            work,
+            "if index >= len { atomicAdd(&skipped[0], 1u); }",
+            args,
+        )
     }
 
     /// The weighted histogram of `keys`: bin `b` is the sum of the `weights` of the keys
