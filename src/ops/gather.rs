@@ -3,9 +3,10 @@
 //!
 //! Element-wise kernels of the kernel family (`ops::kernel`) over the indices: the
 //! indices and the vector that follows them (the gather's output, the scatter's
-//! source) are read unit by unit and may span several storage bindings; the vector
-//! indexed freely (the gather's source, the scatter's destination) is bound whole, so it
-//! must fit one binding. An index past the end of that vector is skipped: nothing is
+//! source) are read unit by unit and may span several storage bindings. The vector
+//! indexed freely (the gather's source, the scatter's destination) is bound whole when
+//! it fits one binding; past that, each of its binding windows takes a pass over all the
+//! indices, moving those that fall in it. An index past the end of that vector is skipped: nothing is
 //! read or written for it (no clamping to the last element); the `_counted` forms add
 //! the number skipped to a counter on the device.
 
@@ -13,8 +14,9 @@ use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::kernel::{Access, Args, View, record_statements};
 use crate::runtime::context::{Ctx, check_len};
+use crate::runtime::dispatch::{chunks, units_per_window};
 use crate::runtime::record::Work;
-use crate::runtime::vec::GpuVec;
+use crate::runtime::vec::{GpuVec, LANES};
 
 impl Ctx {
     /// `out[i] = src[indices[i]]` for every `i`, into a new vector of the indices'
@@ -29,8 +31,9 @@ impl Ctx {
     /// ```
     ///
     /// # Errors
-    /// [`Error::TooLarge`](crate::Error::TooLarge) if `src` does not fit one storage binding
-    /// (`ctx.info().max_binding_bytes`; the indices may be longer),
+    /// [`Error::TooLarge`](crate::Error::TooLarge) if `src` has more than `u32::MAX`
+    /// elements (a `src` larger than one storage binding works: one pass over the
+    /// indices per binding window of it),
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for prefix views ([`GpuVec::prefix`]),
     /// [`Error::ContextMismatch`](crate::Error::ContextMismatch) for vectors of another context.
     pub fn gather<T: GpuElement>(
@@ -106,7 +109,7 @@ impl Ctx {
     ) -> Result<()> {
         self.check_owned(op, &[&src.ctx, &indices.ctx, &out.ctx])?;
         check_len(op, ("out", out.len()), ("indices", indices.len()))?;
-        let len = self.freely_indexed_len(op, "src", src)?;
+        let len = indexed_len(op, "src", src)?;
         if let Some(s) = &skipped {
             self.check_skipped(op, s, &[View::of(src), View::of(indices), View::of(out)])?;
         }
@@ -118,6 +121,26 @@ impl Ctx {
             // Nothing to read: every index is out of range, so `out` keeps what it had.
             if let Some(s) = skipped {
                 self.record_skipped(&mut work, indices, 0, s)?;
+            }
+            return work.submit();
+        }
+        let parts = self.parts(src);
+        if parts.len() > 1 {
+            // One pass over the indices per binding window of `src`: each gathers the
+            // indices that fall in its window.
+            for (part, base) in parts {
+                let mut args = Args::new(op);
+                args.vec("index", View::of(indices), Access::Read);
+                args.vec("dst", View::of(out), Access::ReadWrite);
+                args.vec("src", part, Access::Raw);
+                args.scalar("base", base);
+                args.scalar("part_len", part.len as u32);
+                let code =
+                    "let k = index - base; if index >= base && k < part_len { dst = src[k]; }";
+                record_statements(self, &mut work, code, args)?;
+            }
+            if let Some(s) = skipped {
+                self.record_skipped(&mut work, indices, len, s)?;
             }
             return work.submit();
         }
@@ -149,7 +172,8 @@ impl Ctx {
     ///
     /// # Errors
     /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) unless `src` and `indices` have one length,
-    /// [`Error::TooLarge`](crate::Error::TooLarge) if `dst` does not fit one storage binding,
+    /// [`Error::TooLarge`](crate::Error::TooLarge) if `dst` has more than `u32::MAX`
+    /// elements (past one storage binding: one pass over the indices per window of it),
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for prefix views or if `dst` shares a buffer with an
     /// input, [`Error::ContextMismatch`](crate::Error::ContextMismatch) for vectors of another context.
     pub fn scatter<T: GpuElement>(
@@ -199,7 +223,7 @@ impl Ctx {
     ) -> Result<()> {
         self.check_owned(op, &[&src.ctx, &indices.ctx, &dst.ctx])?;
         check_len(op, ("src", src.len()), ("indices", indices.len()))?;
-        let len = self.freely_indexed_len(op, "dst", dst)?;
+        let len = indexed_len(op, "dst", dst)?;
         if let Some(s) = &skipped {
             self.check_skipped(op, s, &[View::of(src), View::of(indices), View::of(dst)])?;
         }
@@ -210,6 +234,25 @@ impl Ctx {
         if dst.is_empty() {
             if let Some(s) = skipped {
                 self.record_skipped(&mut work, indices, 0, s)?;
+            }
+            return work.submit();
+        }
+        let parts = self.parts(dst);
+        if parts.len() > 1 {
+            // One pass over the indices per binding window of `dst`.
+            for (part, base) in parts {
+                let mut args = Args::new(op);
+                args.vec("index", View::of(indices), Access::Read);
+                args.vec("src", View::of(src), Access::Read);
+                args.vec("dst", part, Access::RawReadWrite);
+                args.scalar("base", base);
+                args.scalar("part_len", part.len as u32);
+                let code =
+                    "let k = index - base; if index >= base && k < part_len { dst[k] = src; }";
+                record_statements(self, &mut work, code, args)?;
+            }
+            if let Some(s) = skipped {
+                self.record_skipped(&mut work, indices, len, s)?;
             }
             return work.submit();
         }
@@ -238,4 +281,40 @@ pub(crate) fn counted<'a>(
         }
         None => "",
     }
+}
+
+impl Ctx {
+    /// The binding windows of a vector indexed freely, each with the index of its first
+    /// element (one window when it fits one binding).
+    fn parts<'a, T: GpuElement>(&self, v: &'a GpuVec<T>) -> Vec<(View<'a>, u32)> {
+        let whole = View::of(v);
+        let unit = whole.unit_bytes();
+        chunks(whole.units(), units_per_window(self, &[unit]))
+            .map(|c| {
+                let first = c.offset_units * LANES as u64;
+                let part = View {
+                    offset: whole.offset + c.offset_units * unit,
+                    len: (c.units * LANES as u64).min(whole.len as u64 - first) as usize,
+                    // Only the last window may reach into the vector's padding.
+                    padded: whole.padded && first + c.units * (LANES as u64) >= whole.len as u64,
+                    ..whole
+                };
+                (part, first as u32)
+            })
+            .collect()
+    }
+}
+
+/// The length of a vector gather or scatter indexes, checked: its indices are `u32`.
+fn indexed_len<T: GpuElement>(op: &'static str, name: &str, v: &GpuVec<T>) -> Result<u32> {
+    v.require_host_len(op)?;
+    u32::try_from(v.len()).map_err(|_| crate::Error::TooLarge {
+        what: format!(
+            "{op}'s {name} of {} elements (its indices are u32)",
+            v.len()
+        ),
+        kind: crate::Limit::Elements,
+        requested: v.len() as u64,
+        limit: u64::from(u32::MAX),
+    })
 }

@@ -448,8 +448,8 @@ impl Ctx {
     }
 
     /// The length of a vector a kernel indexes freely, checked: one storage binding
-    /// holds it (so every index fits a `u32`). Shared by gather, scatter and the
-    /// scatter-reduce calls.
+    /// holds it (so every index fits a `u32`). Shared by the scatter-reduce calls,
+    /// select_flagged and the unique calls.
     pub(crate) fn freely_indexed_len<T: GpuElement>(
         &self,
         op: &'static str,
