@@ -109,50 +109,16 @@ impl Ctx {
     ) -> Result<()> {
         self.check_owned(op, &[&src.ctx, &indices.ctx, &out.ctx])?;
         check_len(op, ("out", out.len()), ("indices", indices.len()))?;
-        let len = indexed_len(op, "src", src)?;
+        check_indexable(op, "src", src)?;
         if let Some(s) = &skipped {
             self.check_skipped(op, s, &[View::of(src), View::of(indices), View::of(out)])?;
         }
         if indices.is_empty() {
             return Ok(());
         }
-        let mut work = Work::new(self, op);
-        if src.is_empty() {
-            // Nothing to read: every index is out of range, so `out` keeps what it had.
-            if let Some(s) = skipped {
-                self.record_skipped(&mut work, indices, 0, s)?;
-            }
-            return work.submit();
-        }
-        let parts = self.parts(src);
-        if parts.len() > 1 {
-            // One pass over the indices per binding window of `src`: each gathers the
-            // indices that fall in its window.
-            for (part, base) in parts {
-                let mut args = Args::new(op);
-                args.vec("index", View::of(indices), Access::Read);
-                args.vec("dst", View::of(out), Access::ReadWrite);
-                args.vec("src", part, Access::Raw);
-                args.scalar("base", base);
-                args.scalar("part_len", part.len as u32);
-                let code =
-                    "let k = index - base; if index >= base && k < part_len { dst = src[k]; }";
-                record_statements(self, &mut work, code, args)?;
-            }
-            if let Some(s) = skipped {
-                self.record_skipped(&mut work, indices, len, s)?;
-            }
-            return work.submit();
-        }
-        let mut args = Args::new(op);
-        args.vec("index", View::of(indices), Access::Read);
-        args.vec("dst", View::of(out), Access::ReadWrite);
-        args.vec("src", View::of(src), Access::Raw);
-        args.scalar("src_len", len);
-        let count = counted(&mut args, skipped);
-        let code = format!("if index < src_len {{ dst = src[index]; }}{count}");
-        record_statements(self, &mut work, &code, args)?;
-        work.submit()
+        let follower = ("dst", View::of(out), Access::ReadWrite);
+        let indexed = ("src", src, Access::Raw);
+        self.record_moves(op, indices, follower, indexed, "dst = src[k];", skipped)
     }
 
     /// `dst[indices[i]] = src[i]` for every `i`, without waiting. An index
@@ -223,47 +189,58 @@ impl Ctx {
     ) -> Result<()> {
         self.check_owned(op, &[&src.ctx, &indices.ctx, &dst.ctx])?;
         check_len(op, ("src", src.len()), ("indices", indices.len()))?;
-        let len = indexed_len(op, "dst", dst)?;
+        check_indexable(op, "dst", dst)?;
         if let Some(s) = &skipped {
             self.check_skipped(op, s, &[View::of(src), View::of(indices), View::of(dst)])?;
         }
         if indices.is_empty() {
             return Ok(());
         }
+        let follower = ("src", View::of(src), Access::Read);
+        let indexed = ("dst", &*dst, Access::RawReadWrite);
+        self.record_moves(op, indices, follower, indexed, "dst[k] = src;", skipped)
+    }
+
+    /// A gather's or scatter's kernels: one pass over `indices` (and the vector that
+    /// `follower` names, element by element) per binding window of the vector that
+    /// `indexed` names (indexed freely; its length checked by `check_indexable`), `body` run
+    /// with `k` the index within the window for the indices that fall in it. Indices past
+    /// its end are
+    /// counted into `skipped`: in the pass itself when there is one window, else (no
+    /// window for an empty vector, or several) by a pass of their own.
+    fn record_moves<'a, T: GpuElement>(
+        &self,
+        op: &'static str,
+        indices: &'a GpuVec<u32>,
+        (follower, follower_view, follower_access): (&str, View<'a>, Access),
+        (indexed, indexed_vec, indexed_access): (&str, &'a GpuVec<T>, Access),
+        body: &str,
+        mut skipped: Option<&'a mut GpuVec<u32>>,
+    ) -> Result<()> {
         let mut work = Work::new(self, op);
-        if dst.is_empty() {
-            if let Some(s) = skipped {
-                self.record_skipped(&mut work, indices, 0, s)?;
-            }
-            return work.submit();
+        let parts = self.parts(indexed_vec);
+        let one = parts.len() == 1;
+        for (part, base) in parts {
+            let mut args = Args::new(op);
+            args.vec("index", View::of(indices), Access::Read);
+            args.vec(follower, follower_view, follower_access);
+            args.vec(indexed, part, indexed_access);
+            args.scalar("base", base);
+            args.scalar("part_len", part.len as u32);
+            let count = if one {
+                counted(&mut args, skipped.take())
+            } else {
+                ""
+            };
+            let code = format!(
+                "let k = index - base; if index >= base && k < part_len {{ {body} }}{count}"
+            );
+            record_statements(self, &mut work, &code, args)?;
         }
-        let parts = self.parts(dst);
-        if parts.len() > 1 {
-            // One pass over the indices per binding window of `dst`.
-            for (part, base) in parts {
-                let mut args = Args::new(op);
-                args.vec("index", View::of(indices), Access::Read);
-                args.vec("src", View::of(src), Access::Read);
-                args.vec("dst", part, Access::RawReadWrite);
-                args.scalar("base", base);
-                args.scalar("part_len", part.len as u32);
-                let code =
-                    "let k = index - base; if index >= base && k < part_len { dst[k] = src; }";
-                record_statements(self, &mut work, code, args)?;
-            }
-            if let Some(s) = skipped {
-                self.record_skipped(&mut work, indices, len, s)?;
-            }
-            return work.submit();
+        if let Some(s) = skipped {
+            let len = indexed_vec.len() as u32;
+            self.record_skipped(&mut work, indices, len, s)?;
         }
-        let mut args = Args::new(op);
-        args.vec("index", View::of(indices), Access::Read);
-        args.vec("src", View::of(src), Access::Read);
-        args.vec("dst", View::of(dst), Access::RawReadWrite);
-        args.scalar("dst_len", len);
-        let count = counted(&mut args, skipped);
-        let code = format!("if index < dst_len {{ dst[index] = src; }}{count}");
-        record_statements(self, &mut work, &code, args)?;
         work.submit()
     }
 }
@@ -305,16 +282,20 @@ impl Ctx {
     }
 }
 
-/// The length of a vector gather or scatter indexes, checked: its indices are `u32`.
-fn indexed_len<T: GpuElement>(op: &'static str, name: &str, v: &GpuVec<T>) -> Result<u32> {
+/// Checks a vector gather or scatter indexes: its length on the host, and at most
+/// `u32::MAX` elements (its indices are `u32`).
+fn check_indexable<T: GpuElement>(op: &'static str, name: &str, v: &GpuVec<T>) -> Result<()> {
     v.require_host_len(op)?;
-    u32::try_from(v.len()).map_err(|_| crate::Error::TooLarge {
-        what: format!(
-            "{op}'s {name} of {} elements (its indices are u32)",
-            v.len()
-        ),
-        kind: crate::Limit::Elements,
-        requested: v.len() as u64,
-        limit: u64::from(u32::MAX),
-    })
+    if u32::try_from(v.len()).is_err() {
+        return Err(crate::Error::TooLarge {
+            what: format!(
+                "{op}'s {name} of {} elements (its indices are u32)",
+                v.len()
+            ),
+            kind: crate::Limit::Elements,
+            requested: v.len() as u64,
+            limit: u64::from(u32::MAX),
+        });
+    }
+    Ok(())
 }

@@ -497,7 +497,6 @@ impl Counted {
             };
             let mut p = self.params[windows + 1 + i];
             p.out_base = range.out_base;
-            p.total_at = self.layout.total_groups;
             let block = work.params(&p);
             work.dispatch(&kernels.downsweep, self.layout.grids[i])
                 .bind(0, block)
