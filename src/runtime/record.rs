@@ -126,7 +126,8 @@ pub(crate) struct Work {
     params: Vec<u8>,
     slot: u64,
     /// Pooled buffers the commands use: they go back to the pool once the work is queued
-    /// or recorded (later work on the queue runs after it).
+    /// or recorded (later work on the queue runs after it). A call whose buffers span
+    /// several works gives them to its last.
     keep: Vec<Scratch>,
 }
 
@@ -239,20 +240,25 @@ impl Work {
             sink.lock().unwrap_or_else(|p| p.into_inner()).push(self);
             return Ok(());
         }
-        let commands = ctx.capture(op, || -> Result<_> {
+        let (commands, kept) = ctx.capture(op, || -> Result<_> {
             let mut enc = self.new_encoder();
-            self.record_unchecked(&mut enc, true)?;
-            Ok(enc.finish())
+            let kept = self.record_unchecked(&mut enc, true)?;
+            Ok((enc.finish(), kept))
         })??;
-        ctx.enqueue(op, commands)
+        let queued = ctx.enqueue(op, commands);
+        // Only now may the pooled buffers go to other work: queued after this.
+        drop(kept);
+        queued
     }
 
     /// Records the work into a new encoder inside the caller's error capture (a
     /// read-back's, which submits and maps in the same capture).
-    pub(crate) fn encode_captured(self) -> Result<wgpu::CommandEncoder> {
+    /// The pooled buffers the work used come back with the encoder: the caller drops
+    /// them once it has submitted it.
+    pub(crate) fn encode_captured(self) -> Result<(wgpu::CommandEncoder, Vec<Scratch>)> {
         let mut enc = self.new_encoder();
-        self.record_unchecked(&mut enc, true)?;
-        Ok(enc)
+        let kept = self.record_unchecked(&mut enc, true)?;
+        Ok((enc, kept))
     }
 
     /// Records the work into `enc`, an encoder the caller submits, with errors captured.
@@ -260,7 +266,7 @@ impl Work {
         let ctx = self.ctx.clone();
         // Not profiled: the profiler's read-back could not map buffers that an encoder
         // the caller has not submitted yet uses.
-        ctx.capture(self.op, || self.record_unchecked(enc, false))?
+        ctx.capture(self.op, || self.record_unchecked(enc, false).map(drop))?
     }
 
     fn new_encoder(&self) -> wgpu::CommandEncoder {
@@ -314,14 +320,22 @@ impl Work {
 
     /// Records into `enc`, with the profiler's queries around it when the context
     /// profiles and `profiled`; the caller captures errors.
-    fn record_unchecked(self, enc: &mut wgpu::CommandEncoder, profiled: bool) -> Result<()> {
+    /// Returns the pooled buffers the work used ([`Work::keep`]): they go back to the pool
+    /// when dropped, which must wait until the commands are queued. Another call could
+    /// otherwise take one, queue work on it first, and find it overwritten by this work
+    /// between two submissions of its own.
+    fn record_unchecked(
+        self,
+        enc: &mut wgpu::CommandEncoder,
+        profiled: bool,
+    ) -> Result<Vec<Scratch>> {
         self.check_aliasing()?;
         let Work {
             ctx,
             op,
             commands,
             params,
-            keep: _keep,
+            keep,
             ..
         } = self;
         let uniform = if params.is_empty() {
@@ -419,6 +433,6 @@ impl Work {
         if let (Some(p), Some(call)) = (profiler.as_mut(), call) {
             p.end_call(enc, call);
         }
-        Ok(())
+        Ok(keep)
     }
 }

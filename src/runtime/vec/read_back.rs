@@ -6,13 +6,13 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::{GpuVec, Scratch};
-use crate::element::GpuElement;
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
 use crate::runtime::record::Work;
 use crate::runtime::wait::{MapState, MapWait, Until};
 
-impl<T: GpuElement> GpuVec<T> {
+impl<T: Element> GpuVec<T> {
     /// Copies the vector to the host, blocking until the GPU is done.
     ///
     /// ```
@@ -69,7 +69,7 @@ pub(crate) struct ReadBack<T> {
     _element: PhantomData<T>,
 }
 
-impl<T: GpuElement> ReadBack<T> {
+impl<T: Element> ReadBack<T> {
     /// Blocks until the GPU is done and returns the elements (spin, sleep, deadline).
     pub(crate) fn wait(self) -> Result<Vec<T>> {
         if let Some((_, state, submission)) = &self.staging {
@@ -135,7 +135,7 @@ impl Ctx {
     /// Adds to `work` a copy of the `len` elements at `src` into a staging buffer,
     /// submits it and starts mapping the staging buffer: one submission carries a
     /// kernel and its read-back.
-    pub(crate) fn submit_read_back<T: GpuElement>(
+    pub(crate) fn submit_read_back<T: Element>(
         &self,
         mut work: Work,
         (src, src_offset): (&wgpu::Buffer, u64),
@@ -168,7 +168,7 @@ impl Ctx {
     /// holds the `len` elements once the work is done (a staging buffer `work` copies
     /// into, or a result buffer its kernels write directly: [`Ctx::result_buffer`]).
     /// One error capture covers the recording, the submission and the map.
-    fn submit_mapped<T: GpuElement>(
+    fn submit_mapped<T: Element>(
         &self,
         work: Work,
         mut buffer: Scratch,
@@ -179,8 +179,9 @@ impl Ctx {
         buffer.reusable = false; // until it is unmapped again
         let state = Arc::new(MapState::default());
         let submission = self.capture(op, || -> Result<wgpu::SubmissionIndex> {
-            let enc = work.encode_captured()?;
+            let (enc, kept) = work.encode_captured()?;
             let submission = self.submit_now(enc);
+            drop(kept); // queued: the pooled buffers may go to later work
             let s = Arc::clone(&state);
             buffer
                 .slice(..)
@@ -213,7 +214,7 @@ impl Ctx {
     /// Submits `work` and reads back the first `len` elements of `result` (from
     /// [`Ctx::result_buffer`]): mapped directly where it is mappable, else through a copy
     /// into a staging buffer.
-    pub(crate) fn submit_result<T: GpuElement>(
+    pub(crate) fn submit_result<T: Element>(
         &self,
         work: Work,
         result: Scratch,
