@@ -157,16 +157,6 @@ pub(super) struct Call {
 }
 
 impl Ctx {
-    /// A scratch buffer of `len` words (padded to whole vec4 units, as the sorts' are),
-    /// kept by the context for the next call of the same size ([`Ctx::scratch_kept`],
-    /// with the sorts' usage, so they and these share the kept buffers).
-    fn large_scratch(&self, what: &str, len: usize) -> Result<crate::runtime::vec::Scratch> {
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        self.scratch_kept(what, 4 * len.next_multiple_of(4).max(4) as u64, usage)
-    }
-
     /// Records a segmented sort of `call` into `work`.
     pub(super) fn record_segmented_sort<K: SortKey>(
         &self,

@@ -13,10 +13,11 @@ use crate::runtime::context::Ctx;
 /// so a buffer can go back as soon as its work is queued.
 ///
 /// Larger buffers are not pooled, except those asked for by [`Ctx::scratch_kept`] (the
-/// sorts' ping-pong keys and values, their tile statuses): those of the last size asked
-/// for are kept in `large`, a few at most, so repeated calls of one size allocate
-/// nothing (and wgpu does not zero the new buffers' memory again on first use). A
-/// request of another size releases them first, so at most one size's set is held.
+/// sorts' ping-pong keys and values, their tile statuses): the last few returned are
+/// kept in `large`, so repeated calls of one shape allocate nothing (and wgpu does not
+/// zero the new buffers' memory again on first use). A request smaller than every kept
+/// buffer that fits releases the larger ones first, so a long run of smaller work
+/// does not hold the memory of one large call.
 #[derive(Default)]
 pub(crate) struct BufferPool {
     free: Mutex<HashMap<(u64, wgpu::BufferUsages), Vec<wgpu::Buffer>>>,
@@ -32,8 +33,9 @@ const CONSTANTS_KEPT: usize = 256;
 const POOLED_MAX_BYTES: u64 = 1 << 20;
 const POOLED_PER_KIND: usize = 8;
 /// Large buffers kept ([`Ctx::scratch_kept`]): enough for one sort's (argsort: two key
-/// buffers, the indices, the tile statuses; reduce-then-scan: its digit counts).
-const LARGE_KEPT: usize = 6;
+/// buffers, the indices, the tile statuses; reduce-then-scan: its digit counts; a sort of
+/// 8-byte keys: its words and order besides, and a copy of wide values).
+const LARGE_KEPT: usize = 12;
 
 /// A buffer from the pool; it goes back when dropped (unless marked otherwise).
 pub(crate) struct Scratch {
@@ -73,8 +75,9 @@ impl Drop for Scratch {
                     .large
                     .lock()
                     .unwrap_or_else(|p| p.into_inner());
-                if large.len() < LARGE_KEPT {
-                    large.push((self.usage, buffer));
+                large.push((self.usage, buffer));
+                if large.len() > LARGE_KEPT {
+                    large.remove(0); // the longest unused
                 }
             }
             return;
@@ -162,11 +165,21 @@ impl Ctx {
         })
     }
 
+    /// A scratch buffer of `len` words (padded to whole vec4 units, as the sorts' are),
+    /// kept by the context for the next call of the same size ([`Ctx::scratch_kept`],
+    /// with the sorts' usage, so they and these share the kept buffers).
+    pub(crate) fn large_scratch(&self, what: &str, len: usize) -> Result<Scratch> {
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        self.scratch_kept(what, 4 * len.next_multiple_of(4).max(4) as u64, usage)
+    }
+
     /// [`Ctx::scratch`] for buffers that may be larger than the pool's limit and are
     /// wanted again at the same size by the next call (a sort's ping-pong buffers): a
     /// kept buffer of `usage` from `bytes` to twice `bytes` is reused; otherwise the kept
-    /// large buffers are released and a buffer of exactly `bytes` (rounded up to 256) is
-    /// made. It is kept when dropped (see [`BufferPool`]).
+    /// buffers larger than that are released and a buffer of exactly `bytes` (rounded up
+    /// to 256) is made. It is kept when dropped (see [`BufferPool`]).
     pub(crate) fn scratch_kept(
         &self,
         what: &str,
@@ -187,10 +200,12 @@ impl Ctx {
                 .unwrap_or_else(|p| p.into_inner());
             let fits = |b: &wgpu::Buffer| b.size() >= bytes && b.size() / 2 < bytes;
             match large.iter().position(|(u, b)| *u == usage && fits(b)) {
-                Some(i) => Some(large.swap_remove(i).1),
+                Some(i) => Some(large.remove(i).1),
                 None => {
-                    // Another size: this call's set replaces the last one.
-                    large.clear();
+                    // A smaller size than the kept ones: those were for larger work, and
+                    // are released. Smaller kept ones stay (a sort of 8-byte keys asks
+                    // for buffers of two sizes), until newer ones push them out.
+                    large.retain(|(_, b)| b.size() < bytes);
                     None
                 }
             }
@@ -219,8 +234,9 @@ mod tests {
     }
 
     /// [`Ctx::scratch_kept`]: a large buffer comes back to the next call of its size (up
-    /// to twice the size asked for), a call of another size releases the kept ones first,
-    /// and small ones stay in the ordinary pool.
+    /// to twice the size asked for), a call of a smaller size releases the larger kept
+    /// ones first, a larger one keeps the smaller, and small ones stay in the ordinary
+    /// pool.
     #[test]
     fn large_scratch_of_the_last_size_is_kept() {
         let ctx = Ctx::new().unwrap();
@@ -246,8 +262,11 @@ mod tests {
         assert_eq!(kept(&ctx), [] as [u64; 0]);
         drop(other);
         assert_eq!(kept(&ctx), [mib + 256]);
+        // A larger size: the smaller kept one stays beside it.
+        drop(ctx.scratch_kept("test", 5 * mib, usage).unwrap());
+        assert_eq!(kept(&ctx), [mib + 256, 5 * mib]);
         // Small requests are the ordinary pool's.
         drop(ctx.scratch_kept("test", 1000, usage).unwrap());
-        assert_eq!(kept(&ctx), [mib + 256]);
+        assert_eq!(kept(&ctx), [mib + 256, 5 * mib]);
     }
 }
