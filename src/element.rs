@@ -17,22 +17,44 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A type that can live in a [`GpuVec`](crate::GpuVec): a plain scalar with a WGSL twin.
+/// A type that can live in a [`GpuVec`](crate::GpuVec): its bytes, the WGSL type its
+/// buffer holds, and the features the device needs for it.
 ///
-/// Implemented for `f32`, `i32`, `u32` (every adapter), `f64` (adapters with
-/// `SHADER_F64`) and [`half::f16`] (adapters with `SHADER_F16`). The trait is sealed:
-/// the kernels are written for exactly these types.
-pub trait GpuElement:
+/// Every [`GpuElement`] (the scalars kernels compute with) is one. So are the 8-byte
+/// `u64`, `i64` and `[u32; 2]`, which kernels see as `vec2<u32>` (two 32-bit words, so
+/// they need no 64-bit shader feature), and the records `[f32; 2]`, `[i32; 2]`, `[u32;
+/// 4]`, `[f32; 4]` and `[i32; 4]`: they can be uploaded, read back, copied, sorted by
+/// ([`RadixKey`](crate::RadixKey): the 8-byte ones) and carried by sorts as values
+/// ([`SortPayload`](crate::SortPayload)), but not computed with: `map`, `reduce` and the
+/// other arithmetic calls take a `GpuElement` and reject them at compile time:
+///
+/// ```compile_fail
+/// let ctx = gpuprim::Ctx::new()?;
+/// let v = ctx.upload(&[1u64, 2])?;
+/// ctx.reduce(&v)?; // u64 is an Element, not a GpuElement
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+///
+/// The trait is sealed.
+pub trait Element:
     bytemuck::Pod + Debug + PartialEq + PartialOrd + Send + Sync + 'static + sealed::Sealed
 {
-    /// The WGSL scalar type name, e.g. `"f32"`.
+    /// The WGSL type of one element in a buffer, e.g. `"f32"`, `"vec2<u32>"` for `u64`.
     const WGSL: &'static str;
-    /// Integer or float.
-    const KIND: ScalarKind;
     /// wgpu features the type needs on the device (empty for 32-bit types).
     const FEATURES: wgpu::Features;
     /// WGSL directives a shader using this type must start with (e.g. `enable f16;`).
     const ENABLE: &'static str;
+}
+
+/// A scalar kernels compute with: an [`Element`] with a WGSL scalar twin.
+///
+/// Implemented for `f32`, `i32`, `u32` (every adapter), `f64` (adapters with
+/// `SHADER_F64`) and [`half::f16`] (adapters with `SHADER_F16`). The trait is sealed:
+/// the kernels are written for exactly these types.
+pub trait GpuElement: Element {
+    /// Integer or float.
+    const KIND: ScalarKind;
     /// The value zero.
     const ZERO: Self;
     /// The value one.
@@ -78,11 +100,13 @@ pub trait GpuElement:
 macro_rules! element {
     ($t:ty, $wgsl:literal, $kind:ident, $features:expr, $enable:literal, $zero:expr, $one:expr, $lowest:expr, $highest:expr, |$v:ident| $lit:expr) => {
         impl sealed::Sealed for $t {}
-        impl GpuElement for $t {
+        impl Element for $t {
             const WGSL: &'static str = $wgsl;
-            const KIND: ScalarKind = ScalarKind::$kind;
             const FEATURES: wgpu::Features = $features;
             const ENABLE: &'static str = $enable;
+        }
+        impl GpuElement for $t {
+            const KIND: ScalarKind = ScalarKind::$kind;
             const ZERO: Self = $zero;
             const ONE: Self = $one;
             const LOWEST: Self = $lowest;
@@ -168,4 +192,27 @@ element!(
     } else {
         format!("f16(bitcast<f32>({}u))", v.to_f32().to_bits())
     }
+);
+
+// Elements of two or four 32-bit words, moved (sort keys and values), never computed
+// with.
+macro_rules! words {
+    ($($t:ty => $wgsl:literal),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const WGSL: &'static str = $wgsl;
+            const FEATURES: wgpu::Features = wgpu::Features::empty();
+            const ENABLE: &'static str = "";
+        }
+    )*};
+}
+words!(
+    u64 => "vec2<u32>",
+    i64 => "vec2<u32>",
+    [u32; 2] => "vec2<u32>",
+    [f32; 2] => "vec2<f32>",
+    [i32; 2] => "vec2<i32>",
+    [u32; 4] => "vec4<u32>",
+    [f32; 4] => "vec4<f32>",
+    [i32; 4] => "vec4<i32>"
 );

@@ -38,7 +38,7 @@
 //! | [`ops::search`] | [`Ctx::lower_bound`], [`Ctx::upper_bound`]: positions of queries in a sorted table, `_into` forms |
 //! | [`ops::top_k`] | [`Ctx::top_k`], [`Ctx::smallest_k`]: the k largest or smallest values with their indices, `_into` forms |
 //! | [`ops::segmented`] | [`Ctx::segmented_reduce`] (offsets), [`Ctx::reduce_rows`], [`Ctx::reduce_columns`] over [`Grid2D`] views: every [`Reduce`] operator, deterministic, `_into` forms |
-//! | [`ops::sort`] | [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] ([`Sort`], [`SortAlgorithm`], [`SortKey`], [`SortValue`]): stable radix sorts; [`Ctx::unique`], [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`]; `_with` / `_into` forms |
+//! | [`ops::sort`] | [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] ([`Sort`], [`SortAlgorithm`], [`RadixKey`] with 8-byte keys, [`SortKey`], [`SortPayload`] with 8- and 16-byte values, [`SortValue`]): stable radix sorts; [`Ctx::unique`], [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`]; `_with` / `_into` forms |
 //! | [`ops::segmented_sort`] | [`Ctx::segmented_sort`], [`Ctx::segmented_sort_by_key`], [`Ctx::segmented_argsort`] (offsets), [`Ctx::sort_rows`], [`Ctx::sort_rows_by_key`], [`Ctx::argsort_rows`] ([`Grid2D`] rows): stable sorts of every segment or row, `_with` / `_into` forms |
 //! | [`ops::atomic`] | [`Ctx::atomic_sum`] ([`AtomicStrategy`]), [`Ctx::histogram`], [`Ctx::histogram_range`] |
 //! | [`ops::random`] | [`Ctx::fill_random`], [`Ctx::fill_uniform`], [`Ctx::fill_normal`] ([`Rng`]), per-element [`Xorshift128State`], CPU twins |
@@ -59,8 +59,8 @@
 //!   (`runtime/cache/`), the one recording path (`runtime/record.rs`), binding windows
 //!   and workgroup grids (`runtime/dispatch.rs`), submission (`runtime/submit.rs`), waits
 //!   (`runtime/wait.rs`) and profiling ([`Profile`], `runtime/profile.rs`).
-//! - The shared vocabulary: [`GpuElement`] (`element.rs`: the element types and their
-//!   WGSL twins), [`Error`] (`error.rs`) and the check that user WGSL is one expression
+//! - The shared vocabulary: [`Element`] and [`GpuElement`] (`element.rs`: the element
+//!   types, what kernels compute with, and their WGSL twins), [`Error`] (`error.rs`) and the check that user WGSL is one expression
 //!   (`expr.rs`).
 //!
 //! With `GPUPRIM_DUMP_WGSL=DIR` in the environment, the WGSL of every kernel is written
@@ -124,7 +124,7 @@ mod expr;
 pub mod ops;
 mod runtime;
 
-pub use element::{GpuElement, ScalarKind};
+pub use element::{Element, GpuElement, ScalarKind};
 pub use error::{Error, Limit, Result};
 pub use ops::atomic::{AtomicElement, AtomicStrategy, MAX_BINS};
 pub use ops::grid2d::{
@@ -136,7 +136,7 @@ pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::{Reduce, TransformReduce};
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use ops::scatter_reduce::{ScatterOp, ScatterReduce};
-pub use ops::sort::{Sort, SortAlgorithm, SortKey, SortValue};
+pub use ops::sort::{RadixKey, Sort, SortAlgorithm, SortKey, SortPayload, SortValue};
 pub use runtime::context::{
     Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES, WEBGPU_FEATURES,
 };

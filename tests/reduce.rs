@@ -7,7 +7,7 @@ mod common;
 use std::sync::OnceLock;
 
 use common::*;
-use gpuprim::{Ctx, Error, GpuElement, Reduce};
+use gpuprim::{Ctx, Element, Error, Reduce};
 use proptest::prelude::*;
 
 /// At most 3 workgroups per dimension: the first pass's workgroups fold into 3D, with

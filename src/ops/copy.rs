@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use crate::element::GpuElement;
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::ops::kernel::{Access, Args, record_expression};
 use crate::runtime::record::Work;
@@ -25,7 +25,7 @@ struct CopyPath {
     by_kernel: OnceLock<bool>,
 }
 
-impl<T: GpuElement> GpuVec<T> {
+impl<T: Element> GpuVec<T> {
     /// Copies all of `src` into `self` on the GPU. The lengths must match.
     ///
     /// Copies of at least 16 MiB go the faster of two ways on this adapter: wgpu's buffer
@@ -78,10 +78,20 @@ impl<T: GpuElement> GpuVec<T> {
             *ctx.op_state::<CopyPath>().by_kernel.get_or_init(|| k)
         };
         if by_kernel {
-            ctx.map_into(src, "x", self)
+            self.kernel_copy(src)
         } else {
             self.buffer_copy(src, bytes)
         }
+    }
+
+    /// `src` into `self` by the copy kernel, over both as 32-bit words.
+    fn kernel_copy(&mut self, src: &GpuVec<T>) -> Result<()> {
+        let mut work = Work::new(&self.ctx, "GpuVec::copy_from");
+        let mut args = Args::new(work.op());
+        args.vec("x", View::of(src).words(), Access::Read);
+        args.internal("gp_out", View::of(self).words(), Access::Write);
+        record_expression(&self.ctx, &mut work, "x", args)?;
+        work.submit()
     }
 
     /// `src` into `self` by wgpu's buffer copy.
@@ -106,7 +116,7 @@ impl<T: GpuElement> GpuVec<T> {
                 let t0 = std::time::Instant::now();
                 for _ in 0..3 {
                     if by_kernel {
-                        ctx.map_into(src, "x", self)?;
+                        self.kernel_copy(src)?;
                     } else {
                         self.buffer_copy(src, bytes)?;
                     }

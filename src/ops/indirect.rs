@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::element::GpuElement;
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::cache::{KernelSource, Pipeline};
 use crate::runtime::context::Ctx;

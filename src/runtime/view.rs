@@ -15,7 +15,7 @@
 //! indices into it and stores skip the lanes past its end. The layout is part of a
 //! kernel's pipeline key.
 
-use crate::element::GpuElement;
+use crate::element::Element;
 use crate::error::Result;
 use crate::runtime::cache::render;
 use crate::runtime::context::Ctx;
@@ -43,7 +43,7 @@ pub(crate) struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    pub(crate) fn of<T: GpuElement>(v: &'a GpuVec<T>) -> Self {
+    pub(crate) fn of<T: Element>(v: &'a GpuVec<T>) -> Self {
         View {
             ctx: &v.ctx,
             buffer: &v.buffer,
@@ -55,6 +55,23 @@ impl<'a> View<'a> {
             size: size_of::<T>() as u64,
             padded: v.padded,
             count: v.count.as_ref(),
+        }
+    }
+
+    /// The same bytes as `u32` words, for kernels that move bits without knowing the
+    /// element type (copies, and the sorts of 8-byte keys and wider values). A vector of
+    /// 2-byte elements of odd length ends in half a word: gpuprim's are padded past it,
+    /// and a borrowed one always holds whole words.
+    pub(crate) fn words(&self) -> View<'a> {
+        View {
+            len: (self.len as u64 * self.size).div_ceil(4) as usize,
+            wgsl: "u32",
+            enable: "",
+            features: wgpu::Features::empty(),
+            size: 4,
+            // Padded units of 4 elements are whole units of 4 words for 4 bytes and more.
+            padded: self.padded && self.size >= 4,
+            ..*self
         }
     }
 

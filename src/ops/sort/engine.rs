@@ -7,7 +7,7 @@
 use super::onesweep::{ONESWEEP_MAX_KEYS, onesweep_shape, status_bytes};
 use super::rts::{rts_groups, rts_shape};
 use super::tuning::SortTuning;
-use super::{Sort, SortAlgorithm, SortKey, check_bits};
+use super::{Sort, SortAlgorithm, check_bits};
 use crate::error::{Error, Limit, Result};
 use crate::ops::copy::record_copy;
 use crate::runtime::context::{Ctx, Info};
@@ -77,19 +77,22 @@ pub(super) struct Window {
 }
 
 impl Plan {
-    /// Checks a sort of `n` keys of type `K` with `sort`'s options on `ctx`, with values
-    /// moving along (`pairs`: a sort by key or an argsort) or not, and picks the
-    /// algorithm.
-    pub(super) fn new<K: SortKey>(
+    /// Checks a sort of `n` one-word keys whose sortable words are `ordered(x, key_xor,
+    /// neg_mask)` (`wgsl/sort_keys.wgsl`; [`SortKey`](super::SortKey)'s constants) with
+    /// `sort`'s options on `ctx`, with values moving along (`pairs`: a sort by key or an
+    /// argsort) or not, and picks the algorithm.
+    pub(super) fn new(
         ctx: &Ctx,
         op: &'static str,
         n: usize,
+        (key_xor, neg_mask): (u32, u32),
         sort: &Sort,
         pairs: bool,
     ) -> Result<Plan> {
-        check_bits(op, &sort.bits)?;
+        let bits = sort.bits_of(32);
+        check_bits(op, &bits)?;
         let n = n as u64;
-        let (start, end) = (sort.bits.start, sort.bits.end);
+        let (start, end) = (bits.start, bits.end);
         let passes = if start == end {
             // No bits: one pass with every digit 0 keeps the order (and writes argsort's
             // indices).
@@ -177,8 +180,8 @@ impl Plan {
         Ok(Plan {
             op,
             n,
-            key_xor: K::KEY_XOR ^ if sort.descending { u32::MAX } else { 0 },
-            neg_mask: K::NEG_MASK,
+            key_xor: key_xor ^ if sort.descending { u32::MAX } else { 0 },
+            neg_mask,
             passes,
             algorithm,
             spin: sort.spin.unwrap_or(SortTuning::of(ctx.info()).spin),

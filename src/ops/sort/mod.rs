@@ -4,8 +4,10 @@
 //!
 //! LSD radix sorts with 8-bit digits, stable, in place on the device. Keys are `u32`,
 //! `i32` or `f32` ([`SortKey`]), seen by the kernels as `u32` words whose unsigned order
-//! is the key order (`f32` in [`f32::total_cmp`] order); values are any 4-byte element
-//! type ([`SortValue`]). Two algorithms ([`SortAlgorithm`]):
+//! is the key order (`f32` in [`f32::total_cmp`] order), or the 8-byte `u64`, `i64`,
+//! `[u32; 2]` and `f64` ([`RadixKey`]: two such words, sorted low word first, in
+//! `wide.rs`); `sort_by_key` values are any element of 4, 8 or 16 bytes
+//! ([`SortPayload`]). Two algorithms ([`SortAlgorithm`]):
 //! - OneSweep (adapters with subgroups, `wgsl/sort_onesweep.wgsl`): one pass builds the
 //!   histograms of every digit, then one pass per digit scatters the keys, each tile
 //!   finding its digits' offsets by a decoupled look-back that never waits on another
@@ -26,7 +28,7 @@
 
 use std::ops::Range;
 
-use crate::element::GpuElement;
+use crate::element::{Element, GpuElement};
 use crate::error::{Error, Result};
 use crate::runtime::context::{Ctx, check_apart, check_len};
 use crate::runtime::vec::GpuVec;
@@ -39,27 +41,104 @@ mod rts;
 mod runs;
 pub(crate) mod tuning;
 
+mod wide;
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for u32 {}
     impl Sealed for i32 {}
     impl Sealed for f32 {}
+    impl Sealed for u64 {}
+    impl Sealed for i64 {}
+    impl Sealed for [u32; 2] {}
+    impl Sealed for f64 {}
+    impl Sealed for [f32; 2] {}
+    impl Sealed for [i32; 2] {}
+    impl Sealed for [u32; 4] {}
+    impl Sealed for [f32; 4] {}
+    impl Sealed for [i32; 4] {}
 }
 
-/// A key type the radix sorts accept: `u32`, `i32` and `f32`.
+/// How the kernels see a [`RadixKey`]'s bytes.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyForm {
+    /// One 32-bit word, sorted as `ordered(x, key_xor, neg_mask)` (`wgsl/sort_keys.wgsl`).
+    Word { key_xor: u32, neg_mask: u32 },
+    /// Two 32-bit words, word `high` the more significant: the high word is sorted as
+    /// `ordered(h, key_xor, neg_mask)`, the low one XORed with `low_neg_mask` where the
+    /// high word's sign bit is set (`f64`: a negative float's every bit flipped).
+    Pair {
+        high: u32,
+        key_xor: u32,
+        neg_mask: u32,
+        low_neg_mask: u32,
+    },
+}
+
+/// A key type [`Ctx::sort`], [`Ctx::sort_by_key`] and [`Ctx::argsort`] accept: every
+/// [`SortKey`] (`u32`, `i32`, `f32`), and the 8-byte keys `u64`, `i64`, `[u32; 2]` and
+/// `f64` (where the adapter has `SHADER_F64`, which a `GpuVec<f64>` needs).
 ///
-/// Each is sorted as a `u32` word whose unsigned order is the key's order: `u32` as it
-/// is, `i32` with its sign bit flipped, `f32` in the order of [`f32::total_cmp`]
-/// (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN). The trait is sealed; other
-/// element types (`f64`, `f16`) are rejected at compile time:
+/// 8-byte keys are two 32-bit words to the kernels, so they need no 64-bit shader
+/// feature. Their order: `u64` and `i64` as integers, `f64` in [`f64::total_cmp`] order,
+/// `[u32; 2]` lexicographically, element 0 first (as Rust compares arrays: a `(tile,
+/// depth)` pair with the tile in element 0 sorts by tile, then depth). [`Sort::bits`]
+/// counts their bits from the least significant word: `32..64` is the high word alone
+/// (element 0 of a `[u32; 2]`), and a range within one word sorts in half the passes.
+///
+/// An 8-byte key sort is two 32-bit sorts: by the low word with the keys' indices, then
+/// by the high word gathered in that order (stable, so ties keep the first sort's
+/// order), then one gather of the keys (and values) in the final order. It needs its
+/// keys (and values) in one storage binding each
+/// ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes)).
+///
+/// ```
+/// use gpuprim::Sort;
+/// let ctx = gpuprim::Ctx::new()?;
+/// // Splats by tile, then by depth: one 64-bit key each, the tile in the high word.
+/// let mut keys = ctx.upload(&[2u64 << 32 | 7, 1 << 32 | 9, 2 << 32 | 3, 1 << 32 | 9])?;
+/// let mut splat = ctx.upload(&[0u32, 1, 2, 3])?;
+/// ctx.sort_by_key(&mut keys, &mut splat)?;
+/// assert_eq!(splat.to_vec()?, vec![1, 3, 2, 0]); // 1 before 3: stable
+/// // By the tile alone (the high word): one 32-bit sort.
+/// let mut keys = ctx.upload(&[[2u32, 7], [1, 9], [2, 3], [1, 8]])?;
+/// ctx.sort_with(&mut keys, &Sort::descending().bits(32..64))?;
+/// assert_eq!(keys.to_vec()?, vec![[2, 7], [2, 3], [1, 9], [1, 8]]);
+/// let order = ctx.argsort(&ctx.upload(&[5i64, -1 << 40, 0, i64::MIN])?)?;
+/// assert_eq!(order.to_vec()?, vec![3, 1, 2, 0]);
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+///
+/// The trait is sealed; other element types (`f16`) are rejected at compile time:
 ///
 /// ```compile_fail
 /// let ctx = gpuprim::Ctx::new()?;
-/// let mut keys = ctx.upload(&[2.0f64, 1.0])?;
-/// ctx.sort(&mut keys)?; // f64 is not a SortKey
+/// let mut keys = ctx.upload(&[half::f16::ONE, half::f16::ZERO])?;
+/// ctx.sort(&mut keys)?; // f16 is not a RadixKey
 /// # Ok::<(), gpuprim::Error>(())
 /// ```
-pub trait SortKey: GpuElement + sealed::Sealed {
+pub trait RadixKey: Element + sealed::Sealed {
+    /// How the kernels see the key.
+    #[doc(hidden)]
+    const FORM: KeyForm;
+}
+
+/// A one-word key type: `u32`, `i32` and `f32`, which every sort-family call takes
+/// (sorts, [`Ctx::top_k`], searches, runs, scans by key, segmented and per-row sorts).
+///
+/// Each is sorted as a `u32` word whose unsigned order is the key's order: `u32` as it
+/// is, `i32` with its sign bit flipped, `f32` in the order of [`f32::total_cmp`]
+/// (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN). The trait is sealed; the
+/// 8-byte keys are [`RadixKey`]s only, and other element types (`f16`) neither:
+///
+/// ```compile_fail
+/// let ctx = gpuprim::Ctx::new()?;
+/// let keys = ctx.upload(&[2u64, 1])?;
+/// ctx.top_k(&keys, 1)?; // u64 is a RadixKey, not a SortKey
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+pub trait SortKey: RadixKey + GpuElement {
     /// XORed into every key's bits (the sign bit for signed and float keys).
     #[doc(hidden)]
     const KEY_XOR: u32;
@@ -70,43 +149,105 @@ pub trait SortKey: GpuElement + sealed::Sealed {
     fn ordered_bits(self) -> u32;
 }
 
-impl SortKey for u32 {
-    const KEY_XOR: u32 = 0;
-    const NEG_MASK: u32 = 0;
-    fn ordered_bits(self) -> u32 {
-        self
-    }
+macro_rules! word_key {
+    ($t:ty, $xor:expr, $neg:expr) => {
+        impl RadixKey for $t {
+            const FORM: KeyForm = KeyForm::Word {
+                key_xor: $xor,
+                neg_mask: $neg,
+            };
+        }
+        impl SortKey for $t {
+            const KEY_XOR: u32 = $xor;
+            const NEG_MASK: u32 = $neg;
+            fn ordered_bits(self) -> u32 {
+                let x = bytemuck::cast::<$t, u32>(self);
+                x ^ Self::KEY_XOR ^ (((x as i32) >> 31) as u32 & Self::NEG_MASK)
+            }
+        }
+    };
 }
+word_key!(u32, 0, 0);
+word_key!(i32, 0x8000_0000, 0);
+word_key!(f32, 0x8000_0000, 0x7fff_ffff);
 
-impl SortKey for i32 {
-    const KEY_XOR: u32 = 0x8000_0000;
-    const NEG_MASK: u32 = 0;
-    fn ordered_bits(self) -> u32 {
-        self as u32 ^ Self::KEY_XOR
-    }
+macro_rules! pair_key {
+    ($t:ty, $high:expr, $xor:expr, $neg:expr, $low_neg:expr) => {
+        impl RadixKey for $t {
+            const FORM: KeyForm = KeyForm::Pair {
+                high: $high,
+                key_xor: $xor,
+                neg_mask: $neg,
+                low_neg_mask: $low_neg,
+            };
+        }
+    };
 }
+// Little-endian: a u64's word 1 is its high word; a [u32; 2]'s element 0 is.
+pair_key!(u64, 1, 0, 0, 0);
+pair_key!(i64, 1, 0x8000_0000, 0, 0);
+pair_key!(f64, 1, 0x8000_0000, 0x7fff_ffff, 0xffff_ffff);
+pair_key!([u32; 2], 0, 0, 0, 0);
 
-impl SortKey for f32 {
-    const KEY_XOR: u32 = 0x8000_0000;
-    const NEG_MASK: u32 = 0x7fff_ffff;
-    fn ordered_bits(self) -> u32 {
-        let x = self.to_bits();
-        x ^ Self::KEY_XOR ^ (((x as i32) >> 31) as u32 & Self::NEG_MASK)
-    }
-}
+/// A value type [`Ctx::sort_by_key`] carries along: any element of 4, 8 or 16 bytes
+/// (`u32`, `i32`, `f32`; `u64`, `i64`, `f64`, `[u32; 2]`, `[f32; 2]`, `[i32; 2]`;
+/// `[u32; 4]`, `[f32; 4]`, `[i32; 4]`). Values are moved as bits, never computed with,
+/// so floats come back exact. A struct of your own of those sizes travels as its
+/// `bytemuck` cast to `[u32; 2]` or `[u32; 4]`.
+///
+/// 4-byte values move with the keys in every pass. Wider ones are gathered once, in the
+/// final order, after the keys are sorted with their indices: one read and one write of
+/// the values in all, where moving them in every pass would cost one per pass. They
+/// must fit one storage binding.
+///
+/// ```
+/// let ctx = gpuprim::Ctx::new()?;
+/// let mut depth = ctx.upload(&[0.7f32, 0.2, 0.9])?;
+/// let mut color = ctx.upload(&[[1.0f32, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.5]])?;
+/// ctx.sort_by_key(&mut depth, &mut color)?;
+/// assert_eq!(color.to_vec()?[0], [0.0, 1.0, 0.0, 1.0]);
+/// assert_eq!(color.to_vec()?[2], [0.0, 0.0, 1.0, 0.5]);
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+///
+/// Sealed; 2-byte types are rejected at compile time:
+///
+/// ```compile_fail
+/// let ctx = gpuprim::Ctx::new()?;
+/// let mut keys = ctx.upload(&[2u32, 1])?;
+/// let mut values = ctx.upload(&[half::f16::ONE, half::f16::ZERO])?;
+/// ctx.sort_by_key(&mut keys, &mut values)?; // f16 is not a SortPayload
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+pub trait SortPayload: Element + sealed::Sealed {}
 
-/// A value type [`Ctx::sort_by_key`] carries along: any 4-byte element (`u32`, `i32`,
-/// `f32`). Values are moved as bits, never computed with, so floats come back exact.
-/// Sealed; 2- and 8-byte types are rejected at compile time:
+impl SortPayload for u32 {}
+impl SortPayload for i32 {}
+impl SortPayload for f32 {}
+impl SortPayload for u64 {}
+impl SortPayload for i64 {}
+impl SortPayload for f64 {}
+impl SortPayload for [u32; 2] {}
+impl SortPayload for [f32; 2] {}
+impl SortPayload for [i32; 2] {}
+impl SortPayload for [u32; 4] {}
+impl SortPayload for [f32; 4] {}
+impl SortPayload for [i32; 4] {}
+
+/// A 4-byte value type the segmented and per-row sorts, [`Ctx::reduce_by_key`] and
+/// the others that take one 32-bit word per value carry: `u32`, `i32`, `f32`. Values
+/// are moved as bits, never computed with (except by `reduce_by_key`), so floats come
+/// back exact. Sealed; 2- and 8-byte types are rejected at compile time:
 ///
 /// ```compile_fail
 /// let ctx = gpuprim::Ctx::new()?;
 /// let mut keys = ctx.upload(&[2u32, 1])?;
 /// let mut values = ctx.upload(&[0.5f64, 1.5])?;
-/// ctx.sort_by_key(&mut keys, &mut values)?; // f64 is not a SortValue
+/// let offsets = ctx.upload(&[0u32, 2])?;
+/// ctx.segmented_sort_by_key(&mut keys, &mut values, &offsets)?; // f64 is not a SortValue
 /// # Ok::<(), gpuprim::Error>(())
 /// ```
-pub trait SortValue: GpuElement + sealed::Sealed {}
+pub trait SortValue: SortPayload + GpuElement {}
 
 impl SortValue for u32 {}
 impl SortValue for i32 {}
@@ -146,7 +287,8 @@ pub enum SortAlgorithm {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Sort {
     descending: bool,
-    bits: Range<u32>,
+    /// `None`: every bit of the key.
+    bits: Option<Range<u32>>,
     algorithm: SortAlgorithm,
     spin: Option<u32>,
     peers: engine::Peers,
@@ -166,7 +308,7 @@ impl Sort {
     pub fn ascending() -> Sort {
         Sort {
             descending: false,
-            bits: 0..32,
+            bits: None,
             algorithm: SortAlgorithm::Auto,
             spin: None,
             peers: engine::Peers::Auto,
@@ -187,10 +329,11 @@ impl Sort {
     /// Sorts by bits `range` of the key's sortable word only (see [`SortKey`]: the key
     /// itself for `u32`), in passes of 8 bits: `0..16` takes two passes where the full
     /// key takes four. Keys whose words differ only outside the range compare equal
-    /// and keep their order. `start <= end <= 32`; an empty range leaves the order as
-    /// it is.
+    /// and keep their order. `start <= end <= 32` (`<= 64` for the 8-byte keys of
+    /// [`RadixKey`], bit 0 the least significant of the low word); an empty range
+    /// leaves the order as it is. Without it a sort takes every bit of its key.
     pub fn bits(mut self, range: Range<u32>) -> Sort {
-        self.bits = range;
+        self.bits = Some(range);
         self
     }
 
@@ -205,9 +348,15 @@ impl Sort {
         self.descending
     }
 
-    /// The key bits sorted by (`0..32` unless [`Sort::bits`] said otherwise).
+    /// The key bits a sort of 32-bit keys sorts by (`0..32` unless [`Sort::bits`] said
+    /// otherwise; an 8-byte key's default is `0..64`).
     pub fn key_bits(&self) -> Range<u32> {
-        self.bits.clone()
+        self.bits_of(32)
+    }
+
+    /// The key bits sorted by, for keys of `key_bits` bits.
+    pub(crate) fn bits_of(&self, key_bits: u32) -> Range<u32> {
+        self.bits.clone().unwrap_or(0..key_bits)
     }
 
     /// Probes of a predecessor's status before OneSweep's look-back counts that tile
@@ -296,7 +445,7 @@ impl Ctx {
     /// assert!(sorted[5].is_nan());
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn sort<K: SortKey>(&self, keys: &mut GpuVec<K>) -> Result<()> {
+    pub fn sort<K: RadixKey>(&self, keys: &mut GpuVec<K>) -> Result<()> {
         self.sort_with(keys, &Sort::ascending())
     }
 
@@ -316,11 +465,14 @@ impl Ctx {
     /// assert_eq!(keys.to_vec()?, vec![7, 7, 0, -1, -5]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn sort_with<K: SortKey>(&self, keys: &mut GpuVec<K>, sort: &Sort) -> Result<()> {
+    pub fn sort_with<K: RadixKey>(&self, keys: &mut GpuVec<K>, sort: &Sort) -> Result<()> {
         let op = "sort";
         self.check_owned(op, &[&keys.ctx])?;
         keys.require_host_len(op)?;
-        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort, false)?;
+        let KeyForm::Word { key_xor, neg_mask } = K::FORM else {
+            return wide::sort_pairs(self, op, K::FORM, View::of(keys), sort, wide::Out::Keys);
+        };
+        let plan = engine::Plan::new(self, op, keys.len(), (key_xor, neg_mask), sort, false)?;
         plan.run(
             self,
             engine::Buffers {
@@ -348,7 +500,7 @@ impl Ctx {
     /// assert_eq!(id.to_vec()?, vec![11, 13, 10, 12]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn sort_by_key<K: SortKey, V: SortValue>(
+    pub fn sort_by_key<K: RadixKey, V: SortPayload>(
         &self,
         keys: &mut GpuVec<K>,
         values: &mut GpuVec<V>,
@@ -368,7 +520,7 @@ impl Ctx {
     /// assert_eq!(name.to_vec()?, vec![1, 0, 2, 3]); // 0 before 2: stable
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn sort_by_key_with<K: SortKey, V: SortValue>(
+    pub fn sort_by_key_with<K: RadixKey, V: SortPayload>(
         &self,
         keys: &mut GpuVec<K>,
         values: &mut GpuVec<V>,
@@ -381,7 +533,15 @@ impl Ctx {
         check_len(op, ("keys", keys.len()), ("values", values.len()))?;
         let (keys, values) = (View::of(keys), View::of(values));
         check_apart(op, &[("keys", keys), ("values", values)])?;
-        let plan = engine::Plan::new::<K>(self, op, keys.len, sort, true)?;
+        let KeyForm::Word { key_xor, neg_mask } = K::FORM else {
+            let out = wide::Out::KeysValues(values);
+            return wide::sort_pairs(self, op, K::FORM, keys, sort, out);
+        };
+        let key = (key_xor, neg_mask);
+        if size_of::<V>() != 4 {
+            return wide::sort_wide_values(self, op, key, keys, values, sort);
+        }
+        let plan = engine::Plan::new(self, op, keys.len, key, sort, true)?;
         plan.run(
             self,
             engine::Buffers {
@@ -401,7 +561,7 @@ impl Ctx {
     /// assert_eq!(ctx.argsort(&keys)?.to_vec()?, vec![1, 3, 2, 0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn argsort<K: SortKey>(&self, keys: &GpuVec<K>) -> Result<GpuVec<u32>> {
+    pub fn argsort<K: RadixKey>(&self, keys: &GpuVec<K>) -> Result<GpuVec<u32>> {
         self.argsort_with(keys, &Sort::ascending())
     }
 
@@ -415,7 +575,7 @@ impl Ctx {
     /// assert_eq!(order.to_vec()?, vec![2, 0, 1]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn argsort_with<K: SortKey>(&self, keys: &GpuVec<K>, sort: &Sort) -> Result<GpuVec<u32>> {
+    pub fn argsort_with<K: RadixKey>(&self, keys: &GpuVec<K>, sort: &Sort) -> Result<GpuVec<u32>> {
         let mut out = self.zeros::<u32>(keys.len())?;
         self.argsort_into(keys, sort, &mut out)?;
         Ok(out)
@@ -437,7 +597,7 @@ impl Ctx {
     /// assert_eq!(order.to_vec()?, vec![1, 3, 0, 2]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn argsort_into<K: SortKey>(
+    pub fn argsort_into<K: RadixKey>(
         &self,
         keys: &GpuVec<K>,
         sort: &Sort,
@@ -457,7 +617,11 @@ impl Ctx {
                     .into(),
             });
         }
-        let plan = engine::Plan::new::<K>(self, op, keys.len(), sort, true)?;
+        let KeyForm::Word { key_xor, neg_mask } = K::FORM else {
+            let out = wide::Out::Order(View::of(out));
+            return wide::sort_pairs(self, op, K::FORM, View::of(keys), sort, out);
+        };
+        let plan = engine::Plan::new(self, op, keys.len(), (key_xor, neg_mask), sort, true)?;
         plan.run(
             self,
             engine::Buffers {

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use super::Ctx;
-use crate::element::GpuElement;
+use crate::element::Element;
 use crate::error::{Error, Result};
 
 impl Ctx {
     /// `Err(Unsupported)` unless the device can use element type `T`.
-    pub(crate) fn check_element<T: GpuElement>(&self) -> Result<()> {
+    pub(crate) fn check_element<T: Element>(&self) -> Result<()> {
         self.require(T::FEATURES, || format!("element type {}", T::WGSL))
     }
 

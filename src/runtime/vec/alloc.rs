@@ -6,7 +6,7 @@
 use std::marker::PhantomData;
 
 use super::{GpuVec, LANES};
-use crate::element::GpuElement;
+use crate::element::Element;
 use crate::error::{Error, Limit, Result};
 use crate::runtime::context::Ctx;
 
@@ -19,7 +19,7 @@ impl Ctx {
     /// assert_eq!(v.len(), 3);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn upload<T: GpuElement>(&self, data: &[T]) -> Result<GpuVec<T>> {
+    pub fn upload<T: Element>(&self, data: &[T]) -> Result<GpuVec<T>> {
         let v = self.alloc::<T>(data.len(), true)?;
         let _inside = crate::runtime::driver::enter();
         // Mapped even for no data: a buffer that cannot be mapped (made on a lost device)
@@ -45,16 +45,16 @@ impl Ctx {
     /// assert_eq!(v.to_vec()?, vec![0; 5]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn zeros<T: GpuElement>(&self, n: usize) -> Result<GpuVec<T>> {
+    pub fn zeros<T: Element>(&self, n: usize) -> Result<GpuVec<T>> {
         self.alloc::<T>(n, false)
     }
 
-    fn alloc<T: GpuElement>(&self, n: usize, mapped: bool) -> Result<GpuVec<T>> {
+    fn alloc<T: Element>(&self, n: usize, mapped: bool) -> Result<GpuVec<T>> {
         self.alloc_usage(n, mapped, wgpu::BufferUsages::empty())
     }
 
     /// A new vector of `n` zeros whose buffer has `usage` too (e.g. `INDIRECT`).
-    pub(crate) fn alloc_with<T: GpuElement>(
+    pub(crate) fn alloc_with<T: Element>(
         &self,
         n: usize,
         usage: wgpu::BufferUsages,
@@ -62,7 +62,7 @@ impl Ctx {
         self.alloc_usage(n, false, usage)
     }
 
-    fn alloc_usage<T: GpuElement>(
+    fn alloc_usage<T: Element>(
         &self,
         n: usize,
         mapped: bool,

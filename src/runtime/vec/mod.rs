@@ -10,7 +10,7 @@ mod read_back;
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::element::GpuElement;
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::runtime::context::Ctx;
 use crate::runtime::view::View;
@@ -26,7 +26,7 @@ pub(crate) use read_back::ReadBack;
 /// buffer is exactly its elements: no call reads or writes a byte outside them. A
 /// `GpuVec` keeps its [`Ctx`] alive and may be larger than the device's largest storage
 /// binding.
-pub struct GpuVec<T: GpuElement> {
+pub struct GpuVec<T: Element> {
     /// Dropped through the driver's door ([`crate::runtime::driver`]): the last handle
     /// frees the buffer in the driver.
     pub(crate) buffer: crate::runtime::driver::Gated<wgpu::Buffer>,
@@ -42,7 +42,7 @@ pub struct GpuVec<T: GpuElement> {
     _element: PhantomData<T>,
 }
 
-impl<T: GpuElement> fmt::Debug for GpuVec<T> {
+impl<T: Element> fmt::Debug for GpuVec<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.padded {
             write!(f, "GpuVec<{}>(len {})", T::WGSL, self.len)
@@ -61,7 +61,7 @@ impl<T: GpuElement> fmt::Debug for GpuVec<T> {
 /// Elements per vector load in the kernels; buffers are padded to a multiple of it.
 pub(crate) const LANES: usize = 4;
 
-impl<T: GpuElement> GpuVec<T> {
+impl<T: Element> GpuVec<T> {
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len

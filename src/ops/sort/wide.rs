@@ -1,0 +1,302 @@
+//! Sorts of what one 32-bit word does not hold: 8-byte keys ([`KeyForm::Pair`]) and
+//! values of 8 or 16 bytes.
+//!
+//! An 8-byte key sort is LSD over words: a split kernel writes each key's two sortable
+//! words (`lo`, `hi`), the engine argsorts `lo`, a gather puts `hi` in that order and the
+//! engine sorts it carrying the order (stable, so equal high words keep the low words'
+//! order), and one last kernel writes each key (and value) from its place in the order.
+//! Key bits in one word ([`Sort::bits`]) skip the other word's sort. Wide values move
+//! once, in that last kernel (one-word keys: after the engine sorts the keys with their
+//! indices), where moving them in every digit pass would cost a read and a write of
+//! them per pass.
+
+use std::ops::Range;
+
+use super::engine::{Buffers, Plan, Values};
+use super::{KeyForm, Sort};
+use crate::error::{Error, Limit, Result};
+use crate::ops::copy::record_copy;
+use crate::ops::kernel::{Access, Args, record_statements};
+use crate::runtime::context::Ctx;
+use crate::runtime::record::Work;
+use crate::runtime::vec::{GpuVec, Scratch};
+use crate::runtime::view::View;
+
+/// What an 8-byte key sort writes.
+pub(super) enum Out<'a> {
+    /// The keys, in place.
+    Keys,
+    /// The keys in place and these values with them.
+    KeysValues(View<'a>),
+    /// The order only, into this vector of `u32` (argsort); the keys are only read.
+    Order(View<'a>),
+}
+
+/// `v`'s bytes as `len` elements of `words` 32-bit words each, bound as `array<T>`
+/// with `T` the WGSL type of that many words (`u32`, `vec2<u32>`, `vec4<u32>`): bits
+/// moved, never converted. Exactly those bytes (not padded), for raw bindings.
+fn as_words(v: View<'_>, words: u64, len: usize) -> View<'_> {
+    View {
+        wgsl: match words {
+            1 => "u32",
+            2 => "vec2<u32>",
+            _ => "vec4<u32>",
+        },
+        enable: "",
+        features: wgpu::Features::empty(),
+        size: 4 * words,
+        len,
+        padded: false,
+        ..v
+    }
+}
+
+/// The same bytes as `u32` words, exactly those (for raw bindings).
+fn flat(v: View<'_>) -> View<'_> {
+    View {
+        padded: false,
+        ..v.words()
+    }
+}
+
+/// `v`'s elements as whole-element word vectors (`vec2<u32>` for 8 bytes).
+fn elements(v: View<'_>) -> View<'_> {
+    as_words(v, v.size / 4, v.len)
+}
+
+/// `Err(TooLarge)` unless `v` fits one storage binding: these kernels index it freely.
+fn check_binding(ctx: &Ctx, op: &'static str, what: &str, v: &View<'_>) -> Result<()> {
+    let bytes = v.len as u64 * v.size;
+    let limit = ctx.info().max_binding_bytes;
+    if bytes > limit {
+        return Err(Error::TooLarge {
+            what: format!(
+                "the {what} of `{op}` ({} elements of {} bytes), which a sort of 8-byte keys \
+                 or of wider values binds whole; sort at most {} of them per call",
+                v.len,
+                v.size,
+                limit / v.size
+            ),
+            kind: Limit::BindingBytes,
+            requested: bytes,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+/// A scratch vector of `n` words; `held` keeps its buffer out of the pool until the
+/// call's last work keeps it ([`release_with`]): the engine's passes in between take
+/// scratch of their own.
+fn words(ctx: &Ctx, held: &mut Vec<Scratch>, what: &str, n: usize) -> Result<GpuVec<u32>> {
+    let scratch = ctx.large_scratch(what, n)?;
+    let v = GpuVec::over_scratch(ctx, (*scratch).clone(), n);
+    held.push(scratch);
+    Ok(v)
+}
+
+/// Gives the call's scratch to `work`, its last, which returns it to the pool once
+/// queued (or recorded into an encoder of [`Ctx::record`]'s), and submits it.
+fn release_with(mut work: Work, held: Vec<Scratch>) -> Result<()> {
+    for s in held {
+        work.keep(s);
+    }
+    work.submit()
+}
+
+/// The sub-sort of one word by `bits` (a range within it), the options otherwise `sort`'s.
+fn word_sort(sort: &Sort, bits: Range<u32>) -> Sort {
+    Sort {
+        bits: Some(bits),
+        ..sort.clone()
+    }
+}
+
+/// Sorts 8-byte keys of form `form` ([`KeyForm::Pair`]) by `sort`, writing what `out`
+/// says. `keys` is the checked keys' view (host length, this context's).
+pub(super) fn sort_pairs(
+    ctx: &Ctx,
+    op: &'static str,
+    form: KeyForm,
+    keys: View<'_>,
+    sort: &Sort,
+    out: Out<'_>,
+) -> Result<()> {
+    let KeyForm::Pair {
+        high,
+        key_xor,
+        neg_mask,
+        low_neg_mask,
+    } = form
+    else {
+        unreachable!("one-word keys take the engine directly")
+    };
+    let bits = sort.bits_of(64);
+    if bits.start > bits.end || bits.end > 64 {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "key bits {}..{}: a range start..end with start <= end <= 64 (keys are 64-bit)",
+                bits.start, bits.end
+            ),
+        });
+    }
+    let n = keys.len;
+    check_binding(ctx, op, "keys", &keys)?;
+    if let Out::KeysValues(v) = &out {
+        check_binding(ctx, op, "values", v)?;
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let words_of_keys = flat(keys);
+    let mut held = Vec::new();
+    let lo = words(ctx, &mut held, "sort low words", n)?;
+    let hi = words(ctx, &mut held, "sort high words", n)?;
+    let order_scratch = match out {
+        Out::Order(_) => None,
+        _ => Some(words(ctx, &mut held, "sort order", n)?),
+    };
+    let mut work = Work::new(ctx, op);
+    let order = match (&out, &order_scratch) {
+        (Out::Order(v), _) => *v,
+        (_, Some(o)) => View::of(o),
+        _ => unreachable!(),
+    };
+    // The sortable words: the high one as a one-word key of its type, the low one
+    // flipped where the high word's sign says the key is negative (f64).
+    let mut args = Args::new(op);
+    args.vec("lo", View::of(&lo), Access::Write);
+    args.vec("hi", View::of(&hi), Access::Write);
+    args.vec("w", words_of_keys, Access::Raw);
+    args.scalar("hw", high);
+    args.scalar("kx", key_xor);
+    args.scalar("nm", neg_mask);
+    args.scalar("ln", low_neg_mask);
+    record_statements(
+        ctx,
+        &mut work,
+        "let a = w[2u * i + hw]; let b = w[2u * i + 1u - hw]; \
+         let neg = select(0u, 0xffffffffu, (a >> 31u) == 1u); \
+         hi = a ^ kx ^ (neg & nm); lo = b ^ (neg & ln);",
+        args,
+    )?;
+    work.submit()?;
+
+    let lo_bits = bits.start.min(32)..bits.end.min(32);
+    let hi_bits = bits.start.max(32) - 32..bits.end.max(32) - 32;
+    let plain = (0, 0); // the words are sortable as u32 already
+    let hi_sorted;
+    if lo_bits.is_empty() {
+        // One sort, of the high words, writes the order.
+        Plan::new(ctx, op, n, plain, &word_sort(sort, hi_bits), true)?.run(
+            ctx,
+            Buffers {
+                keys: View::of(&hi),
+                keys_writable: false,
+                values: Values::Indices(order),
+            },
+        )?;
+    } else {
+        Plan::new(ctx, op, n, plain, &word_sort(sort, lo_bits), true)?.run(
+            ctx,
+            Buffers {
+                keys: View::of(&lo),
+                keys_writable: false,
+                values: Values::Indices(order),
+            },
+        )?;
+        if !hi_bits.is_empty() {
+            hi_sorted = words(ctx, &mut held, "sort high words in order", n)?;
+            let mut work = Work::new(ctx, op);
+            let mut args = Args::new(op);
+            args.vec("order", order, Access::Read);
+            args.vec("h", View::of(&hi_sorted), Access::Write);
+            args.vec("hi", View::of(&hi), Access::Raw);
+            record_statements(ctx, &mut work, "h = hi[order];", args)?;
+            work.submit()?;
+            Plan::new(ctx, op, n, plain, &word_sort(sort, hi_bits), true)?.run(
+                ctx,
+                Buffers {
+                    keys: View::of(&hi_sorted),
+                    keys_writable: true,
+                    values: Values::InPlace(order),
+                },
+            )?;
+        }
+    }
+    // Each key (and value) from its place in the order: the words back from sortable.
+    let values = match out {
+        Out::Order(_) => return release_with(Work::new(ctx, op), held),
+        Out::Keys => None,
+        Out::KeysValues(v) => Some(v),
+    };
+    let copy = match values {
+        Some(v) => Some(words(ctx, &mut held, "sort values (copy)", flat(v).len)?),
+        None => None,
+    };
+    let mut work = Work::new(ctx, op);
+    let mut args = Args::new(op);
+    args.vec("order", order, Access::Read);
+    args.vec("lo", View::of(&lo), Access::Raw);
+    args.vec("hi", View::of(&hi), Access::Raw);
+    args.vec("w", words_of_keys, Access::RawReadWrite);
+    args.scalar("hw", high);
+    args.scalar("kx", key_xor);
+    args.scalar("nm", neg_mask);
+    args.scalar("ln", low_neg_mask);
+    let mut code = String::from(
+        "let a = hi[order] ^ kx; let neg = select(0u, 0xffffffffu, (a >> 31u) == 1u); \
+         w[2u * i + hw] = a ^ (neg & nm); w[2u * i + 1u - hw] = lo[order] ^ (neg & ln);",
+    );
+    if let (Some(v), Some(copy)) = (values, &copy) {
+        record_copy(&mut work, &flat(v), &View::of(copy))?;
+        args.vec("src", as_words(View::of(copy), v.size / 4, n), Access::Raw);
+        args.vec("dst", elements(v), Access::RawReadWrite);
+        code += " dst[i] = src[order];";
+    }
+    record_statements(ctx, &mut work, &code, args)?;
+    release_with(work, held)
+}
+
+/// Sorts one-word keys (sortable as `ordered(x, key_xor, neg_mask)`) by `sort` and moves
+/// `values` of 8 or 16 bytes with them: the engine sorts the keys with their indices,
+/// then one kernel gathers the values in that order.
+pub(super) fn sort_wide_values(
+    ctx: &Ctx,
+    op: &'static str,
+    key: (u32, u32),
+    keys: View<'_>,
+    values: View<'_>,
+    sort: &Sort,
+) -> Result<()> {
+    check_binding(ctx, op, "values", &values)?;
+    let n = keys.len;
+    let plan = Plan::new(ctx, op, n, key, sort, true)?;
+    if n == 0 {
+        return Ok(());
+    }
+    let mut held = Vec::new();
+    let order = words(ctx, &mut held, "sort order", n)?;
+    let copy = words(ctx, &mut held, "sort values (copy)", flat(values).len)?;
+    plan.run(
+        ctx,
+        Buffers {
+            keys,
+            keys_writable: true,
+            values: Values::Indices(View::of(&order)),
+        },
+    )?;
+    let mut work = Work::new(ctx, op);
+    record_copy(&mut work, &flat(values), &View::of(&copy))?;
+    let mut args = Args::new(op);
+    args.vec("order", View::of(&order), Access::Read);
+    args.vec(
+        "src",
+        as_words(View::of(&copy), values.size / 4, n),
+        Access::Raw,
+    );
+    args.vec("dst", elements(values), Access::RawReadWrite);
+    record_statements(ctx, &mut work, "dst[i] = src[order];", args)?;
+    release_with(work, held)
+}
