@@ -3,7 +3,7 @@
 searchsorted, top-k), issue 45 (argmax per row) and issue 46 (gather, scatter and scatter_add by index), in the style of peers.py: median
 device time over repeated runs (CUDA events, after warm-up) and bandwidth counting each
 input read once and each output written once, so the rows compare with the bandwidth
-table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search`, `top_k`, `gather`, `scatter_add` and `records`.
+table's sections `segmented`, `arg_reduce`, `scan_by_key`, `search`, `top_k`, `gather`, `scatter_add`, `records` and `wide_sort`.
 
 usage: python3 peers_next.py [WORD]   (only the rows whose name contains WORD)
 """
@@ -138,3 +138,18 @@ del x
 n = 1 << 26
 ku = torch.randint(0, 1 << 31, (n,), device=dev, dtype=torch.int32, generator=g)
 attempt("sort int32 2^26 (torch.sort; segmented_sort's keys)", lambda: torch.sort(ku), 8 * n)
+
+# Issue 46: 8-byte keys. torch.sort returns values and int64 indices (CUB's pair sort),
+# counted as 16 bytes a key as the bandwidth section `wide_sort` counts its keys-only
+# u64 sort; CuPy's sort of int64 is CUB's keys-only radix sort.
+k64 = torch.randint(-(1 << 62), 1 << 62, (n,), device=dev, dtype=torch.int64, generator=g)
+attempt("sort int64 2^26 (torch.sort, values and indices)", lambda: torch.sort(k64), 16 * n)
+attempt("sort int32 2^26 + int32 values (torch.sort, stable)", lambda: torch.sort(ku, stable=True), 8 * n)
+try:
+    import cupy as cp
+    c64 = cp.from_dlpack(k64)
+    attempt("sort int64 2^26 (cupy.sort: CUB keys only)", lambda: cp.sort(c64), 16 * n)
+    c32 = cp.from_dlpack(ku)
+    attempt("sort int32 2^26 (cupy.sort: CUB keys only)", lambda: cp.sort(c32), 8 * n)
+except ImportError as e:
+    print(f"cupy unavailable: {e}")

@@ -4,7 +4,7 @@
 //! `cargo run --release -p gpuprim-lab --bin bandwidth -- [log2 n] [section ...]
 //! [--csv PATH] [--json PATH]` (default 28 on a GPU, 22 on the software adapter;
 //! sections: reduce, arg_reduce, kernel, scan, scan_by_key, segmented, sort, search,
-//! gather, scatter_add, records, atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), top_k, segmented_sort,
+//! gather, scatter_add, records, wide_sort, atomic, random, grid2d, auto (`Swizzle::Auto` against linear order), top_k, segmented_sort,
 //! no_subgroups (scan, compaction and sorts with and without subgroups), latency, all by
 //! default; sort_tiles (OneSweep's tile shapes), search_order (bucketed searches or
 //! not) and segmented_paths (both kernels of segmented reductions) only when named; the
@@ -39,6 +39,7 @@ mod segmented;
 mod segmented_sort;
 mod sort;
 mod top_k;
+mod wide_sort;
 
 use std::path::PathBuf;
 
@@ -49,7 +50,7 @@ use gpuprim_lab::timing::{self, Bench};
 type Rows = fn(&mut Bench) -> Result<()>;
 
 /// The sections a run can ask for, in the order they run. A new section is a line here.
-const SECTIONS: [(&str, Rows); 22] = [
+const SECTIONS: [(&str, Rows); 23] = [
     ("reduce", reduce::rows),
     ("arg_reduce", arg_reduce::rows),
     ("kernel", kernel::rows),
@@ -64,6 +65,7 @@ const SECTIONS: [(&str, Rows); 22] = [
     ("gather", gather::rows),
     ("scatter_add", gather::scatter_rows),
     ("records", records::rows),
+    ("wide_sort", wide_sort::rows),
     ("atomic", atomic::rows),
     ("random", random::rows),
     ("grid2d", grid2d::rows),
