@@ -1,7 +1,8 @@
 //! Throughput of the radix sorts and of reduce_by_key, swept over sizes.
 //!
 //! `cargo bench --bench sort`. Bytes count the keys (and values) read and written once:
-//! 8 n for keys, 16 n for pairs, 12 n for argsort. Each iteration sorts a fresh copy of
+//! 8 n for keys, 16 n for pairs and u64 keys, 40 n for u32 keys with 16-byte values,
+//! 12 n for argsort. Each iteration sorts a fresh copy of
 //! random keys (the copy is inside the time; the `bandwidth` table (lab/) subtracts it) and waits
 //! for the GPU.
 
@@ -46,6 +47,44 @@ fn bench(c: &mut Criterion) {
         "sort_by_key_u32_u32",
         |n| ((fresh(n), fresh(n)), 16 * n),
         |((pristine, keys), (values, work))| {
+            keys.copy_from(pristine).unwrap();
+            work.copy_from(values).unwrap();
+            ctx.sort_by_key(keys, work).unwrap();
+            ctx.synchronize().unwrap();
+        },
+    );
+    common::sweep(
+        c,
+        &ctx,
+        "sort_u64",
+        |n| {
+            let wide: Vec<u64> = keys(2 * n)
+                .chunks(2)
+                .map(|w| u64::from(w[0]) << 32 | u64::from(w[1]))
+                .collect();
+            let inputs = (ctx.upload(&wide).unwrap(), ctx.zeros::<u64>(n).unwrap());
+            (inputs, 16 * n)
+        },
+        |(pristine, work)| {
+            work.copy_from(pristine).unwrap();
+            ctx.sort(work).unwrap();
+            ctx.synchronize().unwrap();
+        },
+    );
+    common::sweep(
+        c,
+        &ctx,
+        "sort_by_key_u32_16_byte_values",
+        |n| {
+            let records: Vec<[u32; 4]> = (0..n as u32).map(|i| [i, 1, 2, 3]).collect();
+            let inputs = (
+                fresh(n),
+                ctx.upload(&records).unwrap(),
+                ctx.zeros::<[u32; 4]>(n).unwrap(),
+            );
+            (inputs, 40 * n)
+        },
+        |((pristine, keys), values, work)| {
             keys.copy_from(pristine).unwrap();
             work.copy_from(values).unwrap();
             ctx.sort_by_key(keys, work).unwrap();

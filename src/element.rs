@@ -64,7 +64,7 @@ pub trait GpuElement: Element {
     /// The greatest value: infinity for floats, `MAX` for integers (identity of min).
     const HIGHEST: Self;
 
-    /// This value as a WGSL expression of type [`Self::WGSL`], exact to the bit.
+    /// This value as a WGSL expression of type [`Element::WGSL`], exact to the bit.
     fn wgsl_literal(self) -> String;
 
     /// WGSL statements that return this value from a function, exact to the bit. Floats

@@ -87,10 +87,11 @@ pub enum KeyForm {
 /// counts their bits from the least significant word: `32..64` is the high word alone
 /// (element 0 of a `[u32; 2]`), and a range within one word sorts in half the passes.
 ///
-/// An 8-byte key sort is two 32-bit sorts: by the low word with the keys' indices, then
-/// by the high word gathered in that order (stable, so ties keep the first sort's
-/// order), then one gather of the keys (and values) in the final order. It needs its
-/// keys (and values) in one storage binding each
+/// An 8-byte key sort is two stable 32-bit sorts, by the low word, then by the high word
+/// (so ties keep the first sort's order). Keys alone: each sort carries the other word,
+/// as [`Ctx::sort_by_key`] carries 4-byte values. With values, and for argsort: the
+/// sorts carry the keys' order, and the low words and the values are gathered once in
+/// it. It needs its keys (and values) in one storage binding each
 /// ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes)).
 ///
 /// ```

@@ -2,10 +2,12 @@
 //! values of 8 or 16 bytes.
 //!
 //! An 8-byte key sort is LSD over words: a split kernel writes each key's two sortable
-//! words (`lo`, `hi`), the engine argsorts `lo`, a gather puts `hi` in that order and the
-//! engine sorts it carrying the order (stable, so equal high words keep the low words'
-//! order), and one last kernel writes each key (and value) from its place in the order.
-//! Key bits in one word ([`Sort::bits`]) skip the other word's sort. Wide values move
+//! words (`lo`, `hi`), the engine sorts by `lo`, then stably by `hi`, and one last kernel
+//! writes the keys back from both. Keys alone: each sort carries the other word as its
+//! value, so every access is in order. With values or for argsort: the first sort makes
+//! the keys' order, a gather puts `hi` in that order, the second sort carries the order,
+//! and the last kernel gathers the low words and values by it. Key bits in one word
+//! ([`Sort::bits`]) skip the other word's sort. Wide values move
 //! once, in that last kernel (one-word keys: after the engine sorts the keys with their
 //! indices), where moving them in every digit pass would cost a read and a write of
 //! them per pass.
@@ -154,15 +156,10 @@ pub(super) fn sort_pairs(
     let lo = words(ctx, &mut held, "sort low words", n)?;
     let hi = words(ctx, &mut held, "sort high words", n)?;
     let order_scratch = match out {
-        Out::Order(_) => None,
-        _ => Some(words(ctx, &mut held, "sort order", n)?),
+        Out::KeysValues(_) => Some(words(ctx, &mut held, "sort order", n)?),
+        _ => None,
     };
     let mut work = Work::new(ctx, op);
-    let order = match (&out, &order_scratch) {
-        (Out::Order(v), _) => *v,
-        (_, Some(o)) => View::of(o),
-        _ => unreachable!(),
-    };
     // The sortable words: the high one as a one-word key of its type, the low one
     // flipped where the high word's sign says the key is negative (f64).
     let mut args = Args::new(op);
@@ -186,77 +183,115 @@ pub(super) fn sort_pairs(
     let lo_bits = bits.start.min(32)..bits.end.min(32);
     let hi_bits = bits.start.max(32) - 32..bits.end.max(32) - 32;
     let plain = (0, 0); // the words are sortable as u32 already
-    let hi_sorted;
-    if lo_bits.is_empty() {
-        // One sort, of the high words, writes the order.
-        Plan::new(ctx, op, n, plain, &word_sort(sort, hi_bits), true)?.run(
+    let sort_words = |bits: Range<u32>, keys: View<'_>, values: Values<'_>| -> Result<()> {
+        let plan = Plan::new(ctx, op, n, plain, &word_sort(sort, bits), true)?;
+        let keys_writable = !matches!(values, Values::Indices(_));
+        plan.run(
             ctx,
             Buffers {
-                keys: View::of(&hi),
-                keys_writable: false,
-                values: Values::Indices(order),
+                keys,
+                keys_writable,
+                values,
             },
-        )?;
-    } else {
-        Plan::new(ctx, op, n, plain, &word_sort(sort, lo_bits), true)?.run(
-            ctx,
-            Buffers {
-                keys: View::of(&lo),
-                keys_writable: false,
-                values: Values::Indices(order),
-            },
-        )?;
-        if !hi_bits.is_empty() {
-            hi_sorted = words(ctx, &mut held, "sort high words in order", n)?;
-            let mut work = Work::new(ctx, op);
-            let mut args = Args::new(op);
-            args.vec("order", order, Access::Read);
-            args.vec("h", View::of(&hi_sorted), Access::Write);
-            args.vec("hi", View::of(&hi), Access::Raw);
-            record_statements(ctx, &mut work, "h = hi[order];", args)?;
-            work.submit()?;
-            Plan::new(ctx, op, n, plain, &word_sort(sort, hi_bits), true)?.run(
-                ctx,
-                Buffers {
-                    keys: View::of(&hi_sorted),
-                    keys_writable: true,
-                    values: Values::InPlace(order),
-                },
-            )?;
+        )
+    };
+    // The words back from sortable, into the keys: `a` the high word, `b` the low.
+    let write_key = "let a = a0 ^ kx; let neg = select(0u, 0xffffffffu, (a >> 31u) == 1u); \
+                     w[2u * i + hw] = a ^ (neg & nm); w[2u * i + 1u - hw] = b0 ^ (neg & ln);";
+    let key_args = |args: &mut Args<'_>| {
+        args.scalar("hw", high);
+        args.scalar("kx", key_xor);
+        args.scalar("nm", neg_mask);
+        args.scalar("ln", low_neg_mask);
+    };
+    if let Out::Order(order) = out {
+        // argsort: the order through both sorts (bits in one word: that word's sort).
+        if lo_bits.is_empty() {
+            sort_words(hi_bits, View::of(&hi), Values::Indices(order))?;
+        } else {
+            sort_words(lo_bits, View::of(&lo), Values::Indices(order))?;
+            if !hi_bits.is_empty() {
+                let hi_in_order = gathered(ctx, op, &mut held, &hi, order)?;
+                sort_words(hi_bits, View::of(&hi_in_order), Values::InPlace(order))?;
+            }
         }
+        return release_with(Work::new(ctx, op), held);
     }
-    // Each key (and value) from its place in the order: the words back from sortable.
-    let values = match out {
-        Out::Order(_) => return release_with(Work::new(ctx, op), held),
-        Out::Keys => None,
-        Out::KeysValues(v) => Some(v),
+    let mut work = Work::new(ctx, op);
+    let mut args = Args::new(op);
+    let (Out::KeysValues(values), Some(order_scratch)) = (out, &order_scratch) else {
+        // Keys alone: each word sort carries the other word, and the keys are written
+        // from both in order; no order, no gather.
+        if !lo_bits.is_empty() {
+            sort_words(lo_bits, View::of(&lo), Values::InPlace(View::of(&hi)))?;
+        }
+        if !hi_bits.is_empty() {
+            sort_words(hi_bits, View::of(&hi), Values::InPlace(View::of(&lo)))?;
+        }
+        args.vec("a0", View::of(&hi), Access::Read);
+        args.vec("b0", View::of(&lo), Access::Read);
+        args.vec("w", words_of_keys, Access::RawReadWrite);
+        key_args(&mut args);
+        record_statements(ctx, &mut work, write_key, args)?;
+        return release_with(work, held);
     };
-    let copy = match values {
-        Some(v) => Some(words(ctx, &mut held, "sort values (copy)", flat(v).len)?),
-        None => None,
+    let order = View::of(order_scratch);
+    // Keys and values: the order through both sorts, the high words sorted with it
+    // (read in order at the end), the low words and values gathered by it.
+    let copy = words(ctx, &mut held, "sort values (copy)", flat(values).len)?;
+    let hi_in_order;
+    let prefix = if !lo_bits.is_empty() && !hi_bits.is_empty() {
+        sort_words(lo_bits, View::of(&lo), Values::Indices(order))?;
+        hi_in_order = gathered(ctx, op, &mut held, &hi, order)?;
+        sort_words(hi_bits, View::of(&hi_in_order), Values::InPlace(order))?;
+        args.vec("a0", View::of(&hi_in_order), Access::Read);
+        args.vec("lo", View::of(&lo), Access::Raw);
+        args.vec("order", order, Access::Read);
+        "let b0 = lo[order];"
+    } else {
+        // Bits in one word: one sort, of that word, writes the order.
+        let (bits, word) = if lo_bits.is_empty() {
+            (hi_bits, &hi)
+        } else {
+            (lo_bits, &lo)
+        };
+        sort_words(bits, View::of(word), Values::Indices(order))?;
+        args.vec("hi", View::of(&hi), Access::Raw);
+        args.vec("lo", View::of(&lo), Access::Raw);
+        args.vec("order", order, Access::Read);
+        "let a0 = hi[order]; let b0 = lo[order];"
     };
+    key_args(&mut args);
+    args.vec("w", words_of_keys, Access::RawReadWrite);
+    record_copy(&mut work, &flat(values), &View::of(&copy))?;
+    args.vec(
+        "src",
+        as_words(View::of(&copy), values.size / 4, n),
+        Access::Raw,
+    );
+    args.vec("dst", elements(values), Access::RawReadWrite);
+    let code = format!("{prefix} {write_key} dst[i] = src[order];");
+    record_statements(ctx, &mut work, &code, args)?;
+    release_with(work, held)
+}
+
+/// `words[order[i]]` for every `i`: a scratch vector held by `held`.
+fn gathered(
+    ctx: &Ctx,
+    op: &'static str,
+    held: &mut Vec<Scratch>,
+    words_in: &GpuVec<u32>,
+    order: View<'_>,
+) -> Result<GpuVec<u32>> {
+    let out = words(ctx, held, "sort high words in order", words_in.len())?;
     let mut work = Work::new(ctx, op);
     let mut args = Args::new(op);
     args.vec("order", order, Access::Read);
-    args.vec("lo", View::of(&lo), Access::Raw);
-    args.vec("hi", View::of(&hi), Access::Raw);
-    args.vec("w", words_of_keys, Access::RawReadWrite);
-    args.scalar("hw", high);
-    args.scalar("kx", key_xor);
-    args.scalar("nm", neg_mask);
-    args.scalar("ln", low_neg_mask);
-    let mut code = String::from(
-        "let a = hi[order] ^ kx; let neg = select(0u, 0xffffffffu, (a >> 31u) == 1u); \
-         w[2u * i + hw] = a ^ (neg & nm); w[2u * i + 1u - hw] = lo[order] ^ (neg & ln);",
-    );
-    if let (Some(v), Some(copy)) = (values, &copy) {
-        record_copy(&mut work, &flat(v), &View::of(copy))?;
-        args.vec("src", as_words(View::of(copy), v.size / 4, n), Access::Raw);
-        args.vec("dst", elements(v), Access::RawReadWrite);
-        code += " dst[i] = src[order];";
-    }
-    record_statements(ctx, &mut work, &code, args)?;
-    release_with(work, held)
+    args.vec("h", View::of(&out), Access::Write);
+    args.vec("hi", View::of(words_in), Access::Raw);
+    record_statements(ctx, &mut work, "h = hi[order];", args)?;
+    work.submit()?;
+    Ok(out)
 }
 
 /// Sorts one-word keys (sortable as `ordered(x, key_xor, neg_mask)`) by `sort` and moves
