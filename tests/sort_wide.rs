@@ -98,6 +98,20 @@ impl Key for f64 {
     }
 }
 
+impl Key for gpuprim::half::f16 {
+    /// Every 16-bit pattern: NaNs, infinities, zeros and subnormals among them.
+    fn from_bits(bits: u64) -> Self {
+        gpuprim::half::f16::from_bits((bits ^ bits >> 32) as u16)
+    }
+    fn ordered(self) -> u64 {
+        let x = self.to_bits();
+        u64::from(if x >> 15 == 1 { !x } else { x ^ 0x8000 })
+    }
+    fn same(a: &Self, b: &Self) -> bool {
+        a.to_bits() == b.to_bits()
+    }
+}
+
 /// `n` keys from `seed`; with `few`, from a handful of high and low words, so equal high
 /// words, equal low words and equal keys are all common.
 fn keys<K: Key>(n: usize, seed: u64, few: bool) -> Vec<K> {
@@ -268,6 +282,43 @@ fn f64_keys() {
     if supports::<f64>(ctx()) {
         every_shape::<f64>(ctx(), "f64");
     }
+}
+
+#[test]
+fn f16_keys() {
+    use gpuprim::half::f16;
+    let ctx = ctx();
+    if !supports::<f16>(ctx) {
+        return;
+    }
+    every_shape::<f16>(ctx, "f16");
+    let host: Vec<f16> = keys(5000, 77, false);
+    for range in [0..16, 0..8, 8..16, 3..11, 15..16, 4..4] {
+        for sort in [Sort::ascending(), Sort::descending()] {
+            let sort = sort.bits(range.clone());
+            check_all(ctx, &host, &sort, range.clone(), "f16 bits");
+        }
+    }
+    let mut g = ctx.upload(&host).unwrap();
+    assert!(matches!(
+        ctx.sort_with(&mut g, &Sort::ascending().bits(0..17)),
+        Err(Error::InvalidArgument { .. })
+    ));
+    // The CPU's order of specials, for the record.
+    let specials = [
+        f16::NAN,
+        -f16::NAN,
+        f16::INFINITY,
+        f16::NEG_INFINITY,
+        f16::ZERO,
+        f16::NEG_ZERO,
+        f16::ONE,
+    ];
+    let mut g = ctx.upload(&specials).unwrap();
+    ctx.sort(&mut g).unwrap();
+    let mut want = specials.to_vec();
+    want.sort_by(|a, b| a.total_cmp(b));
+    check_keys(&g.to_vec().unwrap(), &want, "f16 specials");
 }
 
 /// Bit ranges: in the low word only (one word sorted), the high word only, across both,

@@ -5,8 +5,8 @@
 //! LSD radix sorts with 8-bit digits, stable, in place on the device. Keys are `u32`,
 //! `i32` or `f32` ([`SortKey`]), seen by the kernels as `u32` words whose unsigned order
 //! is the key order (`f32` in [`f32::total_cmp`] order), or the 8-byte `u64`, `i64`,
-//! `[u32; 2]` and `f64` ([`RadixKey`]: two such words, sorted low word first, in
-//! `wide.rs`); `sort_by_key` values are any element of 4, 8 or 16 bytes
+//! `[u32; 2]` and `f64` and the 2-byte `f16` ([`RadixKey`]: two such words, sorted low
+//! word first, or a 16-bit word, in `wide.rs`); `sort_by_key` values are any element of 4, 8 or 16 bytes
 //! ([`SortPayload`]). Two algorithms ([`SortAlgorithm`]):
 //! - OneSweep (adapters with subgroups, `wgsl/sort_onesweep.wgsl`): one pass builds the
 //!   histograms of every digit, then one pass per digit scatters the keys, each tile
@@ -57,6 +57,7 @@ mod sealed {
     impl Sealed for [u32; 4] {}
     impl Sealed for [f32; 4] {}
     impl Sealed for [i32; 4] {}
+    impl Sealed for half::f16 {}
 }
 
 /// How the kernels see a [`RadixKey`]'s bytes.
@@ -74,11 +75,16 @@ pub enum KeyForm {
         neg_mask: u32,
         low_neg_mask: u32,
     },
+    /// A 16-bit float, two to a word: sorted as its 16 bits with the sign flipped (every
+    /// bit of a negative one).
+    Half,
 }
 
 /// A key type [`Ctx::sort`], [`Ctx::sort_by_key`] and [`Ctx::argsort`] accept: every
-/// [`SortKey`] (`u32`, `i32`, `f32`), and the 8-byte keys `u64`, `i64`, `[u32; 2]` and
-/// `f64` (where the adapter has `SHADER_F64`, which a `GpuVec<f64>` needs).
+/// [`SortKey`] (`u32`, `i32`, `f32`), the 8-byte keys `u64`, `i64`, `[u32; 2]` and
+/// `f64` (where the adapter has `SHADER_F64`, which a `GpuVec<f64>` needs), and
+/// [`half::f16`] (where it has `SHADER_F16`) in the order `f32` keys take (that of
+/// `total_cmp`), with [`Sort::bits`] up to 16 (two digit passes).
 ///
 /// 8-byte keys are two 32-bit words to the kernels, so they need no 64-bit shader
 /// feature. Their order: `u64` and `i64` as integers, `f64` in [`f64::total_cmp`] order,
@@ -111,12 +117,13 @@ pub enum KeyForm {
 /// # Ok::<(), gpuprim::Error>(())
 /// ```
 ///
-/// The trait is sealed; other element types (`f16`) are rejected at compile time:
+/// The trait is sealed; other element types (the records of [`Element`]) are rejected at
+/// compile time:
 ///
 /// ```compile_fail
 /// let ctx = gpuprim::Ctx::new()?;
-/// let mut keys = ctx.upload(&[half::f16::ONE, half::f16::ZERO])?;
-/// ctx.sort(&mut keys)?; // f16 is not a RadixKey
+/// let mut keys = ctx.upload(&[[1.0f32, 2.0, 3.0, 4.0]])?;
+/// ctx.sort(&mut keys)?; // [f32; 4] is not a RadixKey
 /// # Ok::<(), gpuprim::Error>(())
 /// ```
 pub trait RadixKey: Element + sealed::Sealed {
@@ -131,7 +138,7 @@ pub trait RadixKey: Element + sealed::Sealed {
 /// Each is sorted as a `u32` word whose unsigned order is the key's order: `u32` as it
 /// is, `i32` with its sign bit flipped, `f32` in the order of [`f32::total_cmp`]
 /// (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN). The trait is sealed; the
-/// 8-byte keys are [`RadixKey`]s only, and other element types (`f16`) neither:
+/// 8-byte and `f16` keys are [`RadixKey`]s only:
 ///
 /// ```compile_fail
 /// let ctx = gpuprim::Ctx::new()?;
@@ -189,6 +196,10 @@ pair_key!(u64, 1, 0, 0, 0);
 pair_key!(i64, 1, 0x8000_0000, 0, 0);
 pair_key!(f64, 1, 0x8000_0000, 0x7fff_ffff, 0xffff_ffff);
 pair_key!([u32; 2], 0, 0, 0, 0);
+
+impl RadixKey for half::f16 {
+    const FORM: KeyForm = KeyForm::Half;
+}
 
 /// A value type [`Ctx::sort_by_key`] carries along: any element of 4, 8 or 16 bytes
 /// (`u32`, `i32`, `f32`; `u64`, `i64`, `f64`, `[u32; 2]`, `[f32; 2]`, `[i32; 2]`;
@@ -471,7 +482,7 @@ impl Ctx {
         self.check_owned(op, &[&keys.ctx])?;
         keys.require_host_len(op)?;
         let KeyForm::Word { key_xor, neg_mask } = K::FORM else {
-            return wide::sort_pairs(self, op, K::FORM, View::of(keys), sort, wide::Out::Keys);
+            return wide::sort_wide(self, op, K::FORM, View::of(keys), sort, wide::Out::Keys);
         };
         let plan = engine::Plan::new(self, op, keys.len(), (key_xor, neg_mask), sort, false)?;
         plan.run(
@@ -536,7 +547,7 @@ impl Ctx {
         check_apart(op, &[("keys", keys), ("values", values)])?;
         let KeyForm::Word { key_xor, neg_mask } = K::FORM else {
             let out = wide::Out::KeysValues(values);
-            return wide::sort_pairs(self, op, K::FORM, keys, sort, out);
+            return wide::sort_wide(self, op, K::FORM, keys, sort, out);
         };
         let key = (key_xor, neg_mask);
         if size_of::<V>() != 4 {
@@ -620,7 +631,7 @@ impl Ctx {
         }
         let KeyForm::Word { key_xor, neg_mask } = K::FORM else {
             let out = wide::Out::Order(View::of(out));
-            return wide::sort_pairs(self, op, K::FORM, View::of(keys), sort, out);
+            return wide::sort_wide(self, op, K::FORM, View::of(keys), sort, out);
         };
         let plan = engine::Plan::new(self, op, keys.len(), (key_xor, neg_mask), sort, true)?;
         plan.run(

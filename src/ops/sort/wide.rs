@@ -1,5 +1,5 @@
-//! Sorts of what one 32-bit word does not hold: 8-byte keys ([`KeyForm::Pair`]) and
-//! values of 8 or 16 bytes.
+//! Sorts of keys that are not one 32-bit word, 8-byte keys ([`KeyForm::Pair`]) and
+//! `f16` ([`KeyForm::Half`], two to a word), and of values of 8 or 16 bytes.
 //!
 //! An 8-byte key sort is LSD over words: a split kernel writes each key's two sortable
 //! words (`lo`, `hi`), the engine sorts by `lo`, then stably by `hi`, and one last kernel
@@ -114,9 +114,25 @@ fn word_sort(sort: &Sort, bits: Range<u32>) -> Sort {
     }
 }
 
+/// Sorts keys of more or less than one word (`form`: [`KeyForm::Pair`] or
+/// [`KeyForm::Half`]) by `sort`, writing what `out` says.
+pub(super) fn sort_wide(
+    ctx: &Ctx,
+    op: &'static str,
+    form: KeyForm,
+    keys: View<'_>,
+    sort: &Sort,
+    out: Out<'_>,
+) -> Result<()> {
+    match form {
+        KeyForm::Half => sort_halves(ctx, op, keys, sort, out),
+        _ => sort_pairs(ctx, op, form, keys, sort, out),
+    }
+}
+
 /// Sorts 8-byte keys of form `form` ([`KeyForm::Pair`]) by `sort`, writing what `out`
 /// says. `keys` is the checked keys' view (host length, this context's).
-pub(super) fn sort_pairs(
+fn sort_pairs(
     ctx: &Ctx,
     op: &'static str,
     form: KeyForm,
@@ -313,7 +329,6 @@ pub(super) fn sort_wide_values(
     }
     let mut held = Vec::new();
     let order = words(ctx, &mut held, "sort order", n)?;
-    let copy = words(ctx, &mut held, "sort values (copy)", flat(values).len)?;
     plan.run(
         ctx,
         Buffers {
@@ -323,15 +338,126 @@ pub(super) fn sort_wide_values(
         },
     )?;
     let mut work = Work::new(ctx, op);
-    record_copy(&mut work, &flat(values), &View::of(&copy))?;
+    gather_values(ctx, &mut work, &mut held, values, View::of(&order))?;
+    release_with(work, held)
+}
+
+/// Sorts `f16` keys ([`KeyForm::Half`]) by `sort`, writing what `out` says: a split
+/// kernel widens each key to a sortable 16-bit word in a `u32` (sign bit flipped, every
+/// bit of a negative one), the engine sorts those by bits within `0..16` (two digit
+/// passes), carrying 4-byte values or the order (wider values are gathered by it), and a
+/// last kernel packs the sorted words back into keys, two to a word.
+fn sort_halves(
+    ctx: &Ctx,
+    op: &'static str,
+    keys: View<'_>,
+    sort: &Sort,
+    out: Out<'_>,
+) -> Result<()> {
+    let bits = sort.bits_of(16);
+    if bits.start > bits.end || bits.end > 16 {
+        return Err(Error::InvalidArgument {
+            op,
+            message: format!(
+                "key bits {}..{}: a range start..end with start <= end <= 16 (keys are 16-bit)",
+                bits.start, bits.end
+            ),
+        });
+    }
+    let n = keys.len;
+    check_binding(ctx, op, "keys", &keys)?;
+    if let Out::KeysValues(v) = &out {
+        check_binding(ctx, op, "values", v)?;
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let packed = flat(keys); // two keys a word; a padded vector's last half is its own
+    let mut held = Vec::new();
+    let k = words(ctx, &mut held, "sort half words", n)?;
+    let mut work = Work::new(ctx, op);
     let mut args = Args::new(op);
-    args.vec("order", View::of(&order), Access::Read);
+    args.vec("k", View::of(&k), Access::Write);
+    args.vec("w", packed, Access::Raw);
+    record_statements(
+        ctx,
+        &mut work,
+        "let x = (w[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu; \
+         k = x ^ select(0x8000u, 0xffffu, (x & 0x8000u) != 0u);",
+        args,
+    )?;
+    work.submit()?;
+    let sort = word_sort(sort, bits);
+    let run = |keys_writable: bool, values: Values<'_>| -> Result<()> {
+        Plan::new(ctx, op, n, (0, 0), &sort, true)?.run(
+            ctx,
+            Buffers {
+                keys: View::of(&k),
+                keys_writable,
+                values,
+            },
+        )
+    };
+    let mut work = Work::new(ctx, op);
+    match out {
+        Out::Order(order) => {
+            run(false, Values::Indices(order))?;
+            return release_with(work, held);
+        }
+        Out::Keys => {
+            Plan::new(ctx, op, n, (0, 0), &sort, false)?.run(
+                ctx,
+                Buffers {
+                    keys: View::of(&k),
+                    keys_writable: true,
+                    values: Values::None,
+                },
+            )?;
+        }
+        Out::KeysValues(values) if values.size == 4 => run(true, Values::InPlace(values))?,
+        Out::KeysValues(values) => {
+            let order = words(ctx, &mut held, "sort order", n)?;
+            run(true, Values::Indices(View::of(&order)))?;
+            gather_values(ctx, &mut work, &mut held, values, View::of(&order))?;
+        }
+    }
+    // The sorted words back into keys, two to a word (the second of an odd last word is
+    // the padding of gpuprim's vector: a borrowed f16 vector holds whole words).
+    let mut args = Args::new(op);
+    args.vec("w", packed, Access::Write);
+    args.vec("k", View::of(&k), Access::Raw);
+    args.scalar("nk", n as u32);
+    record_statements(
+        ctx,
+        &mut work,
+        "let a = k[2u * i]; let b = k[min(2u * i + 1u, nk - 1u)]; \
+         let x = a ^ select(0xffffu, 0x8000u, (a & 0x8000u) != 0u); \
+         let y = b ^ select(0xffffu, 0x8000u, (b & 0x8000u) != 0u); \
+         w = x | select(0u, y << 16u, 2u * i + 1u < nk);",
+        args,
+    )?;
+    release_with(work, held)
+}
+
+/// Records into `work` the copy of `values` into scratch held by `held` and the gather
+/// of the copy by `order` back into `values`.
+fn gather_values<'a>(
+    ctx: &Ctx,
+    work: &mut Work,
+    held: &mut Vec<Scratch>,
+    values: View<'a>,
+    order: View<'a>,
+) -> Result<()> {
+    let n = values.len;
+    let copy = words(ctx, held, "sort values (copy)", flat(values).len)?;
+    record_copy(work, &flat(values), &View::of(&copy))?;
+    let mut args = Args::new(work.op());
+    args.vec("order", order, Access::Read);
     args.vec(
         "src",
         as_words(View::of(&copy), values.size / 4, n),
         Access::Raw,
     );
     args.vec("dst", elements(values), Access::RawReadWrite);
-    record_statements(ctx, &mut work, "dst[i] = src[order];", args)?;
-    release_with(work, held)
+    record_statements(ctx, work, "dst[i] = src[order];", args)
 }
