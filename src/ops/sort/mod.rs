@@ -647,11 +647,17 @@ impl Ctx {
 
 /// The checks every sort makes of its options, before any work.
 pub(crate) fn check_bits(op: &'static str, bits: &Range<u32>) -> Result<()> {
-    if bits.start > bits.end || bits.end > 32 {
+    check_key_bits(op, bits, 32)
+}
+
+/// [`check_bits`] for keys of `width` bits.
+pub(crate) fn check_key_bits(op: &'static str, bits: &Range<u32>, width: u32) -> Result<()> {
+    if bits.start > bits.end || bits.end > width {
         return Err(Error::InvalidArgument {
             op,
             message: format!(
-                "key bits {}..{}: a range start..end with start <= end <= 32 (keys are 32-bit)",
+                "key bits {}..{}: a range start..end with start <= end <= {width} (keys are \
+                 {width}-bit)",
                 bits.start, bits.end
             ),
         });

@@ -15,7 +15,7 @@
 use std::ops::Range;
 
 use super::engine::{Buffers, Plan, Values};
-use super::{KeyForm, Sort};
+use super::{KeyForm, Sort, check_key_bits};
 use crate::error::{Error, Limit, Result};
 use crate::ops::copy::record_copy;
 use crate::ops::kernel::{Access, Args, record_statements};
@@ -124,6 +124,15 @@ pub(super) fn sort_wide(
     sort: &Sort,
     out: Out<'_>,
 ) -> Result<()> {
+    let width = if form == KeyForm::Half { 16 } else { 64 };
+    check_key_bits(op, &sort.bits_of(width), width)?;
+    check_binding(ctx, op, "keys", &keys)?;
+    if let Out::KeysValues(v) = &out {
+        check_binding(ctx, op, "values", v)?;
+    }
+    if keys.len == 0 {
+        return Ok(());
+    }
     match form {
         KeyForm::Half => sort_halves(ctx, op, keys, sort, out),
         _ => sort_pairs(ctx, op, form, keys, sort, out),
@@ -131,7 +140,7 @@ pub(super) fn sort_wide(
 }
 
 /// Sorts 8-byte keys of form `form` ([`KeyForm::Pair`]) by `sort`, writing what `out`
-/// says. `keys` is the checked keys' view (host length, this context's).
+/// says. `keys` and `sort` are checked ([`sort_wide`]), and there are keys.
 fn sort_pairs(
     ctx: &Ctx,
     op: &'static str,
@@ -150,23 +159,7 @@ fn sort_pairs(
         unreachable!("one-word keys take the engine directly")
     };
     let bits = sort.bits_of(64);
-    if bits.start > bits.end || bits.end > 64 {
-        return Err(Error::InvalidArgument {
-            op,
-            message: format!(
-                "key bits {}..{}: a range start..end with start <= end <= 64 (keys are 64-bit)",
-                bits.start, bits.end
-            ),
-        });
-    }
     let n = keys.len;
-    check_binding(ctx, op, "keys", &keys)?;
-    if let Out::KeysValues(v) = &out {
-        check_binding(ctx, op, "values", v)?;
-    }
-    if n == 0 {
-        return Ok(());
-    }
     let words_of_keys = flat(keys);
     let mut held = Vec::new();
     let lo = words(ctx, &mut held, "sort low words", n)?;
@@ -355,23 +348,7 @@ fn sort_halves(
     out: Out<'_>,
 ) -> Result<()> {
     let bits = sort.bits_of(16);
-    if bits.start > bits.end || bits.end > 16 {
-        return Err(Error::InvalidArgument {
-            op,
-            message: format!(
-                "key bits {}..{}: a range start..end with start <= end <= 16 (keys are 16-bit)",
-                bits.start, bits.end
-            ),
-        });
-    }
     let n = keys.len;
-    check_binding(ctx, op, "keys", &keys)?;
-    if let Out::KeysValues(v) = &out {
-        check_binding(ctx, op, "values", v)?;
-    }
-    if n == 0 {
-        return Ok(());
-    }
     let packed = flat(keys); // two keys a word; a padded vector's last half is its own
     let mut held = Vec::new();
     let k = words(ctx, &mut held, "sort half words", n)?;
