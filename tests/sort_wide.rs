@@ -230,7 +230,7 @@ fn check_all<K: Key>(ctx: &Ctx, host: &[K], sort: &Sort, range: Range<u32>, what
     );
 }
 
-const LENGTHS: &[usize] = &[0, 1, 2, 3, 5, 8, 255, 1023, 1024, 1025, 4097, 70_001];
+const LENGTHS: &[usize] = &[0, 1, 2, 5, 255, 1024, 1025, 4097, 70_001];
 
 fn every_shape<K: Key>(ctx: &Ctx, name: &str) {
     for (k, &n) in LENGTHS.iter().enumerate() {
@@ -244,8 +244,8 @@ fn every_shape<K: Key>(ctx: &Ctx, name: &str) {
                         Sort::ascending()
                     };
                     let sort = sort.algorithm(algorithm);
-                    if n > 5000 && descending {
-                        continue; // one long descending run per type is below
+                    if n > 5000 && (descending || few) {
+                        continue; // few keys and descending at 9000 below
                     }
                     check_all(ctx, &host, &sort, 0..64, &format!("{name} few={few}"));
                 }
@@ -326,10 +326,14 @@ fn f16_keys() {
 #[test]
 fn bit_ranges() {
     fn each<K: Key>(ctx: &Ctx, name: &str) {
-        let host: Vec<K> = keys(3000, 99, false);
-        let few: Vec<K> = keys(3000, 98, true);
-        for range in [0..32, 32..64, 8..40, 0..8, 60..64, 31..33, 5..5, 0..64] {
-            for h in [&host, &few] {
+        let host: Vec<K> = keys(2000, 99, false);
+        let few: Vec<K> = keys(2000, 98, true);
+        for (k, range) in [0..32, 32..64, 8..40, 60..64, 31..33, 5..5]
+            .into_iter()
+            .enumerate()
+        {
+            // Few distinct keys where the range splits words, random keys elsewhere.
+            for h in [&host, &few].into_iter().skip(usize::from(k % 2 == 0)) {
                 for sort in [Sort::ascending(), Sort::descending()] {
                     let sort = sort.bits(range.clone());
                     check_all(ctx, h, &sort, range.clone(), &format!("{name} bits"));
@@ -354,7 +358,7 @@ fn word_keys_with_wide_values() {
         make: impl Fn(u32) -> V,
         name: &str,
     ) {
-        for &n in &[0usize, 1, 3, 255, 1025, 4097, 70_001] {
+        for &n in &[0usize, 1, 3, 1025, 4097] {
             for few in [false, true] {
                 let mut host: Vec<u32> = random_vec(n, n as u64 + 3);
                 if few {
