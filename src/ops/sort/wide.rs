@@ -114,6 +114,27 @@ fn word_sort(sort: &Sort, bits: Range<u32>) -> Sort {
     }
 }
 
+/// One engine sort of `keys`, words already sortable as `u32`, by `bits` (the other
+/// options `sort`'s), carrying `values`; the keys are only read unless `keys_writable`.
+fn sort_words(
+    ctx: &Ctx,
+    op: &'static str,
+    sort: &Sort,
+    bits: Range<u32>,
+    (keys, keys_writable): (View<'_>, bool),
+    values: Values<'_>,
+) -> Result<()> {
+    let pairs = !matches!(values, Values::None);
+    Plan::new(ctx, op, keys.len, (0, 0), &word_sort(sort, bits), pairs)?.run(
+        ctx,
+        Buffers {
+            keys,
+            keys_writable,
+            values,
+        },
+    )
+}
+
 /// Sorts keys of more or less than one word (`form`: [`KeyForm::Pair`] or
 /// [`KeyForm::Half`]) by `sort`, writing what `out` says.
 pub(super) fn sort_wide(
@@ -191,18 +212,10 @@ fn sort_pairs(
 
     let lo_bits = bits.start.min(32)..bits.end.min(32);
     let hi_bits = bits.start.max(32) - 32..bits.end.max(32) - 32;
-    let plain = (0, 0); // the words are sortable as u32 already
+    // Sorted in place, except by an argsort's order (which only reads its keys).
     let sort_words = |bits: Range<u32>, keys: View<'_>, values: Values<'_>| -> Result<()> {
-        let plan = Plan::new(ctx, op, n, plain, &word_sort(sort, bits), true)?;
         let keys_writable = !matches!(values, Values::Indices(_));
-        plan.run(
-            ctx,
-            Buffers {
-                keys,
-                keys_writable,
-                values,
-            },
-        )
+        sort_words(ctx, op, sort, bits, (keys, keys_writable), values)
     };
     // The words back from sortable, into the keys: `a` the high word, `b` the low.
     let write_key = "let a = a0 ^ kx; let neg = select(0u, 0xffffffffu, (a >> 31u) == 1u); \
@@ -364,33 +377,23 @@ fn sort_halves(
         args,
     )?;
     work.submit()?;
-    let sort = word_sort(sort, bits);
+    let mut work = Work::new(ctx, op);
     let run = |keys_writable: bool, values: Values<'_>| -> Result<()> {
-        Plan::new(ctx, op, n, (0, 0), &sort, true)?.run(
+        sort_words(
             ctx,
-            Buffers {
-                keys: View::of(&k),
-                keys_writable,
-                values,
-            },
+            op,
+            sort,
+            bits.clone(),
+            (View::of(&k), keys_writable),
+            values,
         )
     };
-    let mut work = Work::new(ctx, op);
     match out {
         Out::Order(order) => {
             run(false, Values::Indices(order))?;
             return release_with(work, held);
         }
-        Out::Keys => {
-            Plan::new(ctx, op, n, (0, 0), &sort, false)?.run(
-                ctx,
-                Buffers {
-                    keys: View::of(&k),
-                    keys_writable: true,
-                    values: Values::None,
-                },
-            )?;
-        }
+        Out::Keys => run(true, Values::None)?,
         Out::KeysValues(values) if values.size == 4 => run(true, Values::InPlace(values))?,
         Out::KeysValues(values) => {
             let order = words(ctx, &mut held, "sort order", n)?;
