@@ -38,6 +38,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
         b,
         &format!("sort u64 keys 2^{l}"),
         &ctx.upload(&host)?,
+        &Sort::ascending(),
         &want,
     )?;
     let signed: Vec<i64> = host.iter().map(|&k| k as i64).collect();
@@ -47,28 +48,16 @@ pub fn rows(b: &mut Bench) -> Result<()> {
         b,
         &format!("sort i64 keys 2^{l}"),
         &ctx.upload(&signed)?,
+        &Sort::ascending(),
         &want_signed,
     )?;
     // Keys below 2^32: the high word is skipped by bits 0..32.
     let low: Vec<u64> = host.iter().map(|&k| k & 0xffff_ffff).collect();
     let mut want_low = low.clone();
     want_low.sort_unstable();
-    let pristine = ctx.upload(&low)?;
-    let mut work = ctx.zeros::<u64>(m)?;
+    let name = format!("sort u64 keys < 2^32 2^{l}, bits 0..32");
     let sort = Sort::ascending().bits(0..32);
-    let copy = b.time_on(ctx, || work.copy_from(&pristine))?;
-    let both = b.time_on(ctx, || {
-        work.copy_from(&pristine)?;
-        ctx.sort_with(&mut work, &sort)
-    })?;
-    b.print_row(
-        &format!("sort u64 keys < 2^32 2^{l}, bits 0..32"),
-        16 * m,
-        both - copy,
-    );
-    if work.to_vec()? != want_low {
-        return Err(wrong("sort u64 bits 0..32"));
-    }
+    keys64_row(b, &name, &ctx.upload(&low)?, &sort, &want_low)?;
 
     crate::sort::pairs_row_on(
         b,
@@ -108,21 +97,23 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     Ok(())
 }
 
-/// Times copy + sort of fresh copies of `pristine`, less the copy, and checks the result.
+/// Times copy + sort by `sort` of fresh copies of `pristine`, less the copy, and checks
+/// the result.
 fn keys64_row<K: gpuprim::RadixKey + PartialEq>(
     b: &mut Bench,
     name: &str,
     pristine: &GpuVec<K>,
+    sort: &Sort,
     want: &[K],
 ) -> Result<()> {
     let ctx = b.ctx;
     let mut work = ctx.zeros::<K>(pristine.len())?;
     work.copy_from(pristine)?;
-    ctx.sort(&mut work)?;
+    ctx.sort_with(&mut work, sort)?;
     let copy = b.time_on(ctx, || work.copy_from(pristine))?;
     let both = b.time_on(ctx, || {
         work.copy_from(pristine)?;
-        ctx.sort(&mut work)
+        ctx.sort_with(&mut work, sort)
     })?;
     b.print_row(name, 16 * pristine.len(), both - copy);
     if work.to_vec()? != want {
