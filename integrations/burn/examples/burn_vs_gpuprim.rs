@@ -43,13 +43,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // sort, 1 row
     let (burn_time, burn) = once(&gpu, || t.clone().sort(0));
-    let (ours_time, ours) = median(&gpu, || gpu.sort(t.clone(), false).unwrap());
+    let (ours_time, ours) = median(&gpu, || gpu.sort(t.clone(), 0, false).unwrap());
     report("sort f32, 1 row", burn_time, ours_time);
     check_floats(burn, ours, "sort");
 
     // argsort, rows of `side`
     let (burn_time, burn) = once(&gpu, || m.clone().argsort(1));
-    let (ours_time, ours) = median(&gpu, || gpu.argsort(m.clone(), false).unwrap());
+    let (ours_time, ours) = median(&gpu, || gpu.argsort(m.clone(), 1, false).unwrap());
     report(
         &format!("argsort f32, {} rows of {side}", n / side),
         burn_time,
@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let w = t.clone().reshape([n / wide, wide]);
     let k = wide.min(100);
     let (burn_time, burn) = once(&gpu, || w.clone().topk(k, 1));
-    let (ours_time, ours) = median(&gpu, || gpu.topk(w.clone(), k).unwrap());
+    let (ours_time, ours) = median(&gpu, || gpu.topk(w.clone(), k, 1).unwrap());
     report(
         &format!("topk k={k}, {} rows of {wide}", n / wide),
         burn_time,
@@ -103,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // argmax, 1 row
     let (burn_time, burn) = once(&gpu, || t.clone().argmax(0));
-    let (ours_time, ours) = median(&gpu, || gpu.argmax(t.clone()).unwrap());
+    let (ours_time, ours) = median(&gpu, || gpu.argmax(t.clone(), 0).unwrap());
     report("argmax f32, 1 row", burn_time, ours_time);
     let (a, b) = (
         burn.into_data().try_to_vec::<i32>()?,
@@ -114,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // argmax along dim 1, rows of `side`
     let (burn_time, burn) = once(&gpu, || m.clone().argmax(1));
-    let (ours_time, ours) = median(&gpu, || gpu.argmax(m.clone()).unwrap());
+    let (ours_time, ours) = median(&gpu, || gpu.argmax(m.clone(), 1).unwrap());
     report(
         &format!("argmax f32, {} rows of {side}", n / side),
         burn_time,
@@ -135,11 +135,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = t.clone().slice(0..n.min(1024)).cumsum(0);
     settle(&gpu);
     let (burn_time, burn) = timed(&gpu, || t.clone().cumsum(0));
-    let (ours_time, ours) = median(&gpu, || gpu.cumsum(t.clone()).unwrap());
+    let (ours_time, ours) = median(&gpu, || gpu.cumsum(t.clone(), 0).unwrap());
     report("cumsum f32, 1 row", burn_time, ours_time);
     check_sums(burn, ours, n, "cumsum, 1 row");
     let (burn_time, burn) = once(&gpu, || m.clone().cumsum(1));
-    let (ours_time, ours) = median(&gpu, || gpu.cumsum(m.clone()).unwrap());
+    let (ours_time, ours) = median(&gpu, || gpu.cumsum(m.clone(), 1).unwrap());
     report(
         &format!("cumsum f32, {} rows of {side}", n / side),
         burn_time,

@@ -8,11 +8,21 @@
 //! gpuprim's sorts, selections and scans as it is, and the results are Burn tensors on
 //! the same device.
 //!
-//! Every call works along the last dimension: the other dimensions are rows, each sorted
-//! or scanned on its own (gpuprim's `sort_rows`, `argsort_rows`, `top_k_rows` and
-//! `argmax_rows`; a tensor of one row takes the device-wide `argsort` and `top_k`). Float tensors are f32 and int tensors i32 (the wgpu backend's
-//! default element types); a tensor that is not contiguous is made contiguous by Burn
-//! first.
+//! Every call works along one dimension `dim` of a tensor of any rank, as Burn's own
+//! calls do: the lines along it are rows, each sorted, selected or scanned on its own
+//! (gpuprim's `sort_rows`, `argsort_rows`, `top_k_rows`, `argmax_rows` and
+//! `scan_by_key`; a tensor of one row takes the device-wide `argsort`, `top_k` and
+//! `scan`). Along a dimension other than the last, Burn makes the tensor contiguous with
+//! that dimension last first (one copy), and the results are views with the dimensions
+//! back in place. Float tensors are f32 and int tensors i32 (the wgpu backend's default
+//! element types).
+//!
+//! Burn's fusion (its default features turn it on): `burn::backend::Wgpu` is then
+//! `Fusion<CubeBackend>`, and these calls take and return its tensors. An input's fused
+//! work runs (up to that tensor) before gpuprim reads it; a result enters the fusion
+//! graph as the output of an operation, so the fused operations after it read it as
+//! they read any tensor. With fusion off the tensors are CubeCL's and nothing changes.
+//! This crate's `fusion` feature (on by default) only turns Burn's on.
 //!
 //! Ordering: before gpuprim reads a tensor's buffer, the work Burn queued on the calling
 //! thread's stream is submitted, and every call ends by submitting its own work, so Burn
@@ -27,20 +37,26 @@
 //!
 //! let gpu = BurnGpu::new()?;
 //! let t = Tensor::<2>::from_floats([[3.0, -1.0, 2.0], [0.5, 0.25, 9.0]], gpu.device());
-//! let sorted = gpu.sort(t.clone(), false)?;
+//! let sorted = gpu.sort(t.clone(), 1, false)?; // each row, ascending
 //! assert_eq!(sorted.into_data().try_to_vec::<f32>().unwrap(), [-1.0, 2.0, 3.0, 0.25, 0.5, 9.0]);
-//! let order = gpu.argsort(t.clone(), true)?; // descending
+//! let order = gpu.argsort(t.clone(), 1, true)?; // descending
 //! assert_eq!(order.into_data().try_to_vec::<i32>().unwrap(), [0, 2, 1, 2, 0, 1]);
-//! let sums = gpu.cumsum(t)?;
+//! let sums = gpu.cumsum(t.clone(), 1)?;
 //! assert_eq!(sums.into_data().try_to_vec::<f32>().unwrap(), [3.0, 2.0, 4.0, 0.5, 0.75, 9.75]);
+//! // Along the first dimension: each column.
+//! let best = gpu.argmax(t * 2.0, 0)?; // the input of a fused operation
+//! assert_eq!(best.dims(), [1, 3]);
+//! assert_eq!(best.into_data().try_to_vec::<i32>().unwrap(), [0, 1, 1]);
 //! # Ok::<(), gpuprim_burn::Error>(())
 //! ```
 
-use burn::backend::Wgpu;
 use burn::backend::wgpu::CubeTensor;
 use burn::tensor::wgpu::WgpuSetup;
 use burn::tensor::{BackendPrimitive, DType, Device, Float, Int, Shape, Tensor};
+use burn_cubecl::Cube;
 use cubecl::wgpu::{AutoCompiler, WgpuServer};
+#[cfg(feature = "fusion")]
+use fused::{CustomOpIr, OperationIr, StreamId, TensorId, TensorIr};
 use gpuprim::wgpu;
 use gpuprim::{Ctx, GpuElement, GpuVec, ScanOp, Sort, SortKey};
 
@@ -56,7 +72,7 @@ pub enum Error {
     /// A tensor of an element type these calls do not take.
     #[error("{0}")]
     Unsupported(String),
-    /// An argument out of range (a `k` past the last dimension).
+    /// An argument out of range (a `dim` past the rank, a `k` past the dimension).
     #[error("{0}")]
     InvalidArgument(String),
 }
@@ -66,7 +82,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// A tensor kind these calls take: [`Float`] (f32 elements) or [`Int`] (i32).
 pub trait Kind:
-    burn::tensor::kind::Basic + BackendPrimitive<Wgpu, Primitive = CubeTensor> + Sized
+    burn::tensor::kind::Basic + BackendPrimitive<Cube, Primitive: WgpuPrimitive> + Sized
 {
     /// The element type gpuprim sorts and scans.
     type Elem: SortKey + GpuElement;
@@ -75,13 +91,104 @@ pub trait Kind:
 
     #[doc(hidden)]
     fn into_cube<const D: usize>(t: Tensor<D, Self>) -> Result<CubeTensor> {
-        t.try_into_primitive::<Wgpu>()
+        t.try_into_primitive::<Cube>()
+            .map(WgpuPrimitive::resolve)
             .map_err(|e| Error::Burn(format!("not a tensor of the wgpu backend: {e:?}")))
     }
 
     #[doc(hidden)]
     fn from_cube<const D: usize>(c: CubeTensor) -> Tensor<D, Self> {
-        Tensor::from_primitive::<Wgpu>(c)
+        Tensor::from_primitive::<Cube>(WgpuPrimitive::wrap(c))
+    }
+}
+
+/// A tensor primitive of Burn's CubeCL backend (`burn_cubecl::Cube`, which
+/// `burn::backend::Wgpu` names), which Burn's features make either CubeCL's tensor
+/// (fusion off) or the fused backend's (fusion on, Burn's default): how
+/// it becomes the CubeCL tensor whose buffer gpuprim reads, and how a CubeCL tensor
+/// gpuprim wrote becomes one. Implemented for both, so the crate works with either.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "gpuprim-burn cannot take `{Self}`: Burn's fusion is on, but gpuprim-burn's `fusion` feature is off",
+    note = "turn gpuprim-burn's `fusion` feature on (it is a default feature), or Burn's fusion off (burn with `default-features = false`)"
+)]
+pub trait WgpuPrimitive: Sized {
+    /// The CubeCL tensor, with the work that produces it queued ahead of what comes next.
+    fn resolve(self) -> CubeTensor;
+    /// A primitive holding `tensor`'s buffer.
+    fn wrap(tensor: CubeTensor) -> Self;
+}
+
+impl WgpuPrimitive for CubeTensor {
+    fn resolve(self) -> CubeTensor {
+        self
+    }
+
+    fn wrap(tensor: CubeTensor) -> Self {
+        tensor
+    }
+}
+
+#[cfg(feature = "fusion")]
+impl WgpuPrimitive for fused::FusionTensor<fused::FusionCubeRuntime> {
+    fn resolve(self) -> CubeTensor {
+        // Runs the fused work queued on the tensor's stream (up to it) and hands over the
+        // CubeCL tensor holding the result.
+        let client = self.client.clone();
+        if self.dtype.is_float() {
+            client.resolve_tensor_float::<fused::CubeBackend>(self)
+        } else {
+            client.resolve_tensor_int::<fused::CubeBackend>(self)
+        }
+    }
+
+    fn wrap(tensor: CubeTensor) -> Self {
+        // Into the fusion graph as the output of an operation of no inputs that, when the
+        // stream runs, publishes the buffer gpuprim already wrote; later fused operations
+        // read it as they read any tensor.
+        let client = burn_fusion::get_client::<fused::CubeBackend>(&tensor.device);
+        let id = client.create_empty_handle();
+        let out = TensorIr::uninit(id, tensor.meta.shape().clone(), tensor.dtype);
+        let op = CustomOpIr::new("gpuprim-burn result", &[], &[out]);
+        client
+            .register(
+                StreamId::current(),
+                OperationIr::Custom(op),
+                Publish { id, tensor },
+            )
+            .pop()
+            .expect("the operation declares one output")
+    }
+}
+
+/// The fusion operation of [`WgpuPrimitive::wrap`].
+#[cfg(feature = "fusion")]
+struct Publish {
+    id: TensorId,
+    tensor: CubeTensor,
+}
+
+#[cfg(feature = "fusion")]
+impl std::fmt::Debug for Publish {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "gpuprim-burn result {:?}", self.id)
+    }
+}
+
+#[cfg(feature = "fusion")]
+impl fused::Operation<fused::FusionCubeRuntime> for Publish {
+    fn execute(
+        &self,
+        handles: &mut fused::HandleContainer<
+            <fused::FusionCubeRuntime as burn_fusion::FusionRuntime>::FusionHandle,
+        >,
+    ) -> std::result::Result<(), burn_fusion::ExecutionError> {
+        if self.tensor.dtype.is_float() {
+            handles.register_float_tensor::<fused::CubeBackend>(&self.id, self.tensor.clone());
+        } else {
+            handles.register_int_tensor::<fused::CubeBackend>(&self.id, self.tensor.clone());
+        }
+        Ok(())
     }
 }
 
@@ -93,6 +200,17 @@ impl Kind for Float {
 impl Kind for Int {
     type Elem = i32;
     const DTYPE: DType = DType::I32;
+}
+
+/// What the fused backend's tensors need (Burn's fusion is on).
+#[cfg(feature = "fusion")]
+mod fused {
+    pub use burn_cubecl::CubeBackend;
+    pub use burn_cubecl::fusion::FusionCubeRuntime;
+    pub use burn_fusion::FusionTensor;
+    pub use burn_fusion::custom::{
+        CustomOpIr, HandleContainer, Operation, OperationIr, StreamId, TensorId, TensorIr,
+    };
 }
 
 /// One wgpu device shared by Burn's wgpu runtime ([`BurnGpu::device`]) and a gpuprim
@@ -189,26 +307,28 @@ impl BurnGpu {
         &self.ctx
     }
 
-    /// The tensor sorted along its last dimension, ascending or descending, stable
+    /// The tensor sorted along dimension `dim`, ascending or descending, stable
     /// (equal elements keep their order). f32 elements are ordered as `f32::total_cmp`
     /// orders them, as Burn's sort does: -NaN first, then -inf ... -0.0, 0.0 ... inf,
     /// then NaN.
     ///
     /// # Errors
+    /// [`Error::InvalidArgument`] for a `dim` not below the rank;
     /// [`Error::Unsupported`] for elements other than f32 / i32; gpuprim's errors (for
     /// example a tensor past one storage binding).
     pub fn sort<const D: usize, K: Kind>(
         &self,
         t: Tensor<D, K>,
+        dim: usize,
         descending: bool,
     ) -> Result<Tensor<D, K>> {
         Ok(self
-            .sort_impl(t, descending, true, false)?
+            .sort_impl(t, dim, descending, true, false)?
             .0
             .expect("values asked"))
     }
 
-    /// Each row's sorting permutation along the last dimension: the indices (within
+    /// The sorting permutation along `dim`: the indices (within
     /// the row) of its elements in sorted order, stable, ordered as [`BurnGpu::sort`].
     ///
     /// # Errors
@@ -216,10 +336,11 @@ impl BurnGpu {
     pub fn argsort<const D: usize, K: Kind>(
         &self,
         t: Tensor<D, K>,
+        dim: usize,
         descending: bool,
     ) -> Result<Tensor<D, Int>> {
         Ok(self
-            .sort_impl(t, descending, false, true)?
+            .sort_impl(t, dim, descending, false, true)?
             .1
             .expect("indices asked"))
     }
@@ -231,26 +352,32 @@ impl BurnGpu {
     pub fn sort_with_indices<const D: usize, K: Kind>(
         &self,
         t: Tensor<D, K>,
+        dim: usize,
         descending: bool,
     ) -> Result<(Tensor<D, K>, Tensor<D, Int>)> {
-        let (values, indices) = self.sort_impl(t, descending, true, true)?;
+        let (values, indices) = self.sort_impl(t, dim, descending, true, true)?;
         Ok((
             values.expect("values asked"),
             indices.expect("indices asked"),
         ))
     }
 
-    /// The `k` largest elements of each row along the last dimension, largest first;
+    /// The `k` largest elements along `dim` (that dimension becomes `k`), largest first;
     /// among equal elements the lower index first; NaN is largest (the order of
     /// [`BurnGpu::sort`], descending). Each row is a selection (gpuprim's `top_k_rows`:
     /// a radix select per row, never a sort of the row for small `k`; one row is
     /// `top_k`).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a `k` larger than the last dimension; as
+    /// [`Error::InvalidArgument`] for a `k` larger than dimension `dim`; as
     /// [`BurnGpu::sort`] otherwise.
-    pub fn topk<const D: usize, K: Kind>(&self, t: Tensor<D, K>, k: usize) -> Result<Tensor<D, K>> {
-        Ok(self.topk_impl(t, k, false)?.0)
+    pub fn topk<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        k: usize,
+        dim: usize,
+    ) -> Result<Tensor<D, K>> {
+        Ok(self.topk_impl(t, k, dim, false)?.0)
     }
 
     /// [`BurnGpu::topk`] and the indices (within the row) of the elements it picks.
@@ -261,13 +388,27 @@ impl BurnGpu {
         &self,
         t: Tensor<D, K>,
         k: usize,
+        dim: usize,
     ) -> Result<(Tensor<D, K>, Tensor<D, Int>)> {
-        let (values, indices) = self.topk_impl(t, k, true)?;
+        let (values, indices) = self.topk_impl(t, k, dim, true)?;
         Ok((values, indices.expect("indices asked")))
     }
 
-    /// The top `k` of each row, with their indices if `want_indices`.
+    /// The top `k` along `dim`, with their indices if `want_indices`.
     fn topk_impl<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        k: usize,
+        dim: usize,
+        want_indices: bool,
+    ) -> Result<(Tensor<D, K>, Option<Tensor<D, Int>>)> {
+        let t = to_last(t, dim, "topk")?;
+        let (values, indices) = self.topk_last(t, k, want_indices)?;
+        Ok((from_last(values, dim), indices.map(|i| from_last(i, dim))))
+    }
+
+    /// The top `k` of each row along the last dimension.
+    fn topk_last<const D: usize, K: Kind>(
         &self,
         t: Tensor<D, K>,
         k: usize,
@@ -276,7 +417,7 @@ impl BurnGpu {
         let cols = t.dims().last().copied().unwrap_or(1);
         if k > cols {
             return Err(Error::InvalidArgument(format!(
-                "topk of k = {k} along a last dimension of {cols}: k must be at most {cols}"
+                "topk of k = {k} along a dimension of {cols}: k must be at most {cols}"
             )));
         }
         if k == 0 {
@@ -338,61 +479,103 @@ impl BurnGpu {
         ))
     }
 
-    /// The index (within the row) of each row's largest element along the last
-    /// dimension, the dimension kept with size 1, as Burn's `argmax`: ties go to the
+    /// The index along `dim` of the largest element of each line along it, that
+    /// dimension kept with size 1, as Burn's `argmax`: ties go to the
     /// lowest index, the first NaN wins (as in NumPy), -0.0 equals 0.0: gpuprim's
     /// `argmax_rows`, a reduction of each row.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a last dimension of 0; as [`BurnGpu::sort`].
-    pub fn argmax<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, Int>> {
-        self.arg(t, true)
+    /// [`Error::InvalidArgument`] for a dimension `dim` of 0; as [`BurnGpu::sort`].
+    pub fn argmax<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+    ) -> Result<Tensor<D, Int>> {
+        self.arg(t, dim, true)
     }
 
     /// [`BurnGpu::argmax`] for the smallest element (the first NaN wins here too).
     ///
     /// # Errors
     /// As [`BurnGpu::argmax`].
-    pub fn argmin<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, Int>> {
-        self.arg(t, false)
+    pub fn argmin<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+    ) -> Result<Tensor<D, Int>> {
+        self.arg(t, dim, false)
     }
 
-    /// Running sums along the last dimension (integers wrap). f32 sums are added in an
+    /// Running sums along `dim` (integers wrap). f32 sums are added in an
     /// order fixed by the length (gpuprim's scan), not one by one.
     ///
     /// # Errors
     /// As [`BurnGpu::sort`].
-    pub fn cumsum<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, K>> {
-        self.scan(t, &ScanOp::Sum)
+    pub fn cumsum<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+    ) -> Result<Tensor<D, K>> {
+        self.scan(t, dim, &ScanOp::Sum, "cumsum")
     }
 
-    /// Running products along the last dimension (integers wrap).
+    /// Running products along `dim` (integers wrap).
     ///
     /// # Errors
     /// As [`BurnGpu::sort`].
-    pub fn cumprod<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, K>> {
-        self.scan(t, &ScanOp::Product)
+    pub fn cumprod<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+    ) -> Result<Tensor<D, K>> {
+        self.scan(t, dim, &ScanOp::Product, "cumprod")
     }
 
-    /// Running minima along the last dimension.
+    /// Running minima along `dim`.
     ///
     /// # Errors
     /// As [`BurnGpu::sort`].
-    pub fn cummin<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, K>> {
-        self.scan(t, &ScanOp::Min)
+    pub fn cummin<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+    ) -> Result<Tensor<D, K>> {
+        self.scan(t, dim, &ScanOp::Min, "cummin")
     }
 
-    /// Running maxima along the last dimension.
+    /// Running maxima along `dim`.
     ///
     /// # Errors
     /// As [`BurnGpu::sort`].
-    pub fn cummax<const D: usize, K: Kind>(&self, t: Tensor<D, K>) -> Result<Tensor<D, K>> {
-        self.scan(t, &ScanOp::Max)
+    pub fn cummax<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+    ) -> Result<Tensor<D, K>> {
+        self.scan(t, dim, &ScanOp::Max, "cummax")
     }
 
     /// The sort of `t`'s rows: its values and / or indices as asked.
     #[allow(clippy::type_complexity)]
     fn sort_impl<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+        descending: bool,
+        want_values: bool,
+        want_indices: bool,
+    ) -> Result<(Option<Tensor<D, K>>, Option<Tensor<D, Int>>)> {
+        let t = to_last(t, dim, if want_values { "sort" } else { "argsort" })?;
+        let (values, indices) = self.sort_last(t, descending, want_values, want_indices)?;
+        Ok((
+            values.map(|v| from_last(v, dim)),
+            indices.map(|i| from_last(i, dim)),
+        ))
+    }
+
+    /// [`BurnGpu::sort_impl`] along the last dimension.
+    #[allow(clippy::type_complexity)]
+    fn sort_last<const D: usize, K: Kind>(
         &self,
         t: Tensor<D, K>,
         descending: bool,
@@ -492,14 +675,30 @@ impl BurnGpu {
         ))
     }
 
+    /// argmax (`max`) or argmin along `dim`.
+    fn arg<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+        max: bool,
+    ) -> Result<Tensor<D, Int>> {
+        let name = if max { "argmax" } else { "argmin" };
+        let t = to_last(t, dim, name)?;
+        Ok(from_last(self.arg_last(t, name, max)?, dim))
+    }
+
     /// argmax (`max`) or argmin of each row of `t`.
-    fn arg<const D: usize, K: Kind>(&self, t: Tensor<D, K>, max: bool) -> Result<Tensor<D, Int>> {
+    fn arg_last<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        name: &str,
+        max: bool,
+    ) -> Result<Tensor<D, Int>> {
         let rows = Rows::of(&t);
         let mut dims = t.dims();
         if rows.cols == 0 {
             return Err(Error::InvalidArgument(format!(
-                "arg{} along a last dimension of 0 (shape {dims:?}): a row needs an element",
-                if max { "max" } else { "min" }
+                "{name} along a dimension of 0 (shape {dims:?}): there is no element to pick"
             )));
         }
         dims[D - 1] = 1;
@@ -529,8 +728,20 @@ impl BurnGpu {
         Ok(Int::from_cube::<1>(out).reshape(dims))
     }
 
-    /// An inclusive scan of each row of `t` by `op`.
+    /// An inclusive scan along `dim` by `op`.
     fn scan<const D: usize, K: Kind>(
+        &self,
+        t: Tensor<D, K>,
+        dim: usize,
+        op: &ScanOp<K::Elem>,
+        name: &str,
+    ) -> Result<Tensor<D, K>> {
+        let t = to_last(t, dim, name)?;
+        Ok(from_last(self.scan_last(t, op)?, dim))
+    }
+
+    /// An inclusive scan of each row of `t` by `op`.
+    fn scan_last<const D: usize, K: Kind>(
         &self,
         t: Tensor<D, K>,
         op: &ScanOp<K::Elem>,
@@ -656,5 +867,34 @@ impl Rows {
     /// A flat result in the input's shape.
     fn shaped<const D: usize, K: Kind>(&self, flat: Tensor<1, K>) -> Tensor<D, K> {
         flat.reshape(self.shape.clone())
+    }
+}
+
+/// `t` with `dim` moved last (swapped with the last dimension: a view, made contiguous
+/// when its buffer is read), for `call`.
+fn to_last<const D: usize, K: Kind>(
+    t: Tensor<D, K>,
+    dim: usize,
+    call: &str,
+) -> Result<Tensor<D, K>> {
+    if dim >= D {
+        return Err(Error::InvalidArgument(format!(
+            "{call} along dimension {dim} of a tensor of rank {D} (shape {:?}): dim must be below {D}",
+            t.dims()
+        )));
+    }
+    Ok(if dim + 1 == D {
+        t
+    } else {
+        t.swap_dims(dim, D - 1)
+    })
+}
+
+/// [`to_last`] undone: the last dimension swapped back to `dim`.
+fn from_last<const D: usize, K: Kind>(t: Tensor<D, K>, dim: usize) -> Tensor<D, K> {
+    if dim + 1 == D {
+        t
+    } else {
+        t.swap_dims(dim, D - 1)
     }
 }

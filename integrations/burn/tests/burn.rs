@@ -107,7 +107,7 @@ fn check_float_sorts<const D: usize>(t: Tensor<D>, cols: usize, what: &str) {
         } else {
             t.clone().sort(D - 1)
         };
-        let ours = g.sort(t.clone(), descending).unwrap();
+        let ours = g.sort(t.clone(), D - 1, descending).unwrap();
         assert_eq!(ours.dims(), t.dims(), "{what}: shape");
         assert_bits_eq(
             &floats_of(ours),
@@ -115,9 +115,9 @@ fn check_float_sorts<const D: usize>(t: Tensor<D>, cols: usize, what: &str) {
             &format!("{what}: sort"),
         );
         let want = cpu_argsort(&host, cols, descending);
-        let order = ints_of(g.argsort(t.clone(), descending).unwrap());
+        let order = ints_of(g.argsort(t.clone(), D - 1, descending).unwrap());
         assert_eq!(order, want, "{what}: argsort");
-        let (values, indices) = g.sort_with_indices(t.clone(), descending).unwrap();
+        let (values, indices) = g.sort_with_indices(t.clone(), D - 1, descending).unwrap();
         assert_bits_eq(
             &floats_of(values),
             &floats_of(burn),
@@ -173,14 +173,14 @@ fn int_sorts_match_burn() {
                 t.clone().sort(1)
             };
             assert_eq!(
-                ints_of(g.sort(t.clone(), descending).unwrap()),
+                ints_of(g.sort(t.clone(), 1, descending).unwrap()),
                 ints_of(burn),
                 "{what}"
             );
             let floats: Vec<f32> = data.iter().map(|&v| v as f32).collect();
             let want = cpu_argsort(&floats, cols, descending);
             assert_eq!(
-                ints_of(g.argsort(t.clone(), descending).unwrap()),
+                ints_of(g.argsort(t.clone(), 1, descending).unwrap()),
                 want,
                 "{what}: argsort"
             );
@@ -224,7 +224,7 @@ fn cumulative_scans_match_the_cpu_and_burn() {
         // max exact. No NaN: min and max of NaN are unspecified in WGSL.
         let x = r.floats(n, false);
         let t = Tensor::<2>::from_data(TensorData::new(x.clone(), [rows, cols]), g.device());
-        let sums = floats_of(g.cumsum(t.clone()).unwrap());
+        let sums = floats_of(g.cumsum(t.clone(), 1).unwrap());
         let x64: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
         let exact = cpu_scan(&x64, cols, |a, b| a + b);
         let abs = cpu_scan(
@@ -250,12 +250,12 @@ fn cumulative_scans_match_the_cpu_and_burn() {
             );
         }
         assert_bits_eq(
-            &floats_of(g.cummin(t.clone()).unwrap()),
+            &floats_of(g.cummin(t.clone(), 1).unwrap()),
             &cpu_scan(&x, cols, f32::min),
             &format!("{what}: cummin"),
         );
         assert_bits_eq(
-            &floats_of(g.cummax(t.clone()).unwrap()),
+            &floats_of(g.cummax(t.clone(), 1).unwrap()),
             &cpu_scan(&x, cols, f32::max),
             &format!("{what}: cummax"),
         );
@@ -263,22 +263,22 @@ fn cumulative_scans_match_the_cpu_and_burn() {
         let k = r.ints(n);
         let t = Tensor::<2, Int>::from_data(TensorData::new(k.clone(), [rows, cols]), g.device());
         assert_eq!(
-            ints_of(g.cumsum(t.clone()).unwrap()),
+            ints_of(g.cumsum(t.clone(), 1).unwrap()),
             cpu_scan(&k, cols, i32::wrapping_add),
             "{what}: i32 cumsum"
         );
         assert_eq!(
-            ints_of(g.cumprod(t.clone()).unwrap()),
+            ints_of(g.cumprod(t.clone(), 1).unwrap()),
             cpu_scan(&k, cols, i32::wrapping_mul),
             "{what}: i32 cumprod"
         );
         assert_eq!(
-            ints_of(g.cummin(t.clone()).unwrap()),
+            ints_of(g.cummin(t.clone(), 1).unwrap()),
             cpu_scan(&k, cols, i32::min),
             "{what}: i32 cummin"
         );
         assert_eq!(
-            ints_of(g.cummax(t).unwrap()),
+            ints_of(g.cummax(t, 1).unwrap()),
             cpu_scan(&k, cols, i32::max),
             "{what}: i32 cummax"
         );
@@ -300,7 +300,7 @@ fn topk_matches_burn_and_the_cpu() {
         // No NaN against Burn: its top-k kernel orders NaN its own way.
         let x = r.floats(rows * cols, false);
         let t = Tensor::<2>::from_data(TensorData::new(x.clone(), [rows, cols]), g.device());
-        let (values, indices) = g.topk_with_indices(t.clone(), k).unwrap();
+        let (values, indices) = g.topk_with_indices(t.clone(), k, 1).unwrap();
         assert_eq!(values.dims(), [rows, k], "{what}: shape");
         let burn = t.clone().topk(k, 1);
         assert_bits_eq(
@@ -318,7 +318,7 @@ fn topk_matches_burn_and_the_cpu() {
             "{what}: indices (ties: lower index first)"
         );
         assert_bits_eq(
-            &floats_of(g.topk(t, k).unwrap()),
+            &floats_of(g.topk(t, k, 1).unwrap()),
             &cpu_argsort(&x, cols, true)
                 .chunks(cols.max(1))
                 .enumerate()
@@ -335,9 +335,9 @@ fn topk_matches_burn_and_the_cpu() {
     }
     // NaN is the largest, as in the sort; k past the row is an error, not a panic.
     let t = Tensor::<1>::from_floats([1.0, f32::NAN, 3.0, f32::INFINITY], g.device());
-    let top = floats_of(g.topk(t.clone(), 2).unwrap());
+    let top = floats_of(g.topk(t.clone(), 2, 0).unwrap());
     assert!(top[0].is_nan() && top[1] == f32::INFINITY, "{top:?}");
-    let err = g.topk(t, 5).unwrap_err().to_string();
+    let err = g.topk(t, 5, 0).unwrap_err().to_string();
     assert!(err.contains("k = 5") && err.contains("at most 4"), "{err}");
 }
 
@@ -360,7 +360,7 @@ fn argmax_and_argmin_match_burn() {
             TensorData::new(r.floats(rows * cols, true), [rows, cols]),
             g.device(),
         );
-        let max = g.argmax(t.clone()).unwrap();
+        let max = g.argmax(t.clone(), 1).unwrap();
         assert_eq!(max.dims(), [rows, 1], "{what}: shape");
         assert_eq!(
             ints_of(max),
@@ -368,7 +368,7 @@ fn argmax_and_argmin_match_burn() {
             "{what}: f32 argmax"
         );
         assert_eq!(
-            ints_of(g.argmin(t.clone()).unwrap()),
+            ints_of(g.argmin(t.clone(), 1).unwrap()),
             ints_of(t.argmin(1)),
             "{what}: f32 argmin"
         );
@@ -377,12 +377,12 @@ fn argmax_and_argmin_match_burn() {
             g.device(),
         );
         assert_eq!(
-            ints_of(g.argmax(ti.clone()).unwrap()),
+            ints_of(g.argmax(ti.clone(), 1).unwrap()),
             ints_of(ti.clone().argmax(1)),
             "{what}: i32 argmax"
         );
         assert_eq!(
-            ints_of(g.argmin(ti.clone()).unwrap()),
+            ints_of(g.argmin(ti.clone(), 1).unwrap()),
             ints_of(ti.argmin(1)),
             "{what}: i32 argmin"
         );
@@ -392,13 +392,13 @@ fn argmax_and_argmin_match_burn() {
         g.device(),
     );
     assert_eq!(
-        ints_of(g.argmax(t3.clone()).unwrap()),
+        ints_of(g.argmax(t3.clone(), 2).unwrap()),
         ints_of(t3.argmax(2)),
         "3-D argmax"
     );
     let empty_rows = Tensor::<2>::empty([3, 0], g.device());
-    let err = g.argmax(empty_rows).unwrap_err().to_string();
-    assert!(err.contains("last dimension of 0"), "{err}");
+    let err = g.argmax(empty_rows, 1).unwrap_err().to_string();
+    assert!(err.contains("dimension of 0"), "{err}");
 }
 
 #[test]
@@ -406,10 +406,167 @@ fn the_results_feed_burn_ops_on_the_same_device() {
     // A result is an ordinary tensor of Burn's device: Burn's own kernels take it.
     let g = gpu();
     let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], g.device());
-    let sorted = g.sort(t, false).unwrap();
+    let sorted = g.sort(t, 0, false).unwrap();
     let doubled = (sorted * 2.0 + 1.0)
         .into_data()
         .try_to_vec::<f32>()
         .unwrap();
     assert_eq!(doubled, [3.0, 5.0, 7.0]);
+}
+
+#[test]
+fn every_call_works_along_every_dimension() {
+    // A 3-D tensor (not a power of two anywhere), each call along each dimension, against
+    // Burn's own call along it and a CPU reference of the lines along it.
+    let g = gpu();
+    let mut r = Rand(7);
+    let shape = [5usize, 6, 7];
+    let n = shape.iter().product();
+    let t = Tensor::<3>::from_data(TensorData::new(r.floats(n, true), shape), g.device());
+    let ti = Tensor::<3, Int>::from_data(TensorData::new(r.ints(n), shape), g.device());
+    for dim in 0..3 {
+        let what = format!("along dim {dim}");
+        let cols = shape[dim];
+        // The lines along `dim` as rows: the tensor with `dim` swapped last (Burn's view).
+        let moved = t.clone().swap_dims(dim, 2);
+        let host = floats_of(moved.clone());
+        // Row-wise results of the moved tensor, shaped `dims`, put back in place.
+        let back = |v: Vec<i32>, dims: [usize; 3]| {
+            ints_of(
+                Tensor::<3, Int>::from_data(TensorData::new(v, dims), g.device()).swap_dims(dim, 2),
+            )
+        };
+        for descending in [false, true] {
+            let what = format!("{what}, descending {descending}");
+            let burn = if descending {
+                t.clone().sort_descending(dim)
+            } else {
+                t.clone().sort(dim)
+            };
+            let ours = g.sort(t.clone(), dim, descending).unwrap();
+            assert_eq!(ours.dims(), shape, "{what}: sort's shape");
+            assert_bits_eq(&floats_of(ours), &floats_of(burn), &format!("{what}: sort"));
+            let want = back(cpu_argsort(&host, cols, descending), moved.dims());
+            assert_eq!(
+                ints_of(g.argsort(t.clone(), dim, descending).unwrap()),
+                want,
+                "{what}: argsort"
+            );
+        }
+        // top-3: indices against the CPU (ties: lower index first), values the elements
+        // they pick.
+        let k = 3;
+        let (values, indices) = g.topk_with_indices(t.clone(), k, dim).unwrap();
+        let mut dims = shape;
+        dims[dim] = k;
+        assert_eq!(values.dims(), dims, "{what}: topk's shape");
+        let mut moved_dims = moved.dims();
+        moved_dims[2] = k;
+        let want: Vec<i32> = cpu_argsort(&host, cols, true)
+            .chunks(cols)
+            .flat_map(|row| row[..k].to_vec())
+            .collect();
+        assert_eq!(
+            ints_of(indices.clone()),
+            back(want, moved_dims),
+            "{what}: topk's indices"
+        );
+        assert_bits_eq(
+            &floats_of(values),
+            &floats_of(t.clone().gather(dim, indices)),
+            &format!("{what}: topk's values"),
+        );
+        let max = g.argmax(t.clone(), dim).unwrap();
+        let mut one = shape;
+        one[dim] = 1;
+        assert_eq!(max.dims(), one, "{what}: argmax's shape");
+        assert_eq!(
+            ints_of(max),
+            ints_of(t.clone().argmax(dim)),
+            "{what}: argmax"
+        );
+        assert_eq!(
+            ints_of(g.argmin(ti.clone(), dim).unwrap()),
+            ints_of(ti.clone().argmin(dim)),
+            "{what}: i32 argmin"
+        );
+        // i32 sums are exact.
+        assert_eq!(
+            ints_of(g.cumsum(ti.clone(), dim).unwrap()),
+            ints_of(ti.clone().cumsum(dim)),
+            "{what}: i32 cumsum"
+        );
+    }
+    let err = g.sort(t, 3, false).unwrap_err().to_string();
+    assert!(
+        err.contains("dimension 3") && err.contains("rank 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn fused_work_before_and_after_a_call_runs_in_order() {
+    // Inputs made by chains of element-wise operations (with fusion on, one kernel that
+    // has not run when the call starts) and results read by such chains, with the input
+    // read again afterwards; several rounds, each with its own constants.
+    let g = gpu();
+    let mut r = Rand(8);
+    let (rows, cols) = (33usize, 129usize);
+    let x = r.floats(rows * cols, false);
+    let t = Tensor::<2>::from_data(TensorData::new(x.clone(), [rows, cols]), g.device());
+    for round in 0..12 {
+        let a = 1.0 + round as f32 * 0.5;
+        let input = (t.clone() * a - 1.0).abs() + 0.5;
+        let host: Vec<f32> = x.iter().map(|&v| (v * a - 1.0).abs() + 0.5).collect();
+        let sorted = g.sort(input.clone(), 1, false).unwrap();
+        let after = floats_of(sorted * 2.0 + a);
+        let mut want = Vec::with_capacity(host.len());
+        for row in host.chunks(cols) {
+            let mut row = row.to_vec();
+            row.sort_by(f32::total_cmp);
+            want.extend(row.iter().map(|&v| v * 2.0 + a));
+        }
+        assert_bits_eq(
+            &after,
+            &want,
+            &format!("round {round}: sort, then a fused chain"),
+        );
+        let sums = floats_of(g.cumsum(input.clone() * 0.0 + 1.0, 1).unwrap() - 1.0);
+        let counts: Vec<f32> = (0..rows * cols).map(|i| (i % cols) as f32).collect();
+        assert_bits_eq(&sums, &counts, &format!("round {round}: cumsum of ones"));
+        let best = ints_of(g.argmax(input.clone(), 1).unwrap() + 1);
+        let want: Vec<i32> = host
+            .chunks(cols)
+            .map(|row| {
+                let mut best = 0;
+                for (i, v) in row.iter().enumerate() {
+                    if *v > row[best] {
+                        best = i;
+                    }
+                }
+                best as i32 + 1
+            })
+            .collect();
+        assert_eq!(best, want, "round {round}: argmax, then a fused add");
+        assert_bits_eq(
+            &floats_of(input),
+            &host,
+            &format!("round {round}: the input after"),
+        );
+    }
+}
+
+/// With Burn's fusion on, the calls take and give the fused backend's tensors.
+#[cfg(feature = "fusion")]
+#[test]
+fn with_fusion_on_the_results_are_fused_tensors() {
+    use burn_cubecl::fusion::FusionCubeRuntime;
+    use burn_fusion::FusionTensor;
+    let g = gpu();
+    let t = Tensor::<1>::from_floats([3.0, 1.0, 2.0], g.device());
+    let sorted = g.sort(t, 0, false).unwrap();
+    let primitive: FusionTensor<FusionCubeRuntime> = sorted
+        .try_into_primitive::<burn::backend::Wgpu>()
+        .expect("a tensor of Burn's wgpu backend");
+    assert_eq!(primitive.shape.num_elements(), 3);
 }
