@@ -24,6 +24,15 @@
 //! they read any tensor. With fusion off the tensors are CubeCL's and nothing changes.
 //! This crate's `fusion` feature (on by default) only turns Burn's on.
 //!
+//! Gradients (a tensor of an autodiff device, `device.autodiff()`): sort and topk values
+//! are differentiable through their indices, as in PyTorch. gpuprim computes the indices
+//! from the tensor without its graph, and the values are Burn's `gather` of the tensor by
+//! them, whose backward pass scatters the output's gradient by the indices. Indices
+//! (argsort, argmax, argmin, and the indices of sort and topk) have no gradient. Float
+//! cumsum, cumprod, cummin and cummax of an autodiff tensor are Burn's own ops, which have
+//! a backward pass (gpuprim-burn has none of its own for scans); integer ones are
+//! gpuprim's.
+//!
 //! Ordering: before gpuprim reads a tensor's buffer, the work Burn queued on the calling
 //! thread's stream is submitted, and every call ends by submitting its own work, so Burn
 //! work before and after a call runs before and after it. Burn keeps a stream per
@@ -82,7 +91,10 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// A tensor kind these calls take: [`Float`] (f32 elements) or [`Int`] (i32).
 pub trait Kind:
-    burn::tensor::kind::Basic + BackendPrimitive<Cube, Primitive: WgpuPrimitive> + Sized
+    burn::tensor::kind::Ordered
+    + burn::tensor::kind::Autodiff
+    + BackendPrimitive<Cube, Primitive: WgpuPrimitive>
+    + Sized
 {
     /// The element type gpuprim sorts and scans.
     type Elem: SortKey + GpuElement;
@@ -402,6 +414,16 @@ impl BurnGpu {
         dim: usize,
         want_indices: bool,
     ) -> Result<(Tensor<D, K>, Option<Tensor<D, Int>>)> {
+        if t.is_autodiff() {
+            // The indices from the tensor without its graph; the values Burn's gather of
+            // them, whose gradient is the scatter of the output's by the indices.
+            let (_, indices) = self.topk_impl(t.clone().inner(), k, dim, true)?;
+            let indices = indices.expect("indices asked").autodiff();
+            return Ok((
+                t.gather(dim, indices.clone()),
+                want_indices.then_some(indices),
+            ));
+        }
         let t = to_last(t, dim, "topk")?;
         let (values, indices) = self.topk_last(t, k, want_indices)?;
         Ok((from_last(values, dim), indices.map(|i| from_last(i, dim))))
@@ -565,6 +587,14 @@ impl BurnGpu {
         want_values: bool,
         want_indices: bool,
     ) -> Result<(Option<Tensor<D, K>>, Option<Tensor<D, Int>>)> {
+        if t.is_autodiff() {
+            // As in `topk_impl`: the order from the tensor without its graph, the values
+            // Burn's (differentiable) gather by it.
+            let (_, order) = self.sort_impl(t.clone().inner(), dim, descending, false, true)?;
+            let order = order.expect("indices asked").autodiff();
+            let values = want_values.then(|| t.gather(dim, order.clone()));
+            return Ok((values, want_indices.then_some(order)));
+        }
         let t = to_last(t, dim, if want_values { "sort" } else { "argsort" })?;
         let (values, indices) = self.sort_last(t, descending, want_values, want_indices)?;
         Ok((
@@ -683,6 +713,10 @@ impl BurnGpu {
         max: bool,
     ) -> Result<Tensor<D, Int>> {
         let name = if max { "argmax" } else { "argmin" };
+        if t.is_autodiff() {
+            // Indices have no gradient.
+            return Ok(self.arg(t.inner(), dim, max)?.autodiff());
+        }
         let t = to_last(t, dim, name)?;
         Ok(from_last(self.arg_last(t, name, max)?, dim))
     }
@@ -736,6 +770,21 @@ impl BurnGpu {
         op: &ScanOp<K::Elem>,
         name: &str,
     ) -> Result<Tensor<D, K>> {
+        if t.is_autodiff() {
+            if K::DTYPE.is_float() {
+                // gpuprim-burn has no backward pass of its own for scans: Burn's op,
+                // which has one.
+                to_last(t.clone(), dim, name)?;
+                return Ok(match name {
+                    "cumsum" => t.cumsum(dim),
+                    "cumprod" => t.cumprod(dim),
+                    "cummin" => t.cummin(dim),
+                    _ => t.cummax(dim),
+                });
+            }
+            // Integers have no gradient.
+            return Ok(self.scan(t.inner(), dim, op, name)?.autodiff());
+        }
         let t = to_last(t, dim, name)?;
         Ok(from_last(self.scan_last(t, op)?, dim))
     }

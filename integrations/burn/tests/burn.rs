@@ -570,3 +570,104 @@ fn with_fusion_on_the_results_are_fused_tensors() {
         .expect("a tensor of Burn's wgpu backend");
     assert_eq!(primitive.shape.num_elements(), 3);
 }
+
+/// `n` distinct floats in a random order (no ties, so every sort order is the one
+/// order, whoever sorts).
+fn distinct(r: &mut Rand, n: usize) -> Vec<f32> {
+    let mut v: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - n as f32 * 0.25).collect();
+    for i in (1..n).rev() {
+        v.swap(i, (r.next() % (i as u64 + 1)) as usize);
+    }
+    v
+}
+
+#[test]
+fn sort_and_topk_values_carry_gradients_under_autodiff() {
+    // loss = sum(w * f(x)): the gradient of x at an element is the weight of the output
+    // position the element went to (0 where it went nowhere), the scatter of w by the
+    // indices. Checked against the CPU's sort and against Burn's own ops.
+    let g = gpu();
+    let device = g.device().clone().autodiff();
+    let mut r = Rand(9);
+    let (rows, cols) = (6usize, 37usize);
+    let x_host = distinct(&mut r, rows * cols);
+    let w_host: Vec<f32> = (0..rows * cols).map(|i| (i % 7) as f32 - 3.0).collect();
+    let x = Tensor::<2>::from_data(TensorData::new(x_host.clone(), [rows, cols]), &device)
+        .require_grad();
+    for descending in [false, true] {
+        let what = format!("sort, descending {descending}");
+        let w = Tensor::<2>::from_data(TensorData::new(w_host.clone(), [rows, cols]), &device);
+        let (values, indices) = g.sort_with_indices(x.clone(), 1, descending).unwrap();
+        assert!(
+            values.is_autodiff() && indices.is_autodiff(),
+            "{what}: results on the autodiff device"
+        );
+        let order = cpu_argsort(&x_host, cols, descending);
+        assert_eq!(ints_of(indices), order, "{what}: indices");
+        let grads = (values * w).sum().backward();
+        let got = floats_of(x.grad(&grads).expect("x requires grad"));
+        let mut want = vec![0.0f32; rows * cols];
+        for row in 0..rows {
+            for j in 0..cols {
+                want[row * cols + order[row * cols + j] as usize] = w_host[row * cols + j];
+            }
+        }
+        assert_bits_eq(&got, &want, &format!("{what}: gradient"));
+        // Burn's own sort, differentiated by Burn.
+        let w = Tensor::<2>::from_data(TensorData::new(w_host.clone(), [rows, cols]), &device);
+        let burn = if descending {
+            x.clone().sort_descending(1)
+        } else {
+            x.clone().sort(1)
+        };
+        let grads = (burn * w).sum().backward();
+        assert_bits_eq(
+            &floats_of(x.grad(&grads).expect("x requires grad")),
+            &want,
+            &format!("{what}: Burn's gradient"),
+        );
+    }
+    // topk along dim 0 (the columns): elements not picked get 0.
+    let k = 2;
+    let w = Tensor::<2>::from_data(
+        TensorData::new(w_host[..k * cols].to_vec(), [k, cols]),
+        &device,
+    );
+    let (values, indices) = g.topk_with_indices(x.clone(), k, 0).unwrap();
+    let picked = ints_of(indices);
+    let grads = (values * w).sum().backward();
+    let got = floats_of(x.grad(&grads).expect("x requires grad"));
+    let mut want = vec![0.0f32; rows * cols];
+    for col in 0..cols {
+        let mut column: Vec<usize> = (0..rows).collect();
+        column.sort_by(|&a, &b| x_host[b * cols + col].total_cmp(&x_host[a * cols + col]));
+        for j in 0..k {
+            assert_eq!(
+                picked[j * cols + col] as usize,
+                column[j],
+                "topk column {col}"
+            );
+            want[column[j] * cols + col] = w_host[j * cols + col];
+        }
+    }
+    assert_bits_eq(&got, &want, "topk along dim 0: gradient");
+    // Indices of an autodiff tensor, and a cumsum (Burn's op, with its gradient: the
+    // reversed running sums of w).
+    assert_eq!(
+        ints_of(g.argmax(x.clone(), 1).unwrap()),
+        ints_of(x.clone().inner().argmax(1)),
+        "argmax of an autodiff tensor"
+    );
+    let w = Tensor::<2>::from_data(TensorData::new(w_host.clone(), [rows, cols]), &device);
+    let grads = (g.cumsum(x.clone(), 1).unwrap() * w).sum().backward();
+    let got = floats_of(x.grad(&grads).expect("x requires grad"));
+    let mut want = vec![0.0f32; rows * cols];
+    for row in 0..rows {
+        let mut acc = 0.0f32;
+        for j in (0..cols).rev() {
+            acc += w_host[row * cols + j];
+            want[row * cols + j] = acc;
+        }
+    }
+    assert_bits_eq(&got, &want, "cumsum: gradient");
+}
