@@ -3,6 +3,7 @@
 //!
 //! ```sh
 //! cargo run --release --example burn_vs_gpuprim -- [LOG2_N]
+//! cargo run --release --no-default-features --example burn_vs_gpuprim -- [LOG2_N]  # fusion off
 //! ```
 //!
 //! LOG2_N defaults to 24 on a GPU and 14 on a CPU adapter (Burn's cumsum is quadratic and
@@ -26,7 +27,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => 24,
     };
     let n = 1usize << log2;
-    println!("adapter: {} ({:?}), n = 2^{log2}", info.name, info.backend);
+    println!(
+        "adapter: {} ({:?}), n = 2^{log2}, Burn's fusion {} (gpuprim-burn's `fusion` feature)",
+        info.name,
+        info.backend,
+        if cfg!(feature = "fusion") {
+            "on"
+        } else {
+            "off"
+        }
+    );
 
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let values: Vec<f32> = (0..n)

@@ -230,7 +230,14 @@ mod fused {
 pub struct BurnGpu {
     ctx: Ctx,
     device: Device,
+    /// Buffers of gpuprim's own that calls borrow for their intermediate vectors and
+    /// give back when their work is queued (a new buffer of tens of MiB costs about as
+    /// much as the kernel it feeds: the driver's allocation and wgpu's zeroing).
+    temps: std::sync::Mutex<Vec<wgpu::Buffer>>,
 }
+
+/// How many buffers [`BurnGpu`] keeps for later calls.
+const TEMPS_KEPT: usize = 8;
 
 impl BurnGpu {
     /// The machine's default adapter (as wgpu picks it among Vulkan, Metal and DX12,
@@ -306,6 +313,7 @@ impl BurnGpu {
         Ok(BurnGpu {
             ctx,
             device: burn_device,
+            temps: Default::default(),
         })
     }
 
@@ -466,8 +474,8 @@ impl BurnGpu {
         // gpuprim's per-row selection into vectors of its own (Burn may keep the input
         // and the results in one buffer, which one dispatch cannot bind read-only and
         // writable), then copied into the results.
-        let mut top = self.ctx.zeros::<K::Elem>(out_len)?;
-        let mut cols = self.ctx.zeros::<u32>(out_len)?;
+        let mut top = self.temp::<K::Elem>(out_len)?;
+        let mut cols = self.temp::<u32>(out_len)?;
         if rows.rows == 1 {
             // One row: the device-wide select.
             self.ctx.top_k_into(&keys, &mut top, &mut cols)?;
@@ -495,6 +503,7 @@ impl BurnGpu {
             None
         };
         self.ctx.flush()?;
+        self.keep([top.buffer().clone(), cols.buffer().clone()]);
         Ok((
             K::from_cube::<1>(values_out).reshape(dims),
             indices_out.map(|c| Int::from_cube::<1>(c).reshape(dims)),
@@ -630,9 +639,11 @@ impl BurnGpu {
             Sort::ascending()
         };
         let keys: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
+        let mut borrowed = Vec::new();
         if rows.rows == 1 {
             // One row: the device-wide radix sort.
-            let p = self.ctx.argsort_with(&keys, &order)?;
+            let mut p = self.temp::<u32>(rows.n)?;
+            self.ctx.argsort_into(&keys, &order, &mut p)?;
             if let Some(out) = &values_out {
                 let mut v: GpuVec<K::Elem> = self.vec_of(out, rows.n)?;
                 self.ctx
@@ -650,6 +661,7 @@ impl BurnGpu {
                     .write("idx", &mut idx)
                     .run()?;
             }
+            borrowed.push(p.buffer().clone());
         } else {
             // Rows: gpuprim's row sorts, each row on its own.
             let (w, h) = (rows.cols as u32, rows.rows as u32);
@@ -686,19 +698,21 @@ impl BurnGpu {
                     // The keys are read from a copy: Burn may keep the input and the result
                     // in one buffer, which one dispatch cannot bind read-only and writable.
                     let mut idx: GpuVec<u32> = self.vec_of(i_out, rows.n)?;
-                    let mut copy = self.ctx.zeros::<K::Elem>(rows.n)?;
+                    let mut copy = self.temp::<K::Elem>(rows.n)?;
                     copy.copy_from(&keys)?;
                     self.ctx.argsort_rows_into(
                         &gpuprim::Grid2D::new(&copy, w, h)?,
                         &order,
                         &mut idx,
                     )?;
+                    borrowed.push(copy.buffer().clone());
                 }
                 (None, None) => {}
             }
         }
         // What gpuprim holds for batching goes to the queue now, ahead of Burn's next work.
         self.ctx.flush()?;
+        self.keep(borrowed);
         Ok((
             values_out.map(|c| rows.shaped(K::from_cube(c))),
             indices_out.map(|c| rows.shaped(Int::from_cube(c))),
@@ -745,8 +759,8 @@ impl BurnGpu {
         let mut result: GpuVec<i32> = self.vec_of(&out, rows.rows)?;
         // gpuprim's per-row argmax into vectors of its own (see `topk_impl`), then the
         // indices copied into the result.
-        let mut best = self.ctx.zeros::<K::Elem>(rows.rows)?;
-        let mut found = self.ctx.zeros::<u32>(rows.rows)?;
+        let mut best = self.temp::<K::Elem>(rows.rows)?;
+        let mut found = self.temp::<u32>(rows.rows)?;
         let grid = gpuprim::Grid2D::new(&values, rows.cols as u32, rows.rows as u32)?;
         if max {
             self.ctx.argmax_rows_into(&grid, &mut best, &mut found)?;
@@ -759,6 +773,7 @@ impl BurnGpu {
             .write("o", &mut result)
             .run()?;
         self.ctx.flush()?;
+        self.keep([best.buffer().clone(), found.buffer().clone()]);
         Ok(Int::from_cube::<1>(out).reshape(dims))
     }
 
@@ -801,13 +816,14 @@ impl BurnGpu {
         }
         let input = self.contiguous::<D, K>(t)?;
         let out = self.empty_like(&input, K::DTYPE, rows.n);
+        let mut borrowed = Vec::new();
         if rows.n > 0 {
             // Burn keeps tensors in shared pages, so the input and the result may be two
             // views of one wgpu buffer, which one dispatch cannot bind read-only and
             // writable: the scan reads a copy (made by an element-wise kernel, which
             // binds both views writable).
             let input: GpuVec<K::Elem> = self.vec_of(&input, rows.n)?;
-            let mut values = self.ctx.zeros::<K::Elem>(rows.n)?;
+            let mut values = self.temp::<K::Elem>(rows.n)?;
             self.ctx
                 .elementwise("y = x;")
                 .read("x", &input)
@@ -816,7 +832,7 @@ impl BurnGpu {
             let mut result: GpuVec<K::Elem> = self.vec_of(&out, rows.n)?;
             if rows.rows > 1 {
                 // The running value restarts where the key (the row) changes.
-                let mut row = self.ctx.zeros::<u32>(rows.n)?;
+                let mut row = self.temp::<u32>(rows.n)?;
                 self.ctx
                     .elementwise("r = i / cols;")
                     .scalar("cols", rows.cols as u32)
@@ -828,6 +844,7 @@ impl BurnGpu {
                     &gpuprim::Scan::inclusive(op.clone()),
                     &mut result,
                 )?;
+                borrowed.push(row.buffer().clone());
             } else {
                 self.ctx.scan_with_into(
                     &values,
@@ -835,8 +852,10 @@ impl BurnGpu {
                     &mut result,
                 )?;
             }
+            borrowed.push(values.buffer().clone());
         }
         self.ctx.flush()?;
+        self.keep(borrowed);
         Ok(rows.shaped(K::from_cube(out)))
     }
 
@@ -868,6 +887,34 @@ impl BurnGpu {
             handle,
             dtype,
         )
+    }
+
+    /// A vector of `n` elements (contents unspecified) on a kept buffer of at least its
+    /// size and at most twice it, else on a new one. Give it back with
+    /// [`BurnGpu::keep`] once the work that uses it is queued.
+    fn temp<T: GpuElement>(&self, n: usize) -> Result<GpuVec<T>> {
+        let bytes = (n.max(1) * size_of::<T>()) as u64;
+        let kept = {
+            let mut temps = self.temps.lock().unwrap_or_else(|e| e.into_inner());
+            temps
+                .iter()
+                .position(|b| b.size() >= bytes && b.size() <= 2 * bytes)
+                .map(|i| temps.remove(i))
+        };
+        Ok(match kept {
+            Some(buffer) => GpuVec::from_buffer_at(&self.ctx, buffer, 0, n)?,
+            None => self.ctx.zeros::<T>(n)?,
+        })
+    }
+
+    /// Keeps the buffers of [`BurnGpu::temp`]'s vectors for later calls; the oldest go
+    /// past [`TEMPS_KEPT`]. Only after the work that uses them is queued (the next call's
+    /// work then runs after it on the one queue).
+    fn keep(&self, buffers: impl IntoIterator<Item = wgpu::Buffer>) {
+        let mut temps = self.temps.lock().unwrap_or_else(|e| e.into_inner());
+        temps.extend(buffers);
+        let extra = temps.len().saturating_sub(TEMPS_KEPT);
+        temps.drain(..extra);
     }
 
     /// The first `n` elements of a contiguous tensor's buffer as a gpuprim vector. Burn's
