@@ -547,7 +547,7 @@ impl BurnGpu {
         t: Tensor<D, K>,
         dim: usize,
     ) -> Result<Tensor<D, K>> {
-        self.scan(t, dim, &ScanOp::Sum, "cumsum")
+        self.scan(t, dim, Cumulative::Sum)
     }
 
     /// Running products along `dim` (integers wrap).
@@ -559,7 +559,7 @@ impl BurnGpu {
         t: Tensor<D, K>,
         dim: usize,
     ) -> Result<Tensor<D, K>> {
-        self.scan(t, dim, &ScanOp::Product, "cumprod")
+        self.scan(t, dim, Cumulative::Product)
     }
 
     /// Running minima along `dim`.
@@ -571,7 +571,7 @@ impl BurnGpu {
         t: Tensor<D, K>,
         dim: usize,
     ) -> Result<Tensor<D, K>> {
-        self.scan(t, dim, &ScanOp::Min, "cummin")
+        self.scan(t, dim, Cumulative::Min)
     }
 
     /// Running maxima along `dim`.
@@ -583,7 +583,7 @@ impl BurnGpu {
         t: Tensor<D, K>,
         dim: usize,
     ) -> Result<Tensor<D, K>> {
-        self.scan(t, dim, &ScanOp::Max, "cummax")
+        self.scan(t, dim, Cumulative::Max)
     }
 
     /// The sort of `t`'s rows: its values and / or indices as asked.
@@ -777,31 +777,37 @@ impl BurnGpu {
         Ok(Int::from_cube::<1>(out).reshape(dims))
     }
 
-    /// An inclusive scan along `dim` by `op`.
+    /// The inclusive scan `cumulative` along `dim`.
     fn scan<const D: usize, K: Kind>(
         &self,
         t: Tensor<D, K>,
         dim: usize,
-        op: &ScanOp<K::Elem>,
-        name: &str,
+        cumulative: Cumulative,
     ) -> Result<Tensor<D, K>> {
+        let name = cumulative.name();
         if t.is_autodiff() {
             if K::DTYPE.is_float() {
                 // gpuprim-burn has no backward pass of its own for scans: Burn's op,
                 // which has one.
-                to_last(t.clone(), dim, name)?;
-                return Ok(match name {
-                    "cumsum" => t.cumsum(dim),
-                    "cumprod" => t.cumprod(dim),
-                    "cummin" => t.cummin(dim),
-                    _ => t.cummax(dim),
+                check_dim::<D>(dim, name, &t.dims())?;
+                return Ok(match cumulative {
+                    Cumulative::Sum => t.cumsum(dim),
+                    Cumulative::Product => t.cumprod(dim),
+                    Cumulative::Min => t.cummin(dim),
+                    Cumulative::Max => t.cummax(dim),
                 });
             }
             // Integers have no gradient.
-            return Ok(self.scan(t.inner(), dim, op, name)?.autodiff());
+            return Ok(self.scan(t.inner(), dim, cumulative)?.autodiff());
         }
+        let op = match cumulative {
+            Cumulative::Sum => ScanOp::Sum,
+            Cumulative::Product => ScanOp::Product,
+            Cumulative::Min => ScanOp::Min,
+            Cumulative::Max => ScanOp::Max,
+        };
         let t = to_last(t, dim, name)?;
-        Ok(from_last(self.scan_last(t, op)?, dim))
+        Ok(from_last(self.scan_last(t, &op)?, dim))
     }
 
     /// An inclusive scan of each row of `t` by `op`.
@@ -973,17 +979,43 @@ fn to_last<const D: usize, K: Kind>(
     dim: usize,
     call: &str,
 ) -> Result<Tensor<D, K>> {
-    if dim >= D {
-        return Err(Error::InvalidArgument(format!(
-            "{call} along dimension {dim} of a tensor of rank {D} (shape {:?}): dim must be below {D}",
-            t.dims()
-        )));
-    }
+    check_dim::<D>(dim, call, &t.dims())?;
     Ok(if dim + 1 == D {
         t
     } else {
         t.swap_dims(dim, D - 1)
     })
+}
+
+/// `dim` names a dimension of a tensor of rank `D` and shape `dims`, for `call`.
+fn check_dim<const D: usize>(dim: usize, call: &str, dims: &[usize; D]) -> Result<()> {
+    if dim >= D {
+        return Err(Error::InvalidArgument(format!(
+            "{call} along dimension {dim} of a tensor of rank {D} (shape {dims:?}): dim must be below {D}"
+        )));
+    }
+    Ok(())
+}
+
+/// The cumulative scans: which one a call is.
+#[derive(Clone, Copy)]
+enum Cumulative {
+    Sum,
+    Product,
+    Min,
+    Max,
+}
+
+impl Cumulative {
+    /// The call's name, for messages.
+    fn name(self) -> &'static str {
+        match self {
+            Cumulative::Sum => "cumsum",
+            Cumulative::Product => "cumprod",
+            Cumulative::Min => "cummin",
+            Cumulative::Max => "cummax",
+        }
+    }
 }
 
 /// [`to_last`] undone: the last dimension swapped back to `dim`.
