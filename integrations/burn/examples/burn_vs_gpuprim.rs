@@ -8,7 +8,8 @@
 //!
 //! LOG2_N defaults to 24 on a GPU and 14 on a CPU adapter (Burn's cumsum is quadratic and
 //! its sort runs on the host). Times are host clock, each call ended by waiting until
-//! the device is idle; gpuprim's are the median of five after 200 ms of warm-up runs,
+//! the device is idle; gpuprim's are the median of five after a first run and 500 ms of
+//! warm-up runs,
 //! Burn's the same for its GPU kernels and one run after a warm-up for its sorts on the
 //! host (for the cumsum of one row, a warm-up on a short row: Burn's kernel is
 //! quadratic in the row's length).
@@ -251,15 +252,29 @@ fn timed<T>(gpu: &BurnGpu, f: impl Fn() -> T) -> (Duration, T) {
     (start.elapsed(), out)
 }
 
-/// The median of five timed runs after a warm-up of at least 200 ms of such runs. (Run 59
-/// on an H200 timed gpuprim-burn's argsort of 4096 rows at 8.2 ms after one warm-up call
-/// that followed Burn's sort on the host, and 1.6-1.8 ms in a loop of such calls; most
-/// likely the GPU's clocks, lowered while it idled.)
+/// The median of five timed runs after a warm-up of at least 500 ms and 20 such runs,
+/// counted from the end of a first run (which compiles the kernels). The GPU's clocks,
+/// lowered while it idled through Burn's sorts on the host, come up only under some
+/// hundreds of ms of load: with the warm-up counted from the first run, which took all
+/// of 200 ms in some runs, gpuprim-burn's argsort of 4096 rows took 8.0 ms a call on an
+/// H200, 3.7 ms after 40 warm-up runs, 1.7 ms after 100 (runs 63-64, `lab/runs/probe47.rs`;
+/// the kernel itself 1.35 ms by its timestamps, run 61). A CPU adapter has no clocks to
+/// bring up: two warm-up runs there (CI runs this example on lavapipe and llvmpipe).
 fn median<T>(gpu: &BurnGpu, f: impl Fn() -> T) -> (Duration, T) {
+    let cpu = gpu.ctx().info().device_type == gpuprim::wgpu::DeviceType::Cpu;
+    let (least_runs, least_time) = if cpu {
+        (2, Duration::ZERO)
+    } else {
+        (20, Duration::from_millis(500))
+    };
+    f();
+    settle(gpu);
     let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(200) {
+    let mut runs = 0;
+    while runs < least_runs || start.elapsed() < least_time {
         f();
         settle(gpu);
+        runs += 1;
     }
     let mut times = Vec::new();
     let mut last = None;
