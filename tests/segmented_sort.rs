@@ -379,10 +379,18 @@ fn rows_of_every_width_both_ways() {
         (1000, 2, 1001),
         (3000, 1, 3000),
     ] {
+        // Both ways of the rows that fit a tile, whatever the tuning picks by length
+        // (rows shorter than 16 keys keep the network).
+        let forced = if seed % 2 == 0 {
+            Sort::descending().bits(3..19).rows_by_radix()
+        } else {
+            Sort::ascending().rows_by_network()
+        };
         for sort in [
             Sort::ascending(),
             Sort::descending(),
             Sort::ascending().rows_by_tiles(),
+            forced,
         ] {
             seed += 1;
             check_rows::<f32>(ctx, (w, h, p), w + 1, &sort, seed);
@@ -424,6 +432,30 @@ fn rows_of_every_width_both_ways() {
         301,
         &Sort::ascending().segment_tile(512),
         10,
+    );
+    // The radix sort in a tile of 1024 slots (64 invocations of 16, as on GPUs) and its
+    // blocks of 16, and the network where a GPU's tuning takes the radix sort.
+    let tile = 1024;
+    check_rows::<f32>(
+        ctx,
+        (tile - 96, 3, tile - 95),
+        tile - 96,
+        &Sort::ascending().segment_tile(tile).rows_by_radix(),
+        11,
+    );
+    check_rows::<u32>(
+        ctx,
+        (16, 300, 17),
+        16,
+        &Sort::descending().segment_tile(tile).rows_by_radix(),
+        12,
+    );
+    check_rows::<f32>(
+        ctx,
+        (1000, 3, 1003),
+        1000,
+        &Sort::descending().segment_tile(1024).rows_by_network(),
+        13,
     );
     check_rows::<u32>(split_ctx(), (30, 20, 31), 30, &Sort::ascending(), 6);
     check_rows::<u32>(

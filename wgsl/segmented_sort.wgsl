@@ -103,6 +103,7 @@ fn ix(x: u32) -> u32 {
     return x ^ ((x >> 5u) & 31u);
 }
 
+//#if NETWORK
 // Whether slot (wa, ba) goes before slot (wb, bb): rows_main's order is the word, then
 // the index (the padding's is the largest); tiles_main's the group, the word, the
 // position (`b` holds the group above the position).
@@ -132,6 +133,7 @@ fn exchange(lo: u32, hi: u32, tiles: bool) {
         wg_b[h] = bl;
     }
 }
+//#endif
 
 // An invocation's CHUNK consecutive slots, held in registers for the steps whose pairs
 // lie inside them.
@@ -152,6 +154,7 @@ fn regs_store(base: u32) {
 //#endfor
 }
 
+//#if NETWORK
 // The steps inside a chunk, written out pair by pair (constant indices keep the chunk in
 // registers): gp_mirror(k) compares slot m with m ^ (k - 1) (the first step of stage k),
 // gp_half(j) slot m with m + j.
@@ -198,6 +201,102 @@ fn bitonic(lid: u32, size: u32, tiles: bool) {
     workgroupBarrier();
 }
 
+
+//#endif
+//#if RADIX
+// Sorts every aligned block of `block` slots ascending by its words' bits under
+// `params.mask` (`block` uniform, a power of two from CHUNK to TILE; CHUNK is 16): a
+// stable LSD radix sort of four bits a pass, so equal words keep their slots' order.
+// Invocation `lid` holds slots lid * CHUNK .. + CHUNK in registers. Each pass counts the
+// digits of its slots, scans the counters in (block, digit, invocation) order, which
+// gives every slot its new place inside its block, and moves words and indices there
+// through workgroup memory (the counters share wg_w, the scan's totals wg_b). The slots
+// are in workgroup memory before and after.
+const RADIX_BITS: u32 = 4u;
+const DIGITS: u32 = {{DIGITS}}u;  // 1 << RADIX_BITS
+const GROUP: u32 = {{GROUP}}u;    // invocations whose totals one scans: min(16, WG)
+const GROUPS: u32 = {{GROUPS}}u;  // WG / GROUP
+var<private> rk: array<u32, CHUNK>; // a slot's digit, then its place
+
+fn radix(lid: u32, block: u32) {
+    workgroupBarrier();
+    let base = lid * CHUNK;
+    regs_load(base);
+    let per_block = block / CHUNK; // invocations per block
+    let cell = (lid / per_block) * (DIGITS * per_block) + lid % per_block;
+    let lo = countTrailingZeros(params.mask);
+    let hi = 32u - countLeadingZeros(params.mask);
+    for (var shift = lo; shift < hi; shift += RADIX_BITS) {
+        // Each digit's count among the slots so far, eight bits each, four to a word.
+        var counts = vec4<u32>(0u);
+//#for m < CHUNK unroll UNROLL
+        {
+            let d = ((rw[m] & params.mask) >> shift) & (DIGITS - 1u);
+            let sh = (d & 3u) * 8u;
+            // The word of d's count, picked without indexing the vector by a value
+            // (which some drivers compile to memory).
+            let word_of_d = vec4<u32>(d >> 2u) == vec4<u32>(0u, 1u, 2u, 3u);
+            let picked = select(vec4<u32>(0u), counts, word_of_d);
+            let word = picked.x | picked.y | picked.z | picked.w;
+            rk[m] = d | (((word >> sh) & 0xffu) << 8u);
+            counts += select(vec4<u32>(0u), vec4<u32>(1u << sh), word_of_d);
+        }
+//#endfor
+        workgroupBarrier();
+//#for d < DIGITS unroll UNROLL
+        wg_w[ix(cell + d * per_block)] = (counts[d >> 2u] >> ((d & 3u) * 8u)) & 0xffu;
+//#endfor
+        workgroupBarrier();
+        // The exclusive scan of the counters: CHUNK an invocation, then the invocations'
+        // totals in groups of GROUP, then the groups.
+        var mine: array<u32, CHUNK>;
+        var run = 0u;
+//#for j < CHUNK unroll UNROLL
+        mine[j] = wg_w[ix(base + j)];
+//#endfor
+//#for j < CHUNK unroll UNROLL
+        run += mine[j];
+//#endfor
+        wg_b[lid] = run;
+        workgroupBarrier();
+        if lid % GROUP == 0u {
+            var totals: array<u32, GROUP>;
+//#for j < GROUP unroll UNROLL
+            totals[j] = wg_b[lid + j];
+//#endfor
+            var group_run = 0u;
+//#for j < GROUP unroll UNROLL
+            wg_b[lid + j] = group_run;
+            group_run += totals[j];
+//#endfor
+            wg_b[WG + lid / GROUP] = group_run;
+        }
+        workgroupBarrier();
+        var at = wg_b[lid];
+//#for g < GROUPS unroll UNROLL
+        at += select(0u, wg_b[WG + g], g < lid / GROUP);
+//#endfor
+//#for j < CHUNK unroll UNROLL
+        wg_w[ix(base + j)] = at;
+        at += mine[j];
+//#endfor
+        workgroupBarrier();
+//#for m < CHUNK unroll UNROLL
+        rk[m] = wg_w[ix(cell + (rk[m] & 0xffu) * per_block)] + (rk[m] >> 8u);
+//#endfor
+        workgroupBarrier();
+//#for m < CHUNK unroll UNROLL
+        wg_w[ix(rk[m])] = rw[m];
+        wg_b[ix(rk[m])] = rb[m];
+//#endfor
+        workgroupBarrier();
+        regs_load(base);
+    }
+    // The last pass left the slots in workgroup memory.
+    workgroupBarrier();
+}
+//#endif
+
 //#if ROWS
 @compute @workgroup_size(WG)
 fn rows_main(
@@ -211,30 +310,45 @@ fn rows_main(
     let stride = nwg.x * nwg.y * nwg.z;
     for (var group = linear_group(wid, nwg); group < params.groups; group += stride) {
     let first_row = group * rows;
-    for (var s = lid; s < TILE; s += WG) {
+    // Slot s = lid + m * WG: the loops are written out, so each invocation's loads are
+    // all in flight at once and `moved` stays in registers.
+//#for m < CHUNK unroll UNROLL
+    {
+        let s = lid + m * WG;
         let row = first_row + (s >> block_bits);
         let e = s & (block - 1u);
+        var w = 0xffffffffu;
+        var at = 0xffffffffu;
         if row < params.segments && e < params.width {
-            wg_w[ix(s)] = ordered(gp_keys[row * params.pitch + e]);
-            wg_b[ix(s)] = e;
-        } else {
-            wg_w[ix(s)] = 0xffffffffu;
-            wg_b[ix(s)] = 0xffffffffu;
+            w = ordered(gp_keys[row * params.pitch + e]);
+            at = e;
         }
+        wg_w[ix(s)] = w;
+        wg_b[ix(s)] = at;
     }
+//#endfor
+//#if RADIX
+    radix(lid, block);
+//#else
     bitonic(lid, block, false);
+//#endif
 //#if VALUES
     // Each row's values are read before any is written (the workgroup owns its rows).
-    var moved: array<u32, TILE / WG>;
-    for (var s = lid; s < TILE; s += WG) {
+    var moved: array<u32, CHUNK>;
+//#for m < CHUNK unroll UNROLL
+    {
+        let s = lid + m * WG;
         let row = first_row + (s >> block_bits);
         if row < params.segments && (s & (block - 1u)) < params.width {
-            moved[s / WG] = gp_values[row * params.value_pitch + wg_b[ix(s)]];
+            moved[m] = gp_values[row * params.value_pitch + wg_b[ix(s)]];
         }
     }
+//#endfor
     workgroupBarrier();
 //#endif
-    for (var s = lid; s < TILE; s += WG) {
+//#for m < CHUNK unroll UNROLL
+    {
+        let s = lid + m * WG;
         let row = first_row + (s >> block_bits);
         let e = s & (block - 1u);
         if row < params.segments && e < params.width {
@@ -245,15 +359,17 @@ fn rows_main(
             gp_idx[row * params.width + e] = wg_b[ix(s)];
 //#endif
 //#if VALUES
-            gp_values[row * params.value_pitch + e] = moved[s / WG];
+            gp_values[row * params.value_pitch + e] = moved[m];
 //#endif
         }
     }
+//#endfor
     workgroupBarrier();
     }
 }
 //#endif
 
+//#if NETWORK
 // The segment holding position i: its bounds, with `inside` false where i lies in none
 // (before the first, after the last, in a row's padding, or where offsets that are not
 // ascending put it), and a count that grows with i across segments (the number of
@@ -526,3 +642,4 @@ fn finish_main(
 //#endif
     }
 }
+//#endif

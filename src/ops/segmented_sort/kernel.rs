@@ -74,6 +74,20 @@ pub(super) struct SegmentedSortKernel {
     pub(super) workgroup_size: u32,
     /// Places per invocation of a merge level.
     pub(super) merge_items: u32,
+    /// rows_main: the radix sort instead of the bitonic network (the workgroup is then
+    /// `tile / 16`).
+    pub(super) radix: bool,
+}
+
+impl SegmentedSortKernel {
+    /// The same rows kernel with the radix sort in place of the network.
+    pub(super) fn radix_rows(&self) -> SegmentedSortKernel {
+        SegmentedSortKernel {
+            workgroup_size: self.tile / RADIX_CHUNK,
+            radix: true,
+            ..self.clone()
+        }
+    }
 }
 
 impl KernelSource for SegmentedSortKernel {
@@ -92,15 +106,29 @@ impl KernelSource for SegmentedSortKernel {
                 ("ITEMS", self.merge_items.to_string()),
                 ("CHUNK", (self.tile / self.workgroup_size).to_string()),
                 ("UNROLL", "true".to_string()),
+                // The network's steps, left out of the radix sort's kernels (which
+                // hold rows_main alone).
                 (
                     "REGISTER_STEPS",
-                    register_steps(self.tile / self.workgroup_size),
+                    if self.radix {
+                        String::new()
+                    } else {
+                        register_steps(self.tile / self.workgroup_size)
+                    },
                 ),
                 ("WRITE_KEYS", flag(self.output != Output::Indices)),
                 ("ARGSORT", flag(self.output == Output::Indices)),
                 ("VALUES", flag(self.output == Output::KeysValues)),
                 ("OFFSETS", flag(self.layout == Layout::Offsets)),
                 ("ROWS", flag(self.layout == Layout::Rows)),
+                ("RADIX", flag(self.radix)),
+                ("NETWORK", flag(!self.radix)),
+                ("DIGITS", "16".to_string()),
+                ("GROUP", self.workgroup_size.min(16).to_string()),
+                (
+                    "GROUPS",
+                    (self.workgroup_size / self.workgroup_size.min(16)).to_string(),
+                ),
             ],
         )
     }
@@ -176,6 +204,7 @@ impl Ctx {
             tile,
             workgroup_size: wg,
             merge_items: merge_items(info),
+            radix: false,
         };
         let bits = sort.key_bits();
         let width = bits.end - bits.start;
@@ -200,7 +229,12 @@ impl Ctx {
         if call.layout == Layout::Rows && call.width <= tile && !sort.rows_by_tiles_forced() {
             let block = call.width.next_power_of_two();
             let groups = call.segments.div_ceil(tile / block);
-            let kernel = self.pipeline_for(&config, "rows_main")?;
+            let radix = rows_by_radix(info, tile, block, sort.rows_radix_forced());
+            let kernel = if radix {
+                self.pipeline_for(&config.radix_rows(), "rows_main")?
+            } else {
+                self.pipeline_for(&config, "rows_main")?
+            };
             let block_params = work.params(&SegSortParams {
                 block,
                 groups,
@@ -367,6 +401,20 @@ impl Ctx {
         }
         Ok(())
     }
+}
+
+/// Slots an invocation of the rows' radix sort holds (its workgroup is `tile / 16`).
+const RADIX_CHUNK: u32 = 16;
+
+/// Whether rows in blocks of `block` slots of a `tile` are sorted by the radix sort: by
+/// [`SegmentedSortTuning::radix_rows_from`], or as `forced`, where the tile can run it
+/// (blocks of at least 16 slots, tiles of 32 to 4096 whose workgroup the adapter has).
+pub(super) fn rows_by_radix(info: &Info, tile: u32, block: u32, forced: Option<bool>) -> bool {
+    let wg = tile / RADIX_CHUNK;
+    let runs = block >= RADIX_CHUNK
+        && (32..=4096).contains(&tile)
+        && pow2_workgroup_size_within(&info.limits, wg) == wg;
+    runs && forced.unwrap_or(block >= SegmentedSortTuning::of(info).radix_rows_from)
 }
 
 /// The grid of `groups` workgroups, at most as many as the device dispatches at once (the

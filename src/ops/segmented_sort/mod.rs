@@ -9,9 +9,11 @@
 //! - **Rows that fit a workgroup** (at most 4096 keys on a GPU with 32 KiB of workgroup
 //!   memory, 2048 at WebGPU's 16 KiB, 256 on a CPU adapter): one workgroup takes as many
 //!   rows as fit, each in a block of slots padded to a power of two, sorts all blocks at
-//!   once by a bitonic network in workgroup memory (each key with its index, so equal
-//!   keys keep their order; the steps inside an invocation's 16 slots in registers) and
-//!   writes keys, indices and values straight back: one read and one write of the grid.
+//!   once in workgroup memory, each key with its index, and writes keys, indices and
+//!   values straight back: one read and one write of the grid. Short rows go through a
+//!   bitonic network (equal keys ordered by their indices; the steps inside an
+//!   invocation's 16 slots in registers), long ones (from 512 keys on a GPU) through a
+//!   stable radix sort of four bits a pass, over the bits sorted by only.
 //! - **Any segments** (from offsets, and longer rows): each tile of consecutive keys of
 //!   the vector (the same tile size) is sorted in workgroup memory by (segment, key,
 //!   position), which sorts every segment's part of the tile and leaves keys outside the
@@ -586,16 +588,19 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
         let (tile, workgroup_size) = kernel::shape(&d.info, None).expect("a shape");
         for layout in [Layout::Offsets, Layout::Rows] {
             for output in [Output::Keys, Output::KeysValues, Output::Indices] {
-                c.add_for(
-                    &d,
-                    &kernel::SegmentedSortKernel {
-                        layout,
-                        output,
-                        tile,
-                        workgroup_size,
-                        merge_items: kernel::merge_items(&d.info),
-                    },
-                );
+                let config = kernel::SegmentedSortKernel {
+                    layout,
+                    output,
+                    tile,
+                    workgroup_size,
+                    merge_items: kernel::merge_items(&d.info),
+                    radix: false,
+                };
+                c.add_for(&d, &config);
+                if layout == Layout::Rows && kernel::rows_by_radix(&d.info, tile, tile, Some(true))
+                {
+                    c.add_for(&d, &config.radix_rows());
+                }
             }
         }
     }
@@ -605,6 +610,7 @@ pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
         tile: 256,
         workgroup_size: 64,
         merge_items: 4,
+        radix: false,
     }
     .wgsl()
     .expect("segmented_sort renders");

@@ -307,6 +307,9 @@ pub struct Sort {
     tile: Option<(u32, u32)>,
     segment_tile: Option<u32>,
     rows_by_tiles: bool,
+    /// Rows of one tile: `Some(true)` by the radix sort, `Some(false)` by the bitonic
+    /// network, `None` by the tuning's row length.
+    rows_radix: Option<bool>,
 }
 
 impl Default for Sort {
@@ -327,6 +330,7 @@ impl Sort {
             tile: None,
             segment_tile: None,
             rows_by_tiles: false,
+            rows_radix: None,
         }
     }
 
@@ -410,6 +414,27 @@ impl Sort {
     pub fn rows_by_tiles(mut self) -> Sort {
         self.rows_by_tiles = true;
         self
+    }
+
+    /// Rows that fit one workgroup tile are sorted by its radix sort, whatever their
+    /// length (rows of at least 16 keys; shorter ones keep the bitonic network). For
+    /// tests and timings of that way.
+    #[cfg(feature = "internals")]
+    pub fn rows_by_radix(mut self) -> Sort {
+        self.rows_radix = Some(true);
+        self
+    }
+
+    /// Rows that fit one workgroup tile are sorted by its bitonic network, whatever
+    /// their length. For tests and timings of that way.
+    #[cfg(feature = "internals")]
+    pub fn rows_by_network(mut self) -> Sort {
+        self.rows_radix = Some(false);
+        self
+    }
+
+    pub(crate) fn rows_radix_forced(&self) -> Option<bool> {
+        self.rows_radix
     }
 
     pub(crate) fn segment_tile_forced(&self) -> Option<u32> {
