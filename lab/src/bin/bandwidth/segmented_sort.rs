@@ -1,6 +1,6 @@
 //! Rows for the segmented and per-row sorts (issue 45's shapes): `sort_rows_by_key` of
 //! f32 rows with their column indices as values (what `torch.sort(dim=-1)` returns: values
-//! and indices) for rows of 4096, 256 and 16, `argsort_rows`, and `segmented_sort` of u32
+//! and indices) for rows of 4096 to 16, by the tuning's way and by each way forced, `argsort_rows`, and `segmented_sort` of u32
 //! keys in segments of random lengths 1..2^16 next to `sort` of the same keys.
 //!
 //! The calls work in place, so each timed call sorts fresh copies: a row's time is
@@ -20,7 +20,7 @@ pub fn rows(b: &mut Bench) -> Result<()> {
     // (the rows' `n` in --csv / --json is their size)
     b.n = m;
     let pristine = b.random_f32(41)?;
-    for width in [4096usize, 256, 16] {
+    for width in [4096usize, 2048, 1024, 512, 256, 16] {
         let height = m / width;
         let (w, h) = (width as u32, height as u32);
         let columns: Vec<u32> = (0..m as u32).map(|i| i % w).collect();
@@ -31,20 +31,28 @@ pub fn rows(b: &mut Bench) -> Result<()> {
             k.copy_from(&pristine)?;
             v.copy_from(&columns)
         })?;
-        let both = b.time_on(ctx, || {
-            k.copy_from(&pristine)?;
-            v.copy_from(&columns)?;
-            ctx.sort_rows_by_key(
-                &mut Grid2DMut::new(&mut k, w, h)?,
-                &mut Grid2DMut::new(&mut v, w, h)?,
-            )
-        })?;
-        b.print_row(
-            &format!("sort_rows f32 + indices {height} x {width}"),
-            12 * m,
-            both - copies,
-        );
-        check_rows(&pristine, &k, &v, width);
+        // The tuning's way, then each way forced (rows by the network, by the radix sort).
+        for (way, sort) in [
+            ("", Sort::ascending()),
+            (" (network)", Sort::ascending().rows_by_network()),
+            (" (radix)", Sort::ascending().rows_by_radix()),
+        ] {
+            let both = b.time_on(ctx, || {
+                k.copy_from(&pristine)?;
+                v.copy_from(&columns)?;
+                ctx.sort_rows_by_key_with(
+                    &mut Grid2DMut::new(&mut k, w, h)?,
+                    &mut Grid2DMut::new(&mut v, w, h)?,
+                    &sort,
+                )
+            })?;
+            b.print_row(
+                &format!("sort_rows f32 + indices {height} x {width}{way}"),
+                12 * m,
+                both - copies,
+            );
+            check_rows(&pristine, &k, &v, width);
+        }
         let mut order = ctx.zeros::<u32>(m)?;
         b.row(
             &format!("argsort_rows f32 {height} x {width}"),
