@@ -411,7 +411,8 @@ fn rows_of_every_width_both_ways() {
         &Sort::ascending().segment_tile(8).rows_by_tiles(),
         5,
     );
-    // 16 and 8 slots an invocation, as on GPUs.
+    // 16 and 8 slots an invocation, as on GPUs (rows of 1000 by the tuning's way, which
+    // is the radix sort at this tile; rows of 16 and, forced, of 300 by the network).
     check_rows::<f32>(
         ctx,
         (1000, 3, 1003),
@@ -430,7 +431,7 @@ fn rows_of_every_width_both_ways() {
         ctx,
         (300, 9, 300),
         301,
-        &Sort::ascending().segment_tile(512),
+        &Sort::ascending().segment_tile(512).rows_by_network(),
         10,
     );
     // The radix sort in a tile of 1024 slots (64 invocations of 16, as on GPUs) and its
@@ -454,7 +455,7 @@ fn rows_of_every_width_both_ways() {
         ctx,
         (1000, 3, 1003),
         1000,
-        &Sort::descending().segment_tile(1024).rows_by_network(),
+        &Sort::descending().segment_tile(tile).rows_by_network(),
         13,
     );
     check_rows::<u32>(split_ctx(), (30, 20, 31), 30, &Sort::ascending(), 6);

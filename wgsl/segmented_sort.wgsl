@@ -200,9 +200,8 @@ fn bitonic(lid: u32, size: u32, tiles: bool) {
     regs_store(base);
     workgroupBarrier();
 }
-
-
 //#endif
+
 //#if RADIX
 // Sorts every aligned block of `block` slots ascending by its words' bits under
 // `params.mask` (`block` uniform, a power of two from CHUNK to TILE; CHUNK is 16): a

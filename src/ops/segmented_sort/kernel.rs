@@ -97,6 +97,8 @@ impl KernelSource for SegmentedSortKernel {
 
     fn wgsl(&self) -> Result<String> {
         let flag = |b: bool| b.to_string();
+        // The radix sort's scan: invocations whose totals one of them scans.
+        let group = self.workgroup_size.min(16);
         render(
             SEGMENTED_SORT_WGSL,
             &[
@@ -106,15 +108,9 @@ impl KernelSource for SegmentedSortKernel {
                 ("ITEMS", self.merge_items.to_string()),
                 ("CHUNK", (self.tile / self.workgroup_size).to_string()),
                 ("UNROLL", "true".to_string()),
-                // The network's steps, left out of the radix sort's kernels (which
-                // hold rows_main alone).
                 (
                     "REGISTER_STEPS",
-                    if self.radix {
-                        String::new()
-                    } else {
-                        register_steps(self.tile / self.workgroup_size)
-                    },
+                    register_steps(self.tile / self.workgroup_size),
                 ),
                 ("WRITE_KEYS", flag(self.output != Output::Indices)),
                 ("ARGSORT", flag(self.output == Output::Indices)),
@@ -124,11 +120,8 @@ impl KernelSource for SegmentedSortKernel {
                 ("RADIX", flag(self.radix)),
                 ("NETWORK", flag(!self.radix)),
                 ("DIGITS", "16".to_string()),
-                ("GROUP", self.workgroup_size.min(16).to_string()),
-                (
-                    "GROUPS",
-                    (self.workgroup_size / self.workgroup_size.min(16)).to_string(),
-                ),
+                ("GROUP", group.to_string()),
+                ("GROUPS", (self.workgroup_size / group).to_string()),
             ],
         )
     }

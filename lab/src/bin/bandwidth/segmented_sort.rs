@@ -1,7 +1,8 @@
 //! Rows for the segmented and per-row sorts (issue 45's shapes): `sort_rows_by_key` of
 //! f32 rows with their column indices as values (what `torch.sort(dim=-1)` returns: values
-//! and indices) for rows of 4096 to 16, by the tuning's way and by each way forced, `argsort_rows`, and `segmented_sort` of u32
-//! keys in segments of random lengths 1..2^16 next to `sort` of the same keys.
+//! and indices) for rows of 4096 to 16, by the tuning's way and by each way forced,
+//! `argsort_rows`, and `segmented_sort` of u32 keys in segments of random lengths 1..2^16
+//! next to `sort` of the same keys.
 //!
 //! The calls work in place, so each timed call sorts fresh copies: a row's time is
 //! (copies + sort) minus the copies alone, as the sort rows do. Bytes: 12 per key for rows
