@@ -136,7 +136,7 @@ pub use ops::random::{RANDOM_WGSL, RandomElement, Rng, Xorshift128State};
 pub use ops::reduce::{Reduce, TransformReduce};
 pub use ops::scan::{Scan, ScanAlgorithm, ScanOp};
 pub use ops::scatter_reduce::{ScatterOp, ScatterReduce};
-pub use ops::sort::{RadixKey, Sort, SortAlgorithm, SortKey, SortPayload, SortValue};
+pub use ops::sort::{RadixKey, RunValue, Sort, SortAlgorithm, SortKey, SortPayload, SortValue};
 pub use runtime::context::{
     Ctx, CtxBuilder, DEFAULT_BATCH_LIMIT, Info, Interop, WANTED_FEATURES, WEBGPU_FEATURES,
 };

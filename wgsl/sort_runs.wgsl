@@ -13,12 +13,16 @@
 //   writes the run's key and value at the run's index.
 // Invocations own V consecutive elements of a tile; the workgroup scans their segment
 // values in shared memory (Hillis-Steele), so no subgroups are needed.
-
+{{ENABLE}}
 const WG: u32 = {{WG}}u;
 const V: u32 = {{V}}u;
 const TILE: u32 = WG * V;
 
 alias T = {{T}};  // the value type
+// A key as the kernels compare it (by its bits): `u32` for one-word and `f16` keys (an
+// f16's 16 bits), `vec2<u32>` for 8-byte ones; `keys` holds KW words.
+alias K = {{K}};
+alias KW = {{KEY_WORD}};
 
 struct RunParams {
     n: u32,      // elements
@@ -28,19 +32,21 @@ struct RunParams {
 }
 
 @group(0) @binding(0) var<uniform> params: RunParams;
-@group(0) @binding(1) var<storage, read> keys: array<u32>;
+@group(0) @binding(1) var<storage, read> keys: array<KW>;
 // Per tile: its heads and value (tile_reduce), then its carry (spine, in place).
 @group(0) @binding(2) var<storage, read_write> part_heads: array<u32>;
 @group(0) @binding(3) var<storage, read_write> part_values: array<T>;
 @group(0) @binding(4) var<storage, read_write> count: array<u32>;
-@group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(5) var<storage, read_write> keys_out: array<K>;
 {{VALUE_BINDINGS}}
 
 // (statements: an infinite identity is built at run time, never a constant expression)
 fn identity() -> T { {{IDENTITY}} }
 fn combine(a: T, b: T) -> T { return {{COMBINE}}; }
 fn value_at(i: u32) -> T { return {{VALUE_AT}}; }
-
+fn key_at(i: u32) -> K { return {{KEY_AT}}; }
+fn differs(a: K, b: K) -> bool { return {{DIFFERS}}; }
+{{HELPERS}}
 // An invocation's id, and the ids its whole workgroup shares, in two structs: WGSL's
 // uniformity analysis takes a struct parameter as one value, and the workgroup's index
 // decides whether it returns before its barriers.
@@ -70,11 +76,11 @@ fn join(a: Segment, b: Segment) -> Segment {
 }
 
 fn is_head(i: u32) -> bool {
-    return i == 0u || keys[i] != keys[i - 1u];
+    return i == 0u || differs(key_at(i), key_at(i - 1u));
 }
 
 fn is_last(i: u32) -> bool {
-    return i + 1u == params.n || keys[i] != keys[i + 1u];
+    return i + 1u == params.n || differs(key_at(i), key_at(i + 1u));
 }
 
 var<workgroup> shared_heads: array<u32, WG>;
@@ -174,7 +180,7 @@ fn tile_write(ids: Ids, grp: Group) {
             s = join(s, Segment(select(0u, 1u, is_head(i)), value_at(i)));
             if is_last(i) {
                 let run = s.heads - 1u;
-                keys_out[run] = keys[i];
+                keys_out[run] = key_at(i);
 {{WRITE_VALUE}}
             }
         }

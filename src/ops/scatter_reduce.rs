@@ -22,7 +22,7 @@
 //! the indices and values may span several. An index `>= out.len()` is skipped: nothing
 //! is written for it, and [`Ctx::scatter_reduce`] can count such indices.
 
-use crate::element::GpuElement;
+use crate::element::Element;
 use crate::error::{Error, Limit, Result};
 use crate::ops::atomic::AtomicElement;
 use crate::ops::kernel::{Access, Args, View, record_statements};
@@ -450,7 +450,7 @@ impl Ctx {
     /// The length of a vector a kernel indexes freely, checked: one storage binding
     /// holds it (so every index fits a `u32`). Shared by the scatter-reduce calls,
     /// select_flagged and the unique calls.
-    pub(crate) fn freely_indexed_len<T: GpuElement>(
+    pub(crate) fn freely_indexed_len<T: Element>(
         &self,
         op: &'static str,
         name: &str,

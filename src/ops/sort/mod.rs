@@ -1,6 +1,7 @@
 //! Radix sorts: [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] and their
 //! [`Sort`] options; and on top of them runs of equal elements: [`Ctx::unique`],
-//! [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`].
+//! [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`] (any [`RadixKey`]; values any
+//! [`RunValue`]).
 //!
 //! LSD radix sorts with 8-bit digits, stable, in place on the device. Keys are `u32`,
 //! `i32` or `f32` ([`SortKey`]), seen by the kernels as `u32` words whose unsigned order
@@ -39,6 +40,7 @@ mod kernels;
 mod onesweep;
 mod rts;
 mod runs;
+pub use runs::RunValue;
 pub(crate) mod tuning;
 
 mod wide;
@@ -80,7 +82,9 @@ pub enum KeyForm {
     Half,
 }
 
-/// A key type [`Ctx::sort`], [`Ctx::sort_by_key`] and [`Ctx::argsort`] accept: every
+/// A key type [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] and the runs
+/// ([`Ctx::unique`], [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`],
+/// [`Ctx::unique_with`], [`Ctx::unique_by_key`]) accept: every
 /// [`SortKey`] (`u32`, `i32`, `f32`), the 8-byte keys `u64`, `i64`, `[u32; 2]` and
 /// `f64` (where the adapter has `SHADER_F64`, which a `GpuVec<f64>` needs), and
 /// [`half::f16`] (where it has `SHADER_F16`) in the order `f32` keys take (that of
@@ -133,12 +137,13 @@ pub trait RadixKey: Element + sealed::Sealed {
 }
 
 /// A one-word key type: `u32`, `i32` and `f32`, which every sort-family call takes
-/// (sorts, [`Ctx::top_k`], searches, runs, scans by key, segmented and per-row sorts).
+/// (sorts, [`Ctx::top_k`], searches, scans by key, segmented and per-row sorts, merges;
+/// the sorts and the runs, [`Ctx::unique`] and the others, take every [`RadixKey`]).
 ///
 /// Each is sorted as a `u32` word whose unsigned order is the key's order: `u32` as it
 /// is, `i32` with its sign bit flipped, `f32` in the order of [`f32::total_cmp`]
 /// (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN). The trait is sealed; the
-/// 8-byte and `f16` keys are [`RadixKey`]s only:
+/// 8-byte and `f16` keys are [`RadixKey`]s, not `SortKey`s:
 ///
 /// ```compile_fail
 /// let ctx = gpuprim::Ctx::new()?;
@@ -259,7 +264,7 @@ impl SortPayload for [i32; 4] {}
 /// ctx.segmented_sort_by_key(&mut keys, &mut values, &offsets)?; // f64 is not a SortValue
 /// # Ok::<(), gpuprim::Error>(())
 /// ```
-pub trait SortValue: SortPayload + GpuElement {}
+pub trait SortValue: SortPayload + RunValue + GpuElement {}
 
 impl SortValue for u32 {}
 impl SortValue for i32 {}

@@ -1,17 +1,23 @@
 //! Runs of equal elements: [`Ctx::unique`], [`Ctx::run_length_encode`],
-//! [`Ctx::reduce_by_key`] and their `_into` forms (`wgsl/sort_runs.wgsl`).
+//! [`Ctx::reduce_by_key`], [`Ctx::unique_with`], [`Ctx::unique_by_key`] and the `_into`
+//! forms (`wgsl/sort_runs.wgsl`).
 //!
-//! Keys are equal when their bits are (the equality of [`f32::total_cmp`], so `-0.0`
-//! and `+0.0` are different keys and NaNs with the same bits one key): after a sort,
-//! each run is one distinct key. The input must fit one storage binding
-//! ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes); else
-//! [`Error::TooLarge`]).
+//! Keys are any [`RadixKey`], equal when their bits are (the equality of
+//! [`f32::total_cmp`], so `-0.0` and `+0.0` are different keys and NaNs with the same
+//! bits one key): after a sort, each run is one distinct key. The kernels compare a key
+//! as one `u32` word (`u32`, `i32`, `f32`; an `f16`'s 16 bits, read from its half of a
+//! word) or as a `vec2<u32>` (the 8-byte keys). `reduce_by_key` reduces any
+//! [`RunValue`]: the scalars, the 64-bit integers (as two words, `wgsl/sort_runs_int64.wgsl`)
+//! and the records of 2 and 4 components (component by component). The input must fit
+//! one storage binding ([`Info::max_binding_bytes`](crate::Info::max_binding_bytes);
+//! else [`Error::TooLarge`]).
 
 use super::tuning::SortTuning;
 use bytemuck::{Pod, Zeroable};
 
 use super::engine::pow2_workgroup;
-use super::{SortKey, SortValue};
+use super::{KeyForm, RadixKey, wide};
+use crate::element::{Element, GpuElement, ScalarKind};
 use crate::error::{Error, Limit, Result};
 use crate::ops::kernel::{Access, Args, record_statements};
 use crate::ops::reduce::Reduce;
@@ -23,6 +29,148 @@ use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
 const RUNS_WGSL: &str = include_str!("../../../wgsl/sort_runs.wgsl");
+/// The 64-bit integer operators of `u64` and `i64` values.
+const INT64_WGSL: &str = include_str!("../../../wgsl/sort_runs_int64.wgsl");
+
+/// A value type [`Ctx::reduce_by_key`] reduces: the scalars `u32`, `i32`, `f32`, `f64`
+/// (where the adapter has `SHADER_F64`) and [`half::f16`] (`SHADER_F16`); `u64` and
+/// `i64`, held as two 32-bit words (no 64-bit shader feature needed), which add and
+/// multiply wrapping and compare as integers; and the records `[f32; 2]`, `[i32; 2]`,
+/// `[u32; 2]`, `[f32; 4]`, `[i32; 4]`, `[u32; 4]`, reduced component by component
+/// (`Reduce::Sum` of `[f32; 4]` sums each of the four).
+///
+/// A custom operator ([`Reduce::Custom`]) sees `a` and `b` as the WGSL type of the value:
+/// `vec4<f32>` for `[f32; 4]`, and `vec2<u32>` for `u64` and `i64` (`x` the low word,
+/// `y` the high; the kernels' `add64(a, b)`, `mul64(a, b)`, `min_u64`, `max_u64`,
+/// `min_i64` and `max_i64` are there to call).
+///
+/// ```
+/// use gpuprim::Reduce;
+/// let ctx = gpuprim::Ctx::new()?;
+/// let cell = ctx.upload(&[0u32, 0, 1])?;
+/// // Per cell: the summed (x, y, z, weight) of its points, and the total bytes as u64.
+/// let points = ctx.upload(&[[1.0f32, 2.0, 0.5, 1.0], [3.0, 0.0, 0.5, 1.0], [2.0, 2.0, 2.0, 1.0]])?;
+/// let (_, sums) = ctx.reduce_by_key(&cell, &points, Reduce::Sum)?;
+/// assert_eq!(sums.to_vec()?, vec![[4.0, 2.0, 1.0, 2.0], [2.0, 2.0, 2.0, 1.0]]);
+/// let bytes = ctx.upload(&[u64::from(u32::MAX), 1, 7])?;
+/// let (_, total) = ctx.reduce_by_key(&cell, &bytes, Reduce::Sum)?;
+/// assert_eq!(total.to_vec()?, vec![1 << 32, 7]);
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+///
+/// Sealed; other types are rejected at compile time:
+///
+/// ```compile_fail
+/// use gpuprim::Reduce;
+/// let ctx = gpuprim::Ctx::new()?;
+/// let keys = ctx.upload(&[1u32, 1])?;
+/// let values = ctx.upload(&[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]])?; // not an Element
+/// ctx.reduce_by_key(&keys, &values, Reduce::Sum)?;
+/// # Ok::<(), gpuprim::Error>(())
+/// ```
+pub trait RunValue: Element + super::sealed::Sealed {
+    /// Whether the components are floats (no compensated or wide sums per run).
+    #[doc(hidden)]
+    const FLOAT: bool;
+    /// The identities of `Sum`, `Product`, `Min` and `Max`.
+    #[doc(hidden)]
+    const IDENTITIES: [Self; 4];
+    /// `Sum`, `Product`, `Min` and `Max` in WGSL, in `a` and `b`.
+    #[doc(hidden)]
+    const OPS: [&'static str; 4];
+    /// WGSL functions the operators call ("" for none).
+    #[doc(hidden)]
+    const HELPERS: &'static str;
+    /// WGSL statements that return this value, exact to the bit.
+    #[doc(hidden)]
+    fn wgsl_return(self) -> String;
+}
+
+macro_rules! scalar_value {
+    ($($t:ty),*) => {$(
+        impl RunValue for $t {
+            const FLOAT: bool = matches!(<$t as GpuElement>::KIND, ScalarKind::Float);
+            const IDENTITIES: [Self; 4] = [
+                <$t as GpuElement>::ZERO,
+                <$t as GpuElement>::ONE,
+                <$t as GpuElement>::HIGHEST,
+                <$t as GpuElement>::LOWEST,
+            ];
+            const OPS: [&'static str; 4] = ["a + b", "a * b", "min(a, b)", "max(a, b)"];
+            const HELPERS: &'static str = "";
+            fn wgsl_return(self) -> String {
+                GpuElement::wgsl_return(self)
+            }
+        }
+    )*};
+}
+scalar_value!(u32, i32, f32, f64, half::f16);
+
+/// WGSL statements that return `v` from its words: a `let` of them bitcast to the
+/// value's type (a run-time value, so an infinite identity is never a constant
+/// expression, which WebGPU's compilers reject).
+fn words_return<T: Element>(v: T) -> String {
+    let words: &[u32] = bytemuck::cast_slice(std::slice::from_ref(&v));
+    let list: Vec<String> = words.iter().map(|w| format!("{w}u")).collect();
+    format!(
+        "let gp_bits = vec{}<u32>({}); return bitcast<{}>(gp_bits);",
+        words.len(),
+        list.join(", "),
+        T::WGSL
+    )
+}
+
+macro_rules! record_value {
+    ($($t:ty: $float:expr, [$zero:expr, $one:expr, $high:expr, $low:expr]);* $(;)?) => {$(
+        impl RunValue for $t {
+            const FLOAT: bool = $float;
+            const IDENTITIES: [Self; 4] = [$zero, $one, $high, $low];
+            const OPS: [&'static str; 4] = ["a + b", "a * b", "min(a, b)", "max(a, b)"];
+            const HELPERS: &'static str = "";
+            fn wgsl_return(self) -> String {
+                words_return(self)
+            }
+        }
+    )*};
+}
+record_value!(
+    [f32; 2]: true, [[0.0; 2], [1.0; 2], [f32::INFINITY; 2], [f32::NEG_INFINITY; 2]];
+    [f32; 4]: true, [[0.0; 4], [1.0; 4], [f32::INFINITY; 4], [f32::NEG_INFINITY; 4]];
+    [i32; 2]: false, [[0; 2], [1; 2], [i32::MAX; 2], [i32::MIN; 2]];
+    [i32; 4]: false, [[0; 4], [1; 4], [i32::MAX; 4], [i32::MIN; 4]];
+    [u32; 2]: false, [[0; 2], [1; 2], [u32::MAX; 2], [0; 2]];
+    [u32; 4]: false, [[0; 4], [1; 4], [u32::MAX; 4], [0; 4]];
+);
+
+impl RunValue for u64 {
+    const FLOAT: bool = false;
+    const IDENTITIES: [Self; 4] = [0, 1, u64::MAX, 0];
+    const OPS: [&'static str; 4] = [
+        "add64(a, b)",
+        "mul64(a, b)",
+        "min_u64(a, b)",
+        "max_u64(a, b)",
+    ];
+    const HELPERS: &'static str = INT64_WGSL;
+    fn wgsl_return(self) -> String {
+        words_return(self)
+    }
+}
+
+impl RunValue for i64 {
+    const FLOAT: bool = false;
+    const IDENTITIES: [Self; 4] = [0, 1, i64::MAX, i64::MIN];
+    const OPS: [&'static str; 4] = [
+        "add64(a, b)",
+        "mul64(a, b)",
+        "min_i64(a, b)",
+        "max_i64(a, b)",
+    ];
+    const HELPERS: &'static str = INT64_WGSL;
+    fn wgsl_return(self) -> String {
+        words_return(self)
+    }
+}
 
 /// `RunParams` in `wgsl/sort_runs.wgsl`.
 #[repr(C)]
@@ -34,19 +182,71 @@ struct RunParams {
     _pad1: u32,
 }
 
+/// How the runs' kernels read and compare a key ([`KeyForm`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum RunKey {
+    /// One 32-bit word.
+    Word,
+    /// Two words, compared as a `vec2<u32>`.
+    Pair,
+    /// An `f16`: 16 bits of a word that holds two keys.
+    Half,
+}
+
+impl RunKey {
+    fn of(form: KeyForm) -> RunKey {
+        match form {
+            KeyForm::Word { .. } => RunKey::Word,
+            KeyForm::Pair { .. } => RunKey::Pair,
+            KeyForm::Half => RunKey::Half,
+        }
+    }
+
+    /// `K`, `KEY_WORD`, `KEY_AT` and `DIFFERS` of `wgsl/sort_runs.wgsl`.
+    fn wgsl(self) -> [String; 4] {
+        let [k, at, differs] = match self {
+            RunKey::Word => ["u32", "keys[i]", "a != b"],
+            RunKey::Pair => ["vec2<u32>", "keys[i]", "any(a != b)"],
+            RunKey::Half => ["u32", "", "a != b"],
+        };
+        let at = match self {
+            RunKey::Half => half_at("i"),
+            _ => at.to_string(),
+        };
+        [k.to_string(), k.to_string(), at, differs.to_string()]
+    }
+
+    /// `keys` bound for the kernels: its first `n` elements, or for `f16` the words that
+    /// hold them.
+    fn bind(self, keys: View<'_>, n: usize) -> View<'_> {
+        let first = View { len: n, ..keys };
+        match self {
+            RunKey::Half => View {
+                padded: false,
+                ..first.words()
+            },
+            _ => first,
+        }
+    }
+}
+
+/// The 16 bits of the f16 key at index `at` (a WGSL expression) of `keys`, its words.
+fn half_at(at: &str) -> String {
+    format!("(keys[{at} >> 1u] >> (({at} & 1u) * 16u)) & 0xffffu")
+}
+
 /// What the runs' kernel computes per run besides its key.
 enum Output<'a> {
     /// Nothing (unique).
     None,
     /// The run's length (run_length_encode).
     Lengths(View<'a>),
-    /// The reduction of the values (reduce_by_key): values, their WGSL type, operator.
+    /// The reduction of the values (reduce_by_key): values, their reductions, and what
+    /// the kernel computes them with.
     Reduced {
         values: View<'a>,
         out: View<'a>,
-        wgsl: &'static str,
-        combine: Combine,
-        identity: String,
+        kernel: RunsOutput,
     },
 }
 
@@ -64,12 +264,15 @@ enum Combine {
 enum RunsOutput {
     Unique,
     Lengths,
-    /// The reduction of the values: their WGSL type, operator and identity (WGSL
-    /// statements that return it: [`GpuElement::wgsl_return`]).
+    /// The reduction of the values: their WGSL type and directives, operator, identity
+    /// (WGSL statements that return it: [`RunValue::wgsl_return`]) and the functions
+    /// the operator calls.
     Reduced {
         value: &'static str,
+        enable: &'static str,
         combine: Combine,
         identity: String,
+        helpers: &'static str,
     },
 }
 
@@ -79,6 +282,7 @@ struct SortRunsKernel {
     workgroup_size: u32,
     /// Elements per invocation.
     v: u32,
+    key: RunKey,
     output: RunsOutput,
 }
 
@@ -105,34 +309,50 @@ impl KernelSource for SortRunsKernel {
     }
 
     fn wgsl(&self) -> Result<String> {
-        let (value_bindings, value_at, write_value, combine, identity) = match &self.output {
-            RunsOutput::Unique => ("", "0u", "", "a".to_string(), "return 0u;"),
-            RunsOutput::Lengths => (
-                "@group(0) @binding(7) var<storage, read_write> values_out: array<u32>;",
-                "1u",
-                WRITE_VALUE,
-                "a + b".to_string(),
-                "return 0u;",
-            ),
-            RunsOutput::Reduced {
-                combine, identity, ..
-            } => (
-                REDUCED_BINDINGS.trim_end(),
-                "values_in[i]",
-                WRITE_VALUE,
-                match combine {
-                    Combine::Builtin(op) => op.to_string(),
-                    Combine::Custom(op) => format!("({op})"),
-                },
-                identity.as_str(),
-            ),
-        };
+        let (value_bindings, value_at, write_value, combine, identity, enable, helpers) =
+            match &self.output {
+                RunsOutput::Unique => ("", "0u", "", "a".to_string(), "return 0u;", "", ""),
+                RunsOutput::Lengths => (
+                    "@group(0) @binding(7) var<storage, read_write> values_out: array<u32>;",
+                    "1u",
+                    WRITE_VALUE,
+                    "a + b".to_string(),
+                    "return 0u;",
+                    "",
+                    "",
+                ),
+                RunsOutput::Reduced {
+                    combine,
+                    identity,
+                    enable,
+                    helpers,
+                    ..
+                } => (
+                    REDUCED_BINDINGS.trim_end(),
+                    "values_in[i]",
+                    WRITE_VALUE,
+                    match combine {
+                        Combine::Builtin(op) => op.to_string(),
+                        Combine::Custom(op) => format!("({op})"),
+                    },
+                    identity.as_str(),
+                    *enable,
+                    helpers.trim_end(),
+                ),
+            };
+        let [key, key_word, key_at, differs] = self.key.wgsl();
         render(
             RUNS_WGSL,
             &[
+                ("ENABLE", enable.to_string()),
                 ("WG", self.workgroup_size.to_string()),
                 ("V", self.v.to_string()),
                 ("T", self.element().to_string()),
+                ("K", key),
+                ("KEY_WORD", key_word),
+                ("KEY_AT", key_at),
+                ("DIFFERS", differs),
+                ("HELPERS", helpers.to_string()),
                 ("VALUE_BINDINGS", value_bindings.to_string()),
                 ("IDENTITY", identity.to_string()),
                 ("COMBINE", combine),
@@ -164,7 +384,7 @@ impl Ctx {
     /// assert_eq!(ctx.unique(&v)?.to_vec()?, vec![1, 2, 3]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn unique<K: SortKey>(&self, v: &GpuVec<K>) -> Result<GpuVec<K>> {
+    pub fn unique<K: RadixKey>(&self, v: &GpuVec<K>) -> Result<GpuVec<K>> {
         let mut out = self.zeros::<K>(v.len())?;
         let mut count = self.zeros::<u32>(1)?;
         self.unique_into(v, &mut out, &mut count)?;
@@ -189,7 +409,7 @@ impl Ctx {
     /// assert_eq!(out.to_vec()?[..3], [-1, 4, 9]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn unique_into<K: SortKey>(
+    pub fn unique_into<K: RadixKey>(
         &self,
         v: &GpuVec<K>,
         out: &mut GpuVec<K>,
@@ -213,9 +433,14 @@ impl Ctx {
     /// let (values, lengths) = ctx.run_length_encode(&v)?;
     /// assert_eq!(values.to_vec()?, vec![7, 2, 7]);
     /// assert_eq!(lengths.to_vec()?, vec![3, 1, 2]);
+    /// let ids = ctx.upload(&[1u64 << 40, 1 << 40, 1])?; // 8-byte keys too
+    /// assert_eq!(ctx.run_length_encode(&ids)?.1.to_vec()?, vec![2, 1]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn run_length_encode<K: SortKey>(&self, v: &GpuVec<K>) -> Result<(GpuVec<K>, GpuVec<u32>)> {
+    pub fn run_length_encode<K: RadixKey>(
+        &self,
+        v: &GpuVec<K>,
+    ) -> Result<(GpuVec<K>, GpuVec<u32>)> {
         let mut values = self.zeros::<K>(v.len())?;
         let mut lengths = self.zeros::<u32>(v.len())?;
         let mut count = self.zeros::<u32>(1)?;
@@ -241,7 +466,7 @@ impl Ctx {
     /// assert_eq!(lengths.to_vec()?[..3], [2, 1, 1]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn run_length_encode_into<K: SortKey>(
+    pub fn run_length_encode_into<K: RadixKey>(
         &self,
         v: &GpuVec<K>,
         values: &mut GpuVec<K>,
@@ -293,7 +518,7 @@ impl Ctx {
     /// assert_eq!(best.to_vec()?, vec![3.0, 4.0, 5.0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn reduce_by_key<K: SortKey, T: SortValue>(
+    pub fn reduce_by_key<K: RadixKey, T: RunValue>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
@@ -335,7 +560,7 @@ impl Ctx {
     /// assert_eq!(values_out.to_vec()?[..2], [-8, 9]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn reduce_by_key_into<K: SortKey, T: SortValue>(
+    pub fn reduce_by_key_into<K: RadixKey, T: RunValue>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
@@ -366,25 +591,25 @@ impl Ctx {
         check_len(name, ("keys", keys.len()), ("values", values.len()))?;
         check_room(name, "keys_out", keys_out.len(), keys.len())?;
         check_room(name, "values_out", values_out.len(), keys.len())?;
-        let float = T::WGSL == "f32";
+        let [sum, product, min, max] = T::OPS;
+        let [zero, one, highest, lowest] = T::IDENTITIES;
         let (combine, identity) = match op {
-            Reduce::Sum => (Combine::Builtin("a + b"), T::ZERO),
-            Reduce::SumCompensated | Reduce::SumWide if !float => {
-                (Combine::Builtin("a + b"), T::ZERO)
-            }
+            Reduce::Sum => (Combine::Builtin(sum), zero),
+            Reduce::SumCompensated | Reduce::SumWide if !T::FLOAT => (Combine::Builtin(sum), zero),
             Reduce::SumCompensated | Reduce::SumWide => {
                 return Err(Error::InvalidArgument {
                     op: name,
                     message: format!(
-                        "{op:?} of f32 values: runs are reduced with `Reduce::Sum`, `Product`, \
-                         `Min`, `Max` or a custom operator; for a compensated or f64-wide sum \
-                         per run, give the runs' offsets to `segmented_reduce`"
+                        "{op:?} of {} values: runs of floats are reduced with `Reduce::Sum`, \
+                         `Product`, `Min`, `Max` or a custom operator; for a compensated or \
+                         f64-wide sum per run, give the runs' offsets to `segmented_reduce`",
+                        T::WGSL
                     ),
                 });
             }
-            Reduce::Product => (Combine::Builtin("a * b"), T::ONE),
-            Reduce::Min => (Combine::Builtin("min(a, b)"), T::HIGHEST),
-            Reduce::Max => (Combine::Builtin("max(a, b)"), T::LOWEST),
+            Reduce::Product => (Combine::Builtin(product), one),
+            Reduce::Min => (Combine::Builtin(min), highest),
+            Reduce::Max => (Combine::Builtin(max), lowest),
             Reduce::Custom { op, identity } => {
                 crate::expr::check_expression(name, "operator", &op)?;
                 (Combine::Custom(op), identity)
@@ -398,16 +623,20 @@ impl Ctx {
             Output::Reduced {
                 values: View::of(values),
                 out: View::of(values_out),
-                wgsl: T::WGSL,
-                combine,
-                identity: identity.wgsl_return(),
+                kernel: RunsOutput::Reduced {
+                    value: T::WGSL,
+                    enable: T::ENABLE,
+                    combine,
+                    identity: identity.wgsl_return(),
+                    helpers: T::HELPERS,
+                },
             },
         )
     }
 
     /// Records the three passes over the runs of `keys` and queues them; `count[0]` gets
     /// the number of runs.
-    fn runs<K: SortKey>(
+    fn runs<K: RadixKey>(
         &self,
         op: &'static str,
         keys: &GpuVec<K>,
@@ -421,32 +650,23 @@ impl Ctx {
                 message: "`count` has 0 elements; the number of runs goes to element 0".into(),
             });
         }
-        let n = keys.len() as u64;
-        let bytes = n * 4;
-        let max_binding = self.info().max_binding_bytes;
-        if bytes > max_binding {
-            return Err(Error::TooLarge {
-                what: format!("`{op}` of {n} elements, bound whole,"),
-                kind: Limit::BindingBytes,
-                requested: bytes,
-                limit: max_binding,
-            });
+        let n = keys.len();
+        let keys = View::of(keys);
+        let mut bound = vec![("keys", keys)];
+        if let Output::Reduced { values, .. } = &output {
+            bound.push(("values", *values));
         }
+        for (what, v) in bound {
+            check_bound_whole(self, op, what, n as u64 * v.size)?;
+        }
+        let key = RunKey::of(K::FORM);
         let config = runs_config(
             self.info(),
+            key,
             match &output {
                 Output::None => RunsOutput::Unique,
                 Output::Lengths(_) => RunsOutput::Lengths,
-                Output::Reduced {
-                    wgsl,
-                    combine,
-                    identity,
-                    ..
-                } => RunsOutput::Reduced {
-                    value: wgsl,
-                    combine: combine.clone(),
-                    identity: identity.clone(),
-                },
+                Output::Reduced { kernel, .. } => kernel.clone(),
             },
         );
         let (wg, v) = (config.workgroup_size, config.v);
@@ -454,34 +674,48 @@ impl Ctx {
         let spine = self.pipeline_for(&config, "spine")?;
         let write = self.pipeline_for(&config, "tile_write")?;
         // An empty input still writes its count (0): the spine over no tiles.
-        let tile = u64::from(wg * v);
-        let tiles = n.div_ceil(tile);
+        let tile = (wg * v) as usize;
+        let tiles = n.div_ceil(tile) as u64;
         let mut work = Work::new(self, op);
         let usage = wgpu::BufferUsages::STORAGE;
         let part_bytes = tiles.max(1) * 4;
+        let value_bytes = match &output {
+            Output::Reduced { values, .. } => values.size,
+            _ => 4,
+        };
+        let part_values = (tiles.max(1) * value_bytes).next_multiple_of(4);
         let heads = work.keep(self.scratch("run partial heads", part_bytes, usage)?);
-        let partials = work.keep(self.scratch("run partial values", part_bytes, usage)?);
+        let partials = work.keep(self.scratch("run partial values", part_values, usage)?);
         let block = work.params(&RunParams {
             n: n as u32,
             tiles: tiles as u32,
             ..Default::default()
         });
         // Every vector bound to its first n elements (outputs may be longer).
+        // (Bindings are whole words: an odd number of f16 values takes the other half of
+        // the last word, which gpuprim's vectors pad and borrowed ones hold.)
         let first_n = |v: &View<'_>| {
-            View {
-                len: n as usize,
-                ..*v
-            }
-            .exact()
+            let len = if v.size == 2 {
+                n.next_multiple_of(2)
+            } else {
+                n
+            };
+            View { len, ..*v }.exact()
         };
-        let keys = View::of(keys);
+        // f16 keys: each run's 16 bits go to a word of their own, packed after.
+        let halves = match key {
+            RunKey::Half if n > 0 => {
+                Some(work.keep(self.large_scratch("run keys (f16 halves)", n)?))
+            }
+            _ => None,
+        };
         let grid = workgroup_grid(tiles, self.info().max_workgroups_per_dimension)?;
         if n > 0 {
             let d = work.dispatch(&reduce, grid);
             d.bind(0, block)
-                .bind(1, first_n(&keys))
+                .bind(1, key.bind(keys, n).exact())
                 .bind(2, Res::range(&heads, 0, part_bytes))
-                .bind(3, Res::range(&partials, 0, part_bytes));
+                .bind(3, Res::range(&partials, 0, part_values));
             if let Output::Reduced { values, .. } = &output {
                 d.bind(6, first_n(values));
             }
@@ -489,15 +723,21 @@ impl Ctx {
         work.dispatch(&spine, [1, 1, 1])
             .bind(0, block)
             .bind(2, Res::range(&heads, 0, part_bytes))
-            .bind(3, Res::range(&partials, 0, part_bytes))
+            .bind(3, Res::range(&partials, 0, part_values))
             .bind(4, Res::range(&count.buffer, count.offset, 4));
         if n > 0 {
             let d = work.dispatch(&write, grid);
             d.bind(0, block)
-                .bind(1, first_n(&keys))
+                .bind(1, key.bind(keys, n).exact())
                 .bind(2, Res::range(&heads, 0, part_bytes))
-                .bind(3, Res::range(&partials, 0, part_bytes))
-                .bind(5, first_n(&keys_out));
+                .bind(3, Res::range(&partials, 0, part_values))
+                .bind(
+                    5,
+                    match &halves {
+                        Some(h) => Res::range(h, 0, n as u64 * 4),
+                        None => first_n(&keys_out),
+                    },
+                );
             match &output {
                 Output::None => {}
                 Output::Lengths(lengths) => {
@@ -508,22 +748,53 @@ impl Ctx {
                 }
             }
         }
+        if let Some(h) = &halves {
+            // The runs' keys two to a word; the words past the runs are left as they
+            // were, and so is the upper half of the last word of an odd number of runs.
+            let h = GpuVec::<u32>::over_scratch(self, h.clone(), n);
+            let mut args = Args::new(op);
+            args.vec("w", RunKey::Half.bind(keys_out, n), Access::ReadWrite);
+            args.vec("h", View::of(&h), Access::Raw);
+            args.vec("c", View::of(count), Access::Raw);
+            record_statements(
+                self,
+                &mut work,
+                "let runs = c[0]; if 2u * i < runs { \
+                 let high = select(w >> 16u, h[min(2u * i + 1u, runs - 1u)], 2u * i + 1u < runs); \
+                 w = h[2u * i] | (high << 16u); }",
+                args,
+            )?;
+        }
         work.submit()
     }
 }
 
+/// `Err(TooLarge)` unless `bytes` of a vector the runs bind whole fit one binding.
+fn check_bound_whole(ctx: &Ctx, op: &'static str, what: &str, bytes: u64) -> Result<()> {
+    let max_binding = ctx.info().max_binding_bytes;
+    if bytes > max_binding {
+        return Err(Error::TooLarge {
+            what: format!("the {what} of `{op}` ({bytes} bytes), bound whole,"),
+            kind: Limit::BindingBytes,
+            requested: bytes,
+            limit: max_binding,
+        });
+    }
+    Ok(())
+}
+
 /// The runs' kernel configuration on an adapter: its shape ([`SortTuning::runs_shape`],
-/// the workgroup within the device's limits) and `output`.
-fn runs_config(info: &Info, output: RunsOutput) -> SortRunsKernel {
+/// the workgroup within the device's limits), the key's form and `output`.
+fn runs_config(info: &Info, key: RunKey, output: RunsOutput) -> SortRunsKernel {
     let (wg, v) = SortTuning::of(info).runs_shape;
     SortRunsKernel {
         workgroup_size: pow2_workgroup(info, wg),
         v,
+        key,
         output,
     }
 }
 
-/// `Err(InvalidArgument)` unless an output of `have` elements has room for `need`.
 impl Ctx {
     /// The sorted distinct values of `v`, for each element of `v` the index of its value
     /// among them (the inverse: `values[inverse[i]] == v[i]`), and how often each value
@@ -544,13 +815,19 @@ impl Ctx {
     /// assert_eq!(values.to_vec()?, vec![10, 20, 30]);
     /// assert_eq!(inverse.to_vec()?, vec![2, 0, 2, 1, 0, 2]);
     /// assert_eq!(counts.to_vec()?, vec![2, 1, 3]);
+    /// // Any sort key: (tile, depth) pairs, element 0 first.
+    /// let splats = ctx.upload(&[[2u32, 5], [1, 9], [2, 5]])?;
+    /// let (values, inverse, counts) = ctx.unique_with(&splats)?;
+    /// assert_eq!(values.to_vec()?, vec![[1, 9], [2, 5]]);
+    /// assert_eq!(inverse.to_vec()?, vec![1, 0, 1]);
+    /// assert_eq!(counts.to_vec()?, vec![1, 2]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     ///
     /// # Errors
     /// [`Error::TooLarge`] if `v` does not fit one storage binding;
     /// [`Error::InvalidArgument`] for a prefix view; [`Error::ContextMismatch`].
-    pub fn unique_with<K: SortKey>(
+    pub fn unique_with<K: RadixKey>(
         &self,
         v: &GpuVec<K>,
     ) -> Result<(GpuVec<K>, GpuVec<u32>, GpuVec<u32>)> {
@@ -599,7 +876,7 @@ impl Ctx {
     /// [`Error::LengthMismatch`] unless `keys` and `values` have one length;
     /// [`Error::TooLarge`] if either does not fit one storage binding;
     /// [`Error::InvalidArgument`] for prefix views; [`Error::ContextMismatch`].
-    pub fn unique_by_key<K: SortKey, V: crate::element::GpuElement>(
+    pub fn unique_by_key<K: RadixKey, V: GpuElement>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<V>,
@@ -612,29 +889,46 @@ impl Ctx {
         if keys.is_empty() {
             return Ok((self.zeros(0)?, self.zeros(0)?));
         }
+        // The runs' first keys are their keys (equal bits); the values are gathered.
         let firsts = self.compact_indices(&self.run_heads(op, keys)?, "x != 0u")?;
-        Ok((self.gather(keys, &firsts)?, self.gather(values, &firsts)?))
+        Ok((self.unique(keys)?, self.gather(values, &firsts)?))
     }
 
     /// 1 where a run of equal keys (by bits) starts, 0 elsewhere. `keys` fits one
     /// binding (it is bound whole, to read each element's predecessor).
-    fn run_heads<K: SortKey>(&self, op: &'static str, keys: &GpuVec<K>) -> Result<GpuVec<u32>> {
-        let heads = self.zeros::<u32>(keys.len())?;
+    fn run_heads<K: RadixKey>(&self, op: &'static str, keys: &GpuVec<K>) -> Result<GpuVec<u32>> {
+        let n = keys.len();
+        let heads = self.zeros::<u32>(n)?;
+        let key = RunKey::of(K::FORM);
         let mut args = Args::new(op);
         args.vec("head", View::of(&heads), Access::Write);
-        args.vec("keys", View::of(keys), Access::Raw);
+        let bound = match key {
+            RunKey::Pair => wide::elements(View::of(keys)),
+            _ => key.bind(View::of(keys), n),
+        };
+        args.vec("keys", bound, Access::Raw);
+        let code = match key {
+            RunKey::Word => "head = select(0u, 1u, i == 0u || \
+                             bitcast<u32>(keys[i]) != bitcast<u32>(keys[i - 1u]));"
+                .to_string(),
+            RunKey::Pair => {
+                "head = select(0u, 1u, i == 0u || any(keys[i] != keys[i - 1u]));".to_string()
+            }
+            RunKey::Half => format!(
+                "let j = max(i, 1u) - 1u; \
+                 head = select(0u, 1u, i == 0u || ({}) != ({}));",
+                half_at("i"),
+                half_at("j")
+            ),
+        };
         let mut work = Work::new(self, op);
-        record_statements(
-            self,
-            &mut work,
-            "head = select(0u, 1u, i == 0u || bitcast<u32>(keys[i]) != bitcast<u32>(keys[i - 1u]));",
-            args,
-        )?;
+        record_statements(self, &mut work, &code, args)?;
         work.submit()?;
         Ok(heads)
     }
 }
 
+/// `Err(InvalidArgument)` unless an output of `have` elements has room for `need`.
 fn check_room(op: &'static str, name: &str, have: usize, need: usize) -> Result<()> {
     if have < need {
         return Err(Error::InvalidArgument {
@@ -649,35 +943,54 @@ fn check_room(op: &'static str, name: &str, have: usize, need: usize) -> Result<
 }
 
 /// The runs' configurations on `info`'s adapter for the catalog (`ops/catalog.rs`):
-/// unique, the lengths, and every operator of a reduction of every value type (a
-/// custom one as an example).
+/// unique and the lengths for every key form, and every operator of a reduction of every
+/// value type (a custom one as an example) by one-word keys and by 8-byte keys.
 #[cfg(test)]
 pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog, info: &Info, native: bool) {
-    fn reduced<T: SortValue>(out: &mut Vec<RunsOutput>, custom_identity: T) {
+    fn reduced<T: RunValue>(out: &mut Vec<RunsOutput>, custom: &str, custom_identity: T) {
+        let [zero, one, highest, lowest] = T::IDENTITIES;
+        let [sum, product, min, max] = T::OPS;
         for (combine, identity) in [
-            (Combine::Builtin("a + b"), T::ZERO),
-            (Combine::Builtin("a * b"), T::ONE),
-            (Combine::Builtin("min(a, b)"), T::HIGHEST),
-            (Combine::Builtin("max(a, b)"), T::LOWEST),
-            (
-                Combine::Custom("select(b, a, abs(a) > abs(b))".into()),
-                custom_identity,
-            ),
+            (Combine::Builtin(sum), zero),
+            (Combine::Builtin(product), one),
+            (Combine::Builtin(min), highest),
+            (Combine::Builtin(max), lowest),
+            (Combine::Custom(custom.into()), custom_identity),
         ] {
             out.push(RunsOutput::Reduced {
                 value: T::WGSL,
+                enable: T::ENABLE,
                 combine,
                 identity: identity.wgsl_return(),
+                helpers: T::HELPERS,
             });
         }
     }
+    let pick = "select(b, a, abs(a) > abs(b))";
     let mut outputs = vec![RunsOutput::Unique, RunsOutput::Lengths];
-    reduced::<u32>(&mut outputs, 0);
-    reduced::<i32>(&mut outputs, 0);
-    reduced::<f32>(&mut outputs, f32::NEG_INFINITY);
-    for output in outputs {
-        let config = runs_config(info, output);
-        c.add_with(&config, native);
+    reduced::<u32>(&mut outputs, pick, 0);
+    reduced::<i32>(&mut outputs, pick, 0);
+    reduced::<f32>(&mut outputs, pick, f32::NEG_INFINITY);
+    reduced::<half::f16>(&mut outputs, pick, half::f16::NEG_INFINITY);
+    reduced::<f64>(&mut outputs, pick, f64::NEG_INFINITY);
+    reduced::<u64>(&mut outputs, "select(b, a, a.y > b.y)", 0);
+    reduced::<i64>(&mut outputs, "max_i64(a, b)", i64::MIN);
+    reduced::<[u32; 2]>(&mut outputs, "a ^ b", [0; 2]);
+    reduced::<[i32; 2]>(&mut outputs, pick, [0; 2]);
+    reduced::<[f32; 2]>(&mut outputs, pick, [f32::NEG_INFINITY; 2]);
+    reduced::<[u32; 4]>(&mut outputs, "a ^ b", [0; 4]);
+    reduced::<[i32; 4]>(&mut outputs, pick, [0; 4]);
+    reduced::<[f32; 4]>(&mut outputs, pick, [f32::NEG_INFINITY; 4]);
+    for key in [RunKey::Word, RunKey::Pair, RunKey::Half] {
+        for output in &outputs {
+            let reduced = matches!(output, RunsOutput::Reduced { .. });
+            if reduced && key == RunKey::Half {
+                continue; // the same kernel as one-word keys' but for reading the keys
+            }
+            let f64_values = matches!(output, RunsOutput::Reduced { value: "f64", .. });
+            let config = runs_config(info, key, output.clone());
+            c.add_with(&config, native || f64_values);
+        }
     }
 }
 
@@ -688,6 +1001,7 @@ pub(super) fn catalog_layouts(c: &mut crate::ops::catalog::Catalog) {
     let config = SortRunsKernel {
         workgroup_size: 64,
         v: 4,
+        key: RunKey::Word,
         output: RunsOutput::Lengths,
     };
     layout!(

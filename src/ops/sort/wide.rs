@@ -62,7 +62,7 @@ fn flat(v: View<'_>) -> View<'_> {
 }
 
 /// `v`'s elements as whole-element word vectors (`vec2<u32>` for 8 bytes).
-fn elements(v: View<'_>) -> View<'_> {
+pub(super) fn elements(v: View<'_>) -> View<'_> {
     as_words(v, v.size / 4, v.len)
 }
 
