@@ -54,6 +54,15 @@ pub(super) enum Io {
     Bucketed { queries_vec4: bool },
 }
 
+/// A one-word key's `(key_xor, neg_mask)` ([`KeyForm::Word`]); other keys take the
+/// search of `wide.rs` and never reach these kernels.
+fn word_order<K: RadixKey>() -> (u32, u32) {
+    match K::FORM {
+        KeyForm::Word { key_xor, neg_mask } => (key_xor, neg_mask),
+        _ => unreachable!("keys of other forms are searched by search/wide.rs"),
+    }
+}
+
 /// `wgsl/search.wgsl`: its pivots and search passes for one side, key type and layout.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct SearchKernel {
@@ -71,12 +80,13 @@ pub(super) struct SearchKernel {
 impl SearchKernel {
     /// The kernel for `K` keys meeting their queries by `io`, at the workgroup size and
     /// pivot count of the device `info` describes.
-    pub(super) fn new<K: SortKey>(info: &Info, side: Side, io: Io) -> SearchKernel {
+    pub(super) fn new<K: RadixKey>(info: &Info, side: Side, io: Io) -> SearchKernel {
+        let (key_xor, neg_mask) = word_order::<K>();
         SearchKernel {
             side,
             key: K::WGSL,
-            key_xor: K::KEY_XOR,
-            neg_mask: K::NEG_MASK,
+            key_xor,
+            neg_mask,
             io,
             pivots: max_pivots(&info.limits),
             workgroup_size: pow2_workgroup_size_within(&info.limits, 256),
@@ -147,11 +157,11 @@ pub(super) struct BucketKernel {
 impl BucketKernel {
     /// The bucketing passes of the search `search` (for `K` keys), whose queries are
     /// read as vec4 units or not.
-    pub(super) fn new<K: SortKey>(search: &SearchKernel, queries_vec4: bool) -> BucketKernel {
+    pub(super) fn new<K: RadixKey>(search: &SearchKernel, queries_vec4: bool) -> BucketKernel {
         BucketKernel {
             key: K::WGSL,
-            key_xor: K::KEY_XOR,
-            neg_mask: K::NEG_MASK,
+            key_xor: search.key_xor,
+            neg_mask: search.neg_mask,
             queries_vec4,
             workgroup_size: search.workgroup_size,
         }

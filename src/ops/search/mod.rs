@@ -23,10 +23,12 @@
 //! binding.
 //!
 //! Keys are compared as `u32` words in key order, as the sorts compare them
-//! ([`SortKey`]): `f32` in the order of [`f32::total_cmp`].
+//! ([`SortKey`](crate::SortKey)): `f32` in the order of [`f32::total_cmp`]. The other
+//! [`RadixKey`]s (8-byte keys, `f16`) take a plain binary search per query over the
+//! table bound whole (`wide.rs`), which must then fit one storage binding.
 
 use crate::error::{Error, Result};
-use crate::ops::sort::SortKey;
+use crate::ops::sort::{KeyForm, RadixKey};
 use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::{Ctx, Info, check_len};
 use crate::runtime::dispatch::{
@@ -41,6 +43,7 @@ mod kernels;
 mod merge;
 mod plan;
 pub(crate) mod tuning;
+mod wide;
 
 use kernels::*;
 use plan::*;
@@ -81,15 +84,20 @@ impl Ctx {
     /// let sorted = ctx.upload(&[10u32, 20, 20, 30])?;
     /// let queries = ctx.upload(&[20u32, 5, 25, 99])?;
     /// assert_eq!(ctx.lower_bound(&sorted, &queries)?.to_vec()?, vec![1, 0, 3, 4]);
+    /// // Every sort key: 64-bit Morton codes, say.
+    /// let codes = ctx.upload(&[3u64, 1 << 40, 1 << 41])?;
+    /// let q = ctx.upload(&[1u64 << 40, 1 << 50])?;
+    /// assert_eq!(ctx.lower_bound(&codes, &q)?.to_vec()?, vec![1, 3]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for prefix views ([`GpuVec::prefix`]) or a table of
-    /// more than `u32::MAX` elements (answers are `u32`). A table larger than one
-    /// binding works: each binding window of it is searched in turn (one search per
-    /// window and query).
-    pub fn lower_bound<K: SortKey>(
+    /// more than `u32::MAX` elements (answers are `u32`). A table of one-word keys
+    /// larger than one binding works: each binding window of it is searched in turn (one
+    /// search per window and query). For other keys (8-byte, `f16`) a table or queries
+    /// past one binding are [`Error::TooLarge`], which names the most keys per call.
+    pub fn lower_bound<K: RadixKey>(
         &self,
         sorted: &GpuVec<K>,
         queries: &GpuVec<K>,
@@ -112,7 +120,7 @@ impl Ctx {
     /// assert_eq!(ctx.upper_bound(&sorted, &queries)?.to_vec()?, vec![3, 0, 4, 1]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn upper_bound<K: SortKey>(
+    pub fn upper_bound<K: RadixKey>(
         &self,
         sorted: &GpuVec<K>,
         queries: &GpuVec<K>,
@@ -138,7 +146,7 @@ impl Ctx {
     /// As [`Ctx::lower_bound`], and [`Error::LengthMismatch`] unless `out` has the
     /// queries' length; [`Error::InvalidArgument`] if `out` shares a buffer with an
     /// input.
-    pub fn lower_bound_into<K: SortKey>(
+    pub fn lower_bound_into<K: RadixKey>(
         &self,
         sorted: &GpuVec<K>,
         queries: &GpuVec<K>,
@@ -161,7 +169,7 @@ impl Ctx {
     ///
     /// # Errors
     /// As [`Ctx::lower_bound_into`].
-    pub fn upper_bound_into<K: SortKey>(
+    pub fn upper_bound_into<K: RadixKey>(
         &self,
         sorted: &GpuVec<K>,
         queries: &GpuVec<K>,
@@ -179,7 +187,7 @@ impl Ctx {
     /// As [`Ctx::lower_bound_into`]; [`Error::InvalidArgument`] for `bucketed` where the
     /// table, the queries or their (query, index) pairs do not fit one storage binding.
     #[cfg(feature = "internals")]
-    pub fn search_order_into<K: SortKey>(
+    pub fn search_order_into<K: RadixKey>(
         &self,
         sorted: &GpuVec<K>,
         queries: &GpuVec<K>,
@@ -196,7 +204,7 @@ impl Ctx {
         self.search_order(sorted, queries, side, order, out)
     }
 
-    fn search_into<K: SortKey>(
+    fn search_into<K: RadixKey>(
         &self,
         sorted: &GpuVec<K>,
         queries: &GpuVec<K>,
@@ -206,7 +214,7 @@ impl Ctx {
         self.search_order(sorted, queries, side, QueryOrder::Auto, out)
     }
 
-    fn search_order<K: SortKey>(
+    fn search_order<K: RadixKey>(
         &self,
         sorted: &GpuVec<K>,
         queries: &GpuVec<K>,
@@ -253,7 +261,10 @@ impl Ctx {
             return Ok(());
         }
         let mut work = Work::new(self, op);
-        if bucketed {
+        if !matches!(K::FORM, KeyForm::Word { .. }) {
+            let views = (View::of(sorted), View::of(queries), View::of(out));
+            wide::record_search_wide(self, &mut work, K::FORM, side, views)?;
+        } else if bucketed {
             self.record_bucketed_search(&mut work, sorted, queries, side, out)?;
         } else {
             self.record_search(&mut work, sorted, queries, side, out)?;
@@ -262,7 +273,7 @@ impl Ctx {
     }
 
     /// Adds the pivot and search passes of every (table window, query window) to `work`.
-    fn record_search<K: SortKey>(
+    fn record_search<K: RadixKey>(
         &self,
         work: &mut Work,
         sorted: &GpuVec<K>,
@@ -346,7 +357,7 @@ impl Ctx {
     /// grouped by table range) and the search of the pairs, which writes each answer at
     /// its query's index. The table, the queries and the pairs each fit one binding
     /// ([`bucketing_fits`]).
-    fn record_bucketed_search<K: SortKey>(
+    fn record_bucketed_search<K: RadixKey>(
         &self,
         work: &mut Work,
         sorted: &GpuVec<K>,
@@ -481,7 +492,7 @@ impl Ctx {
 #[cfg(test)]
 pub(crate) fn catalog(c: &mut crate::ops::catalog::Catalog) {
     use crate::ops::catalog::{Catalog, Device, devices, layout};
-    fn add<K: SortKey>(c: &mut Catalog, d: &Device) {
+    fn add<K: RadixKey>(c: &mut Catalog, d: &Device) {
         for side in [Side::Lower, Side::Upper] {
             for queries_vec4 in [true, false] {
                 for out_vec4 in [true, false] {
