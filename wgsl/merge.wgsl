@@ -7,8 +7,10 @@
 // there and merges V keys sequentially, writing where each output key comes from; the
 // workgroup writes the tile out in order, keys (and with VALUES, values) side by side.
 //
-// Keys are bound as u32 words and compared by `ordered` (wgsl/sort_keys.wgsl) with the
-// key type's `key_xor` and `neg_mask`, so one kernel serves u32, i32 and f32 keys.
+// Keys are KW: one u32 word compared by `ordered` (wgsl/sort_keys.wgsl) with the key
+// type's `key_xor` and `neg_mask`, so one kernel serves u32, i32 and f32 keys (and f16
+// keys, widened to the high half of a word); or, for 8-byte keys, a vec2<u32> whose
+// sortable words `key` makes and `le` compares, high word first.
 // Splits that are not ascending (inputs that were not sorted) are clamped, so every
 // read stays inside `a` and `b` and every tile writes only its own keys.
 {{ENABLE}}
@@ -16,6 +18,8 @@
 const WG: u32 = {{WG}}u;
 const V: u32 = {{V}}u;
 const TILE: u32 = WG * V;
+
+alias KW = {{KEY_WORD}};
 
 struct Params {
     na: u32,
@@ -29,18 +33,17 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<u32>;
-@group(0) @binding(2) var<storage, read> b: array<u32>;
-@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read> a: array<KW>;
+@group(0) @binding(2) var<storage, read> b: array<KW>;
+@group(0) @binding(3) var<storage, read_write> out: array<KW>;
 // splits[t]: the keys of `a` before diagonal t * TILE (t in 0..=tiles).
 @group(0) @binding(4) var<storage, read_write> splits: array<u32>;
 {{VALUE_BINDINGS}}
 
 {{KEYS}}
 
-fn key(x: u32) -> u32 {
-    return ordered(x, params.key_xor, params.neg_mask);
-}
+// Whether key x goes before or with key y.
+{{KEY_ORDER}}
 
 // The workgroup's linear index in a dispatch folded into 2D/3D.
 fn linear_group(group: vec3<u32>, groups: vec3<u32>) -> u32 {
@@ -65,7 +68,7 @@ fn split_main(
     var hi = min(d, params.na);
     while lo < hi {
         let mid = (lo + hi) / 2u;
-        if key(a[mid]) <= key(b[d - 1u - mid]) {
+        if le(a[mid], b[d - 1u - mid]) {
             lo = mid + 1u;
         } else {
             hi = mid;
@@ -76,7 +79,7 @@ fn split_main(
 
 // The tile's keys, a's then b's, and where each output key of the tile comes from (an
 // index into `tile_keys`).
-var<workgroup> tile_keys: array<u32, TILE>;
+var<workgroup> tile_keys: array<KW, TILE>;
 var<workgroup> source: array<u32, TILE>;
 
 @compute @workgroup_size(WG)
@@ -113,7 +116,7 @@ fn merge_main(
     var hi = min(dk, la);
     while lo < hi {
         let mid = (lo + hi) / 2u;
-        if key(tile_keys[mid]) <= key(tile_keys[la + dk - 1u - mid]) {
+        if le(tile_keys[mid], tile_keys[la + dk - 1u - mid]) {
             lo = mid + 1u;
         } else {
             hi = mid;
@@ -126,7 +129,7 @@ fn merge_main(
         if p >= len {
             break;
         }
-        let take_a = ia < la && (ib >= lb || key(tile_keys[ia]) <= key(tile_keys[la + ib]));
+        let take_a = ia < la && (ib >= lb || le(tile_keys[ia], tile_keys[la + ib]));
         if take_a {
             source[p] = ia;
             ia += 1u;

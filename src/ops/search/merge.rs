@@ -6,19 +6,22 @@
 //! crosses the merge path (a binary search per tile), a second merges each tile in
 //! workgroup memory and writes it out in order, values beside their keys. Ties keep `a`'s
 //! elements first. The inputs and the result are bound whole (each within one storage
-//! binding).
+//! binding). Keys are any [`RadixKey`]: one-word keys as `u32` words ordered by their
+//! masks, 8-byte keys as `vec2<u32>` compared high word first, and `f16` keys widened
+//! into the high half of a word (ordered as `f32` bits are), merged, and packed back.
 
 use std::sync::Arc;
 
 use super::tuning::SearchTuning;
-use crate::element::GpuElement;
+use crate::element::{Element, GpuElement};
 use crate::error::{Error, Limit, Result};
-use crate::ops::sort::SortKey;
+use crate::ops::kernel::{Access, Args, record_statements};
+use crate::ops::sort::{KeyForm, RadixKey};
 use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::{Res, Work};
-use crate::runtime::vec::GpuVec;
+use crate::runtime::vec::{GpuVec, Scratch};
 use crate::runtime::view::View;
 
 const MERGE_WGSL: &str = include_str!("../../../wgsl/merge.wgsl");
@@ -45,18 +48,23 @@ struct MergeKernel {
     keys_per_invocation: u32,
     /// The values' WGSL type and its `enable` directive (merge_by_key).
     values: Option<(&'static str, &'static str)>,
+    /// 8-byte keys: their word `high`, `key_xor`, `neg_mask` and `low_neg_mask`
+    /// ([`KeyForm::Pair`]); one-word keys: `None` (their masks are parameters).
+    pair: Option<[u32; 4]>,
 }
 
 impl MergeKernel {
     fn new(
         info: &crate::runtime::context::Info,
         values: Option<(&'static str, &'static str)>,
+        pair: Option<[u32; 4]>,
     ) -> Self {
         let t = SearchTuning::of(info);
         MergeKernel {
             workgroup_size: t.merge_workgroup,
             keys_per_invocation: t.merge_keys_per_invocation,
             values,
+            pair,
         }
     }
 
@@ -88,10 +96,35 @@ impl KernelSource for MergeKernel {
                  else {\n            out_values[d0 + p] = b_values[j0 + q - la];\n        }",
             ),
         };
+        let (key_word, key_order) = match self.pair {
+            None => (
+                "u32",
+                "fn le(x: u32, y: u32) -> bool {\n    \
+                 return ordered(x, params.key_xor, params.neg_mask) <= \
+                 ordered(y, params.key_xor, params.neg_mask);\n}"
+                    .to_string(),
+            ),
+            Some([high, key_xor, neg_mask, low_neg_mask]) => (
+                "vec2<u32>",
+                format!(
+                    "// (low, high) sortable words, as the sorts make them.\n\
+                     fn key(x: vec2<u32>) -> vec2<u32> {{\n    \
+                     let a = x[{high}u];\n    let b = x[{low}u];\n    \
+                     let neg = select(0u, 0xffffffffu, (a >> 31u) == 1u);\n    \
+                     return vec2<u32>(b ^ (neg & {low_neg_mask}u), a ^ {key_xor}u ^ (neg & {neg_mask}u));\n}}\n\n\
+                     fn le(x: vec2<u32>, y: vec2<u32>) -> bool {{\n    \
+                     let p = key(x);\n    let q = key(y);\n    \
+                     return p.y < q.y || (p.y == q.y && p.x <= q.x);\n}}",
+                    low = 1 - high
+                ),
+            ),
+        };
         render(
             MERGE_WGSL,
             &[
                 ("ENABLE", enable.to_string()),
+                ("KEY_WORD", key_word.to_string()),
+                ("KEY_ORDER", key_order),
                 ("WG", self.workgroup_size.to_string()),
                 ("V", self.keys_per_invocation.to_string()),
                 ("VALUE_BINDINGS", bindings),
@@ -116,13 +149,15 @@ impl Ctx {
     /// let a = ctx.upload(&[1u32, 4, 4, 9])?;
     /// let b = ctx.upload(&[0u32, 4, 10])?;
     /// assert_eq!(ctx.merge(&a, &b)?.to_vec()?, vec![0, 1, 4, 4, 4, 9, 10]);
+    /// let (a, b) = (ctx.upload(&[-1i64 << 40, 7])?, ctx.upload(&[3i64])?); // 8-byte keys
+    /// assert_eq!(ctx.merge(&a, &b)?.to_vec()?, vec![-1 << 40, 3, 7]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
     ///
     /// # Errors
     /// [`Error::TooLarge`] if the result does not fit one storage binding;
     /// [`Error::InvalidArgument`] for prefix views; [`Error::ContextMismatch`].
-    pub fn merge<K: SortKey>(&self, a: &GpuVec<K>, b: &GpuVec<K>) -> Result<GpuVec<K>> {
+    pub fn merge<K: RadixKey>(&self, a: &GpuVec<K>, b: &GpuVec<K>) -> Result<GpuVec<K>> {
         let op = "merge";
         self.check_owned(op, &[&a.ctx, &b.ctx])?;
         let mut out = self.zeros(self.merged_len::<K>(op, a, b)?)?;
@@ -146,7 +181,7 @@ impl Ctx {
     /// # Errors
     /// As [`Ctx::merge`], and [`Error::LengthMismatch`] unless `out` has the length of
     /// both inputs; [`Error::InvalidArgument`] if `out` shares a buffer with an input.
-    pub fn merge_into<K: SortKey>(
+    pub fn merge_into<K: RadixKey>(
         &self,
         a: &GpuVec<K>,
         b: &GpuVec<K>,
@@ -177,7 +212,7 @@ impl Ctx {
     /// # Errors
     /// As [`Ctx::merge`], and [`Error::LengthMismatch`] unless each key vector has its
     /// values' length.
-    pub fn merge_by_key<K: SortKey, V: GpuElement>(
+    pub fn merge_by_key<K: RadixKey, V: GpuElement>(
         &self,
         a_keys: &GpuVec<K>,
         a_values: &GpuVec<V>,
@@ -204,7 +239,7 @@ impl Ctx {
 
     /// The length of a merge of `a` and `b`, checked: within one storage binding (the
     /// result is bound whole).
-    fn merged_len<T: GpuElement>(
+    fn merged_len<T: Element>(
         &self,
         op: &'static str,
         a: &GpuVec<T>,
@@ -229,23 +264,126 @@ impl Ctx {
         Ok(n as usize)
     }
 
-    /// The split and merge passes.
-    fn record_merge<K: SortKey, V: GpuElement>(
+    /// The split and merge passes; `f16` keys around them, widened and packed back.
+    fn record_merge<K: RadixKey, V: GpuElement>(
         &self,
         op: &'static str,
         [a, b]: [&GpuVec<K>; 2],
         out: &mut GpuVec<K>,
         values: Option<([&GpuVec<V>; 2], &mut GpuVec<V>)>,
     ) -> Result<()> {
-        let config = MergeKernel::new(self.info(), values.as_ref().map(|_| (V::WGSL, V::ENABLE)));
         if values.is_some() {
             self.check_element::<V>()?;
         }
-        let split: Arc<Pipeline> = self.pipeline_for(&config, "split_main")?;
-        let merge: Arc<Pipeline> = self.pipeline_for(&config, "merge_main")?;
-        let total = a.len() as u64 + b.len() as u64;
+        let values = values
+            .as_ref()
+            .map(|([va, vb], vo)| [View::of(*va), View::of(*vb), View::of(&**vo)]);
+        let value_type = values.map(|_| (V::WGSL, V::ENABLE));
+        let (na, nb) = (a.len(), b.len());
+        let (av, bv, ov) = (View::of(a), View::of(b), View::of(&*out));
+        match K::FORM {
+            KeyForm::Word { key_xor, neg_mask } => {
+                let config = MergeKernel::new(self.info(), value_type, None);
+                let work = Work::new(self, op);
+                let keys = [av.whole(), bv.whole(), ov.whole()];
+                self.record_split_merge(work, &config, (na, nb), keys, (key_xor, neg_mask), values)
+            }
+            KeyForm::Pair {
+                high,
+                key_xor,
+                neg_mask,
+                low_neg_mask,
+            } => {
+                let pair = [high, key_xor, neg_mask, low_neg_mask];
+                let config = MergeKernel::new(self.info(), value_type, Some(pair));
+                let work = Work::new(self, op);
+                let keys = [av.whole(), bv.whole(), ov.whole()];
+                self.record_split_merge(work, &config, (na, nb), keys, (0, 0), values)
+            }
+            KeyForm::Half => {
+                // Each key's 16 bits in the high half of a word, ordered as f32's bits
+                // are (a negative key's low zeros all flip alike); merged; packed.
+                let config = MergeKernel::new(self.info(), value_type, None);
+                let mut held: Vec<Scratch> = Vec::new();
+                let mut wide = |what: &str, n: usize| -> Result<GpuVec<u32>> {
+                    let s = self.large_scratch(what, n)?;
+                    let v = GpuVec::over_scratch(self, (*s).clone(), n);
+                    held.push(s);
+                    Ok(v)
+                };
+                let (wa, wb, wo) = (
+                    wide("merge keys a (f16 widened)", na)?,
+                    wide("merge keys b (f16 widened)", nb)?,
+                    wide("merge keys (f16 widened)", na + nb)?,
+                );
+                let mut work = Work::new(self, op);
+                for (halves, words) in [(av, &wa), (bv, &wb)] {
+                    if words.is_empty() {
+                        continue;
+                    }
+                    let mut args = Args::new(op);
+                    args.vec("x", View::of(words), Access::Write);
+                    args.vec("w", halves_as_words(halves), Access::Raw);
+                    record_statements(
+                        self,
+                        &mut work,
+                        "x = ((w[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu) << 16u;",
+                        args,
+                    )?;
+                }
+                work.submit()?;
+                let keys = [
+                    View::of(&wa).whole(),
+                    View::of(&wb).whole(),
+                    View::of(&wo).whole(),
+                ];
+                self.record_split_merge(
+                    Work::new(self, op),
+                    &config,
+                    (na, nb),
+                    keys,
+                    (0x8000_0000, 0x7fff_ffff),
+                    values,
+                )?;
+                let mut work = Work::new(self, op);
+                if na + nb > 0 {
+                    let mut args = Args::new(op);
+                    args.vec("w", halves_as_words(ov), Access::Write);
+                    args.vec("x", View::of(&wo), Access::Raw);
+                    args.scalar("nk", (na + nb) as u32);
+                    record_statements(
+                        self,
+                        &mut work,
+                        "w = (x[2u * i] >> 16u) | select(0u, x[min(2u * i + 1u, nk - 1u)] & \
+                         0xffff0000u, 2u * i + 1u < nk);",
+                        args,
+                    )?;
+                }
+                for s in held {
+                    work.keep(s);
+                }
+                work.submit()
+            }
+        }
+    }
+
+    /// The split and merge passes over the keys bound as `[a, b, out]` (`na` and `nb`
+    /// of them in `a` and `b`), one-word keys ordered by `(key_xor, neg_mask)`, into
+    /// `work`, which is submitted.
+    fn record_split_merge(
+        &self,
+        mut work: Work,
+        config: &MergeKernel,
+        (na, nb): (usize, usize),
+        [a, b, out]: [Res; 3],
+        (key_xor, neg_mask): (u32, u32),
+        values: Option<[View<'_>; 3]>,
+    ) -> Result<()> {
+        let split: Arc<Pipeline> = self.pipeline_for(config, "split_main")?;
+        let merge: Arc<Pipeline> = self.pipeline_for(config, "merge_main")?;
+        let total = na as u64 + nb as u64;
         if total == 0 {
-            return Ok(());
+            return work.submit();
         }
         let tile = u64::from(config.tile());
         let tiles = total.div_ceil(tile);
@@ -256,14 +394,13 @@ impl Ctx {
         )?;
         let merge_grid = workgroup_grid(tiles, max_dim)?;
         let params = MergeParams {
-            na: a.len() as u32,
-            nb: b.len() as u32,
+            na: na as u32,
+            nb: nb as u32,
             tiles: tiles as u32,
-            key_xor: K::KEY_XOR,
-            neg_mask: K::NEG_MASK,
+            key_xor,
+            neg_mask,
             ..MergeParams::default()
         };
-        let mut work = Work::new(self, op);
         let splits = work.keep(self.scratch(
             "merge splits",
             4 * (tiles + 1),
@@ -272,24 +409,32 @@ impl Ctx {
         let block = work.params(&params);
         // An empty input is bound as its (padded or empty) buffer's first word; the
         // kernel reads none of it.
-        let (av, bv, ov) = (View::of(a), View::of(b), View::of(&*out));
         work.dispatch(&split, split_grid)
             .bind(0, block)
-            .bind(1, av.whole())
-            .bind(2, bv.whole())
+            .bind(1, a.clone())
+            .bind(2, b.clone())
             .bind(4, Res::whole(&splits));
         let d = work.dispatch(&merge, merge_grid);
         d.bind(0, block)
-            .bind(1, av.whole())
-            .bind(2, bv.whole())
-            .bind(3, ov.whole())
+            .bind(1, a)
+            .bind(2, b)
+            .bind(3, out)
             .bind(4, Res::whole(&splits));
-        if let Some(([va, vb], vo)) = &values {
-            d.bind(5, View::of(*va).whole())
-                .bind(6, View::of(*vb).whole())
-                .bind(7, View::of(&**vo).whole());
+        if let Some([va, vb, vo]) = &values {
+            d.bind(5, va.whole())
+                .bind(6, vb.whole())
+                .bind(7, vo.whole());
         }
         work.submit()
+    }
+}
+
+/// A vector of `f16` as the words that hold it (exactly those; an odd length's last
+/// half is the padding of gpuprim's vectors, and a borrowed one holds whole words).
+fn halves_as_words(v: View<'_>) -> View<'_> {
+    View {
+        padded: false,
+        ..v.words()
     }
 }
 
@@ -315,11 +460,15 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
             Some(("f32", "")),
             Some(("f16", "enable f16;")),
         ] {
-            c.add_for(&d, &MergeKernel::new(&d.info, values));
+            c.add_for(&d, &MergeKernel::new(&d.info, values, None));
+            // u64 keys ([u32; 2] and f64 differ only in constants)
+            c.add_for(&d, &MergeKernel::new(&d.info, values, Some([1, 0, 0, 0])));
         }
-        c.add_native(&MergeKernel::new(&d.info, Some(("f64", ""))));
+        c.add_native(&MergeKernel::new(&d.info, Some(("f64", "")), None));
+        let f64_keys = Some([1, 0x8000_0000, 0x7fff_ffff, 0xffff_ffff]);
+        c.add_for(&d, &MergeKernel::new(&d.info, None, f64_keys));
     }
-    let wgsl = MergeKernel::new(&devices()[0].info, None)
+    let wgsl = MergeKernel::new(&devices()[0].info, None, None)
         .wgsl()
         .expect("merge renders");
     layout!(
