@@ -1,5 +1,5 @@
 //! The runs family (unique, run_length_encode, reduce_by_key, unique_with,
-//! unique_by_key) with keys of every `RadixKey` form (8-byte keys, `f16` two to a word,
+//! unique_by_key, and scan_by_key, whose runs are the same) with keys of every `RadixKey` form (8-byte keys, `f16` two to a word,
 //! and `u32` beside them), and reduce_by_key with values of every `RunValue` type and
 //! every operator, against CPU references.
 //!
@@ -215,6 +215,31 @@ fn check_keys<K: Key>(ctx: &Ctx, host: &[K], what: &str) {
         &s.to_vec().unwrap(),
         &sums,
         &format!("reduce_by_key sums {what}"),
+    );
+
+    let (mut inclusive, mut exclusive) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for &(i, l) in &runs {
+        let mut acc = 0u32;
+        for &x in &values[i..i + l] {
+            exclusive.push(acc);
+            acc = acc.wrapping_add(x);
+            inclusive.push(acc);
+        }
+    }
+    let gv = ctx.upload(&values).unwrap();
+    let mut out = poisoned::<u32>(ctx, n);
+    ctx.scan_by_key_into(&v, &gv, &mut out).unwrap();
+    assert_same(
+        &out.to_vec().unwrap(),
+        &inclusive,
+        &format!("scan_by_key {what}"),
+    );
+    let mut out = poisoned::<u32>(ctx, n);
+    ctx.scan_by_key_exclusive_into(&v, &gv, &mut out).unwrap();
+    assert_same(
+        &out.to_vec().unwrap(),
+        &exclusive,
+        &format!("scan_by_key_exclusive {what}"),
     );
 
     let (k, first_values) = ctx

@@ -5,7 +5,10 @@
 //! A scan of the values that starts again wherever the key differs from the previous
 //! element's, like Thrust's `inclusive_scan_by_key` / `exclusive_scan_by_key`. Keys are
 //! compared by their bits (as [`Ctx::unique`] compares them: for `f32`, `-0.0` and
-//! `+0.0` are different keys and NaNs with the same bits one key).
+//! `+0.0` are different keys and NaNs with the same bits one key). Keys are any
+//! [`RadixKey`]: the 8-byte keys and `f16` first become each element's run number (a
+//! pass that marks where runs start and a scan of the marks), which must fit one
+//! storage binding.
 //!
 //! It is one single pass with decoupled look-back, the design of
 //! [`ScanAlgorithm::SinglePass`] carried over `(head, value)` pairs: each tile finds its
@@ -37,7 +40,7 @@ pub(crate) use kernel::catalog;
 use crate::element::GpuElement;
 use crate::error::Result;
 use crate::ops::scan::{Scan, ScanOp};
-use crate::ops::sort::SortKey;
+use crate::ops::sort::RadixKey;
 use crate::runtime::context::Ctx;
 use crate::runtime::vec::GpuVec;
 use record::{Pass, scan_by_key_impl};
@@ -67,7 +70,7 @@ impl Ctx {
     /// assert_eq!(sums.to_vec()?, vec![1.0, 3.0, 6.0, 4.0, 9.0, 6.0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn scan_by_key<K: SortKey, T: GpuElement>(
+    pub fn scan_by_key<K: RadixKey, T: GpuElement>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
@@ -90,7 +93,7 @@ impl Ctx {
     /// assert_eq!(before.to_vec()?, vec![0, 5, 6, 0, 8]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn scan_by_key_exclusive<K: SortKey, T: GpuElement>(
+    pub fn scan_by_key_exclusive<K: RadixKey, T: GpuElement>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
@@ -114,7 +117,7 @@ impl Ctx {
     /// assert_eq!(out.to_vec()?, vec![1, 2, 1]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn scan_by_key_into<K: SortKey, T: GpuElement>(
+    pub fn scan_by_key_into<K: RadixKey, T: GpuElement>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
@@ -137,7 +140,7 @@ impl Ctx {
     /// assert_eq!(out.to_vec()?, vec![0, 1, 0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn scan_by_key_exclusive_into<K: SortKey, T: GpuElement>(
+    pub fn scan_by_key_exclusive_into<K: RadixKey, T: GpuElement>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
@@ -190,7 +193,7 @@ impl Ctx {
     /// ));
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn scan_by_key_with<K: SortKey, T: GpuElement>(
+    pub fn scan_by_key_with<K: RadixKey, T: GpuElement>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
@@ -220,7 +223,7 @@ impl Ctx {
     /// assert_eq!(out.to_vec()?, vec![f32::INFINITY, 2.0, f32::INFINITY, 4.0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn scan_by_key_with_into<K: SortKey, T: GpuElement>(
+    pub fn scan_by_key_with_into<K: RadixKey, T: GpuElement>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,
@@ -242,7 +245,7 @@ impl Ctx {
     /// (`lab/src/bin/bandwidth`'s `scan_by_key` section); a shape the adapter cannot run is
     /// an `InvalidArgument` naming it.
     #[cfg(feature = "internals")]
-    pub fn scan_by_key_tile_into<K: SortKey, T: GpuElement>(
+    pub fn scan_by_key_tile_into<K: RadixKey, T: GpuElement>(
         &self,
         keys: &GpuVec<K>,
         values: &GpuVec<T>,

@@ -5,7 +5,7 @@ use super::kernel::{SPIN, ScanByKeyKernel, ScanByKeyParams, default_shape};
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
 use crate::ops::scan::{Scan, ScanAlgorithm, ScanOp};
-use crate::ops::sort::SortKey;
+use crate::ops::sort::{KeyForm, RadixKey};
 use crate::runtime::cache::Pipeline;
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::dispatch::{
@@ -50,7 +50,7 @@ impl<'a, T> Pass<'a, T> {
 
 /// Checks the arguments, compiles the kernel and records the single pass over every
 /// binding window.
-pub(super) fn scan_by_key_impl<K: SortKey, T: GpuElement>(
+pub(super) fn scan_by_key_impl<K: RadixKey, T: GpuElement>(
     ctx: &Ctx,
     op: &'static str,
     keys: &GpuVec<K>,
@@ -88,6 +88,17 @@ pub(super) fn scan_by_key_impl<K: SortKey, T: GpuElement>(
                       adapter; use ScanAlgorithm::Auto or SinglePass"
                 .to_string(),
         });
+    }
+    if !matches!(K::FORM, KeyForm::Word { .. }) {
+        // 8-byte and f16 keys: each element's run number (a scan of where runs of equal
+        // bits start) is a one-word key with the same runs.
+        ctx.freely_indexed_len(op, "keys", keys)?;
+        let ids = if keys.is_empty() {
+            ctx.zeros::<u32>(0)?
+        } else {
+            ctx.scan(&ctx.run_heads(op, keys)?)?
+        };
+        return scan_by_key_impl(ctx, op, &ids, values, out, pass);
     }
     let keys_view = View::of(keys);
     let values_view = View::of(values);

@@ -84,7 +84,8 @@ pub enum KeyForm {
 
 /// A key type [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] and the runs
 /// ([`Ctx::unique`], [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`],
-/// [`Ctx::unique_with`], [`Ctx::unique_by_key`]), the searches ([`Ctx::lower_bound`],
+/// [`Ctx::unique_with`], [`Ctx::unique_by_key`]), the scans by key
+/// ([`Ctx::scan_by_key`] and the others), the searches ([`Ctx::lower_bound`],
 /// [`Ctx::upper_bound`]) and the merges ([`Ctx::merge`], [`Ctx::merge_into`],
 /// [`Ctx::merge_by_key`]) accept: every
 /// [`SortKey`] (`u32`, `i32`, `f32`), the 8-byte keys `u64`, `i64`, `[u32; 2]` and
@@ -140,9 +141,7 @@ pub trait RadixKey: Element + sealed::Sealed {
 
 /// A one-word key type: `u32`, `i32` and `f32`, which every sort-family call takes
 /// (sorts, [`Ctx::top_k`], searches, scans by key, segmented and per-row sorts, merges;
-/// the sorts, the runs ([`Ctx::unique`] and the others), the searches
-/// ([`Ctx::lower_bound`], [`Ctx::upper_bound`]) and the merges ([`Ctx::merge`] and the
-/// others) take every [`RadixKey`]).
+/// all but top-k and the segmented and per-row sorts take every [`RadixKey`]).
 ///
 /// Each is sorted as a `u32` word whose unsigned order is the key's order: `u32` as it
 /// is, `i32` with its sign bit flipped, `f32` in the order of [`f32::total_cmp`]

@@ -896,7 +896,11 @@ impl Ctx {
 
     /// 1 where a run of equal keys (by bits) starts, 0 elsewhere. `keys` fits one
     /// binding (it is bound whole, to read each element's predecessor).
-    fn run_heads<K: RadixKey>(&self, op: &'static str, keys: &GpuVec<K>) -> Result<GpuVec<u32>> {
+    pub(crate) fn run_heads<K: RadixKey>(
+        &self,
+        op: &'static str,
+        keys: &GpuVec<K>,
+    ) -> Result<GpuVec<u32>> {
         let n = keys.len();
         let heads = self.zeros::<u32>(n)?;
         let key = RunKey::of(K::FORM);
