@@ -14,66 +14,10 @@
 
 mod common;
 
+use common::wide::WideKey as Key;
 use common::*;
 use gpuprim::half::f16;
-use gpuprim::{Ctx, Error, GpuVec, RadixKey, Reduce, RunValue};
-
-/// A key type under test: a key from random bits, compared by its bytes.
-trait Key: RadixKey + Copy + std::fmt::Debug {
-    fn from_bits(bits: u64) -> Self;
-    const POISON: Self;
-}
-
-impl Key for u32 {
-    fn from_bits(bits: u64) -> Self {
-        bits as u32
-    }
-    const POISON: Self = 0xdead_beef;
-}
-impl Key for u64 {
-    fn from_bits(bits: u64) -> Self {
-        bits
-    }
-    const POISON: Self = 0xdead_beef_dead_beef;
-}
-impl Key for i64 {
-    fn from_bits(bits: u64) -> Self {
-        bits as i64
-    }
-    const POISON: Self = 0x5eed_dead_5eed_dead;
-}
-impl Key for [u32; 2] {
-    fn from_bits(bits: u64) -> Self {
-        [(bits >> 32) as u32, bits as u32]
-    }
-    const POISON: Self = [0xdead_beef, 0x5eed_dead];
-}
-impl Key for f64 {
-    fn from_bits(bits: u64) -> Self {
-        let specials = [
-            0.0,
-            -0.0,
-            f64::NAN,
-            f64::from_bits(0x7ff8_0000_0000_0001),
-            1.0,
-        ];
-        if bits.is_multiple_of(4) {
-            return specials[(bits >> 8) as usize % specials.len()];
-        }
-        f64::from_bits(bits)
-    }
-    const POISON: Self = -1.25e300;
-}
-impl Key for f16 {
-    fn from_bits(bits: u64) -> Self {
-        let specials = [f16::ZERO, f16::NEG_ZERO, f16::NAN, f16::from_bits(0x7e01)];
-        if bits.is_multiple_of(4) {
-            return specials[(bits >> 8) as usize % specials.len()];
-        }
-        f16::from_bits((bits >> 16) as u16)
-    }
-    const POISON: Self = f16::from_bits(0x5eed);
-}
+use gpuprim::{Ctx, Error, GpuVec, Reduce, RunValue};
 
 fn same<K: bytemuck::Pod>(a: &K, b: &K) -> bool {
     bytemuck::bytes_of(a) == bytemuck::bytes_of(b)

@@ -8,89 +8,10 @@
 
 mod common;
 
+use common::wide::{WideKey as Key, wide_keys as keys};
 use common::*;
 use gpuprim::half::f16;
-use gpuprim::{Ctx, Error, RadixKey};
-
-trait Key: RadixKey + Copy + std::fmt::Debug {
-    fn from_bits(bits: u64) -> Self;
-    /// The sortable 64-bit word: its unsigned order is the key order.
-    fn ordered(self) -> u64;
-}
-
-impl Key for u64 {
-    fn from_bits(bits: u64) -> Self {
-        bits
-    }
-    fn ordered(self) -> u64 {
-        self
-    }
-}
-impl Key for i64 {
-    fn from_bits(bits: u64) -> Self {
-        bits as i64
-    }
-    fn ordered(self) -> u64 {
-        self as u64 ^ (1 << 63)
-    }
-}
-impl Key for [u32; 2] {
-    fn from_bits(bits: u64) -> Self {
-        [(bits >> 32) as u32, bits as u32]
-    }
-    fn ordered(self) -> u64 {
-        (u64::from(self[0]) << 32) | u64::from(self[1])
-    }
-}
-impl Key for f64 {
-    fn from_bits(bits: u64) -> Self {
-        let specials = [
-            0.0,
-            -0.0,
-            f64::NAN,
-            -f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ];
-        if bits.is_multiple_of(8) {
-            return specials[(bits >> 8) as usize % specials.len()];
-        }
-        f64::from_bits(bits)
-    }
-    fn ordered(self) -> u64 {
-        let x = self.to_bits();
-        if x >> 63 == 1 { !x } else { x ^ (1 << 63) }
-    }
-}
-impl Key for f16 {
-    fn from_bits(bits: u64) -> Self {
-        f16::from_bits((bits ^ (bits >> 32)) as u16)
-    }
-    fn ordered(self) -> u64 {
-        let x = self.to_bits();
-        u64::from(if x >> 15 == 1 { !x } else { x ^ 0x8000 })
-    }
-}
-
-/// `n` keys whose words come from a handful (so equal high words with different low
-/// words, and the reverse, are common), or any 64 bits.
-fn keys<K: Key>(n: usize, seed: u64, few: bool) -> Vec<K> {
-    let bits: Vec<u32> = random_vec(2 * n, seed);
-    (0..n)
-        .map(|i| {
-            let (h, l) = (bits[2 * i], bits[2 * i + 1]);
-            let (h, l) = if few {
-                (
-                    (h % 3).rotate_right(1) | (h % 3),
-                    (l % 4).rotate_right(2) | (l % 2),
-                )
-            } else {
-                (h, l)
-            };
-            K::from_bits((u64::from(h) << 32) | u64::from(l))
-        })
-        .collect()
-}
+use gpuprim::{Ctx, Error};
 
 fn check<K: Key>(ctx: &Ctx, n: usize, seed: u64, few: bool, what: &str) {
     let mut table: Vec<K> = keys(n, seed, few);

@@ -3,6 +3,8 @@
 
 use std::sync::OnceLock;
 
+pub mod wide;
+
 use gpuprim::{Ctx, GpuElement, GpuVec};
 use proptest::prelude::*;
 

@@ -86,8 +86,8 @@ pub enum KeyForm {
 /// ([`Ctx::unique`], [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`],
 /// [`Ctx::unique_with`], [`Ctx::unique_by_key`]), the scans by key
 /// ([`Ctx::scan_by_key`] and the others), the searches ([`Ctx::lower_bound`],
-/// [`Ctx::upper_bound`]) and the merges ([`Ctx::merge`], [`Ctx::merge_into`],
-/// [`Ctx::merge_by_key`]) accept: every
+/// [`Ctx::upper_bound`]), the merges ([`Ctx::merge`], [`Ctx::merge_into`],
+/// [`Ctx::merge_by_key`]) and [`Ctx::top_k`], [`Ctx::smallest_k`] accept: every
 /// [`SortKey`] (`u32`, `i32`, `f32`), the 8-byte keys `u64`, `i64`, `[u32; 2]` and
 /// `f64` (where the adapter has `SHADER_F64`, which a `GpuVec<f64>` needs), and
 /// [`half::f16`] (where it has `SHADER_F16`) in the order `f32` keys take (that of
@@ -141,7 +141,8 @@ pub trait RadixKey: Element + sealed::Sealed {
 
 /// A one-word key type: `u32`, `i32` and `f32`, which every sort-family call takes
 /// (sorts, [`Ctx::top_k`], searches, scans by key, segmented and per-row sorts, merges;
-/// all but top-k and the segmented and per-row sorts take every [`RadixKey`]).
+/// all but the segmented and per-row sorts and their top-k and argmax take every
+/// [`RadixKey`]).
 ///
 /// Each is sorted as a `u32` word whose unsigned order is the key's order: `u32` as it
 /// is, `i32` with its sign bit flipped, `f32` in the order of [`f32::total_cmp`]
@@ -150,8 +151,9 @@ pub trait RadixKey: Element + sealed::Sealed {
 ///
 /// ```compile_fail
 /// let ctx = gpuprim::Ctx::new()?;
-/// let keys = ctx.upload(&[2u64, 1])?;
-/// ctx.top_k(&keys, 1)?; // u64 is a RadixKey, not a SortKey
+/// let mut keys = ctx.upload(&[2u64, 1])?;
+/// let offsets = ctx.upload(&[0u32, 2])?;
+/// ctx.segmented_sort(&mut keys, &offsets)?; // u64 is a RadixKey, not a SortKey
 /// # Ok::<(), gpuprim::Error>(())
 /// ```
 pub trait SortKey: RadixKey + GpuElement {

@@ -2,7 +2,7 @@
 //! [`Ctx::smallest_k`] and their `_into` forms; per row of a grid, [`Ctx::top_k_rows`]
 //! and [`Ctx::smallest_k_rows`] (module [`rows`], its own kernel).
 //!
-//! Elements are ordered as the sorts order keys ([`SortKey`]: `f32` in
+//! Elements are ordered as the sorts order keys ([`SortKey`](crate::SortKey): `f32` in
 //! [`f32::total_cmp`] order), ties by index, lower first. For `k` up to 8192 (1024 on a
 //! CPU adapter) or up to half the vector this is a radix select that never sorts the
 //! vector (`wgsl/top_k.wgsl`):
@@ -31,6 +31,10 @@
 //!    ([`Ctx::sort_by_key_with`]), and the first `k` copied out. Neither depends on the
 //!    order of step 4, so the result is the same on every run.
 //!
+//! Keys that are not one word (the 8-byte keys, `f16`: any [`RadixKey`]) take a stable
+//! sort of `(key, index)` pairs, descending for the largest, of which the first `k` are
+//! copied out: the same order and ties, at the cost of a full sort.
+//!
 //! Everything stays on the device: no count is read back, the passes read the state
 //! the previous ones left. For larger `k`, past half the vector (where sorting the candidates
 //! twice costs about what sorting everything once does), or candidate slots past one
@@ -38,7 +42,7 @@
 //! the first `k` are copied out.
 
 use crate::error::{Error, Limit, Result};
-use crate::ops::sort::SortKey;
+use crate::ops::sort::{KeyForm, RadixKey};
 use crate::runtime::context::{Ctx, Info, check_apart, check_len};
 use crate::runtime::dispatch::pow2_workgroup_size_within;
 use crate::runtime::vec::GpuVec;
@@ -50,7 +54,7 @@ mod sorted;
 pub(crate) mod tuning;
 
 use select::record_select;
-use sorted::{full_sort, sort_candidates};
+use sorted::{full_sort, full_sort_wide, sort_candidates};
 use tuning::TopKTuning;
 
 /// Invocations per workgroup (at most; fewer where the device allows fewer).
@@ -87,7 +91,8 @@ impl Ctx {
     ///
     /// For `k` up to 8192 or half the vector a radix select that reads the vector two to four
     /// times (more where many elements equal the `k`-th) and orders only the candidates; above, a stable sort of all pairs (see the
-    /// [module docs](self)). The result is the same on every run.
+    /// [module docs](self)). The 8-byte and `f16` keys always take that sort. The
+    /// result is the same on every run.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if `k > v.len()` or `v` is a prefix view
@@ -102,9 +107,11 @@ impl Ctx {
     /// assert!(values[0].is_nan()); // NaN is the largest
     /// assert_eq!(&values[1..], &[3.0, 3.0]);
     /// assert_eq!(indices.to_vec()?, vec![4, 1, 3]); // equal values: lower index first
+    /// let ids = ctx.upload(&[7u64 << 40, 9, 8 << 40])?; // any sort key
+    /// assert_eq!(ctx.top_k(&ids, 2)?.1.to_vec()?, vec![2, 0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn top_k<T: SortKey>(&self, v: &GpuVec<T>, k: usize) -> Result<(GpuVec<T>, GpuVec<u32>)> {
+    pub fn top_k<T: RadixKey>(&self, v: &GpuVec<T>, k: usize) -> Result<(GpuVec<T>, GpuVec<u32>)> {
         self.select_new("top_k", v, k, End::Largest)
     }
 
@@ -126,7 +133,7 @@ impl Ctx {
     /// assert_eq!(indices.to_vec()?, vec![2, 0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn top_k_into<T: SortKey>(
+    pub fn top_k_into<T: RadixKey>(
         &self,
         v: &GpuVec<T>,
         values: &mut GpuVec<T>,
@@ -153,7 +160,7 @@ impl Ctx {
     /// assert_eq!(indices.to_vec()?, vec![1, 3, 4]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn smallest_k<T: SortKey>(
+    pub fn smallest_k<T: RadixKey>(
         &self,
         v: &GpuVec<T>,
         k: usize,
@@ -177,7 +184,7 @@ impl Ctx {
     /// assert_eq!(indices.to_vec()?, vec![3, 1, 0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn smallest_k_into<T: SortKey>(
+    pub fn smallest_k_into<T: RadixKey>(
         &self,
         v: &GpuVec<T>,
         values: &mut GpuVec<T>,
@@ -186,7 +193,7 @@ impl Ctx {
         select_into(self, "smallest_k_into", v, values, indices, End::Smallest)
     }
 
-    fn select_new<T: SortKey>(
+    fn select_new<T: RadixKey>(
         &self,
         op: &'static str,
         v: &GpuVec<T>,
@@ -216,7 +223,7 @@ fn check_k(op: &'static str, k: usize, n: usize) -> Result<()> {
 }
 
 /// Checks the call and records it on the path its sizes take ([`Path`]).
-fn select_into<T: SortKey>(
+fn select_into<T: RadixKey>(
     ctx: &Ctx,
     op: &'static str,
     v: &GpuVec<T>,
@@ -250,6 +257,9 @@ fn select_into<T: SortKey>(
     }
     if k == 0 {
         return Ok(());
+    }
+    if !matches!(T::FORM, KeyForm::Word { .. }) {
+        return full_sort_wide(ctx, op, v, values, indices, end);
     }
     let shape = Shape::new(ctx.info(), n, k);
     match shape.path {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{End, Shape};
 use crate::error::Result;
-use crate::ops::sort::SortKey;
+use crate::ops::sort::{KeyForm, RadixKey};
 use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::Ctx;
 use crate::runtime::dispatch::{
@@ -102,7 +102,7 @@ pub(super) struct TopKKernel {
 
 impl TopKKernel {
     /// The kernel for keys of type `T` read as vec4 units (`src_vec4`) or not, at `shape`.
-    pub(super) fn new<T: SortKey>(shape: &Shape, src_vec4: bool) -> TopKKernel {
+    pub(super) fn new<T: RadixKey>(shape: &Shape, src_vec4: bool) -> TopKKernel {
         TopKKernel {
             key: T::WGSL,
             src_vec4,
@@ -145,7 +145,7 @@ impl KernelSource for TopKKernel {
 }
 
 /// The kernel for `entry` of the template, for element type `T` and `src`'s layout.
-pub(super) fn kernel<T: SortKey>(
+pub(super) fn kernel<T: RadixKey>(
     ctx: &Ctx,
     shape: &Shape,
     entry: &'static str,
@@ -169,8 +169,17 @@ pub(super) fn windows(ctx: &Ctx, n: usize) -> Vec<(Chunk, u32, u32)> {
     .collect()
 }
 
-fn key_xor<T: SortKey>(end: End) -> u32 {
-    T::KEY_XOR
+/// A one-word key's `(key_xor, neg_mask)` ([`KeyForm::Word`]); other keys take the full
+/// sort of `sorted.rs` and never reach the select.
+fn word_masks<T: RadixKey>() -> (u32, u32) {
+    match T::FORM {
+        KeyForm::Word { key_xor, neg_mask } => (key_xor, neg_mask),
+        _ => unreachable!("keys of other forms take the full sort"),
+    }
+}
+
+fn key_xor<T: RadixKey>(end: End) -> u32 {
+    word_masks::<T>().0
         ^ match end {
             End::Largest => 0,
             End::Smallest => u32::MAX,
@@ -178,16 +187,17 @@ fn key_xor<T: SortKey>(end: End) -> u32 {
 }
 
 /// The value bits whose ordered word (flipped for `smallest_k`) is `word`: the inverse of
-/// [`SortKey::ordered_bits`].
-fn bits_of_word<T: SortKey>(word: u32, end: End) -> u32 {
-    let o = word ^ (key_xor::<T>(end) ^ T::KEY_XOR);
-    o ^ T::KEY_XOR ^ if o >> 31 == 0 { T::NEG_MASK } else { 0 }
+/// [`SortKey::ordered_bits`](crate::SortKey::ordered_bits).
+fn bits_of_word<T: RadixKey>(word: u32, end: End) -> u32 {
+    let (kx, nm) = word_masks::<T>();
+    let o = word ^ (key_xor::<T>(end) ^ kx);
+    o ^ kx ^ if o >> 31 == 0 { nm } else { 0 }
 }
 
 /// Records the radix select (the parent module's docs) and queues it. With `sorted`, the candidates
 /// go to those vectors (`shape.cap` each), sentinels in the slots left over, for
 /// [`super::sorted::sort_candidates`]; without, the rank step writes the outputs.
-pub(super) fn record_select<T: SortKey>(
+pub(super) fn record_select<T: RadixKey>(
     ctx: &Ctx,
     op: &'static str,
     v: &GpuVec<T>,
@@ -235,7 +245,7 @@ pub(super) fn record_select<T: SortKey>(
 
     let base = Params {
         key_xor: key_xor::<T>(end),
-        neg_mask: T::NEG_MASK,
+        neg_mask: word_masks::<T>().1,
         idx_mask,
         k: k as u32,
         cap: cap as u32,

@@ -4,7 +4,7 @@ use super::select::{Params, kernel, record_select, windows};
 use super::{End, Shape};
 use crate::error::Result;
 use crate::ops::copy::record_copy;
-use crate::ops::sort::{Sort, SortKey};
+use crate::ops::sort::{RadixKey, Sort};
 use crate::runtime::context::Ctx;
 use crate::runtime::dispatch::workgroup_grid;
 use crate::runtime::record::Work;
@@ -14,7 +14,7 @@ use crate::runtime::view::View;
 /// `k` past the rank step: the select's candidates (and sentinels, which sort last) in
 /// vectors of their own, sorted stably by index and then by value, and the first `k`
 /// copied out.
-pub(super) fn sort_candidates<T: SortKey>(
+pub(super) fn sort_candidates<T: RadixKey>(
     ctx: &Ctx,
     op: &'static str,
     v: &GpuVec<T>,
@@ -48,7 +48,7 @@ fn sort_of(end: End) -> Sort {
 }
 
 /// Copies the first `values.len()` elements of `from` into `(values, indices)`.
-fn copy_first<T: SortKey>(
+fn copy_first<T: RadixKey>(
     ctx: &Ctx,
     op: &'static str,
     from: (&GpuVec<T>, &GpuVec<u32>),
@@ -77,7 +77,7 @@ fn copy_first<T: SortKey>(
 
 /// Large `k`: a stable sort of every `(value, index)` pair, then the first `k` copied
 /// out. Each step reads and writes the vectors window by window.
-pub(super) fn full_sort<T: SortKey>(
+pub(super) fn full_sort<T: RadixKey>(
     ctx: &Ctx,
     op: &'static str,
     v: &GpuVec<T>,
@@ -109,4 +109,35 @@ pub(super) fn full_sort<T: SortKey>(
     work.submit()?;
     ctx.sort_by_key_with(&mut keys, &mut order, &sort_of(end))?;
     copy_first(ctx, op, (&keys, &order), (values, indices))
+}
+
+/// Keys that are not one word (8-byte, `f16`): a stable sort of the keys with their
+/// indices (`Ctx::sort_by_key_with`, descending for the largest, so equal keys keep the
+/// lower index first), and the first `k` of both copied out as words.
+pub(super) fn full_sort_wide<T: RadixKey>(
+    ctx: &Ctx,
+    op: &'static str,
+    v: &GpuVec<T>,
+    values: &GpuVec<T>,
+    indices: &GpuVec<u32>,
+    end: End,
+) -> Result<()> {
+    let k = values.len();
+    let mut keys = v.try_clone()?;
+    let mut order = ctx.iota(op, v.len())?;
+    ctx.sort_by_key_with(&mut keys, &mut order, &sort_of(end))?;
+    let mut work = Work::new(ctx, op);
+    // (An odd number of f16 keys ends in half a word: the other half is the padding of
+    // gpuprim's vectors, which a borrowed one holds whole.)
+    let first_k = View {
+        len: k,
+        ..View::of(&keys)
+    };
+    record_copy(&mut work, &first_k.words(), &View::of(values).words())?;
+    let first_k = View {
+        len: k,
+        ..View::of(&order)
+    };
+    record_copy(&mut work, &first_k, &View::of(indices))?;
+    work.submit()
 }
