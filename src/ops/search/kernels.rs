@@ -54,13 +54,10 @@ pub(super) enum Io {
     Bucketed { queries_vec4: bool },
 }
 
-/// A one-word key's `(key_xor, neg_mask)` ([`KeyForm::Word`]); other keys take the
-/// search of `wide.rs` and never reach these kernels.
+/// A one-word key's masks: other keys are searched by `wide.rs` and never reach these
+/// kernels.
 fn word_order<K: RadixKey>() -> (u32, u32) {
-    match K::FORM {
-        KeyForm::Word { key_xor, neg_mask } => (key_xor, neg_mask),
-        _ => unreachable!("keys of other forms are searched by search/wide.rs"),
-    }
+    crate::ops::sort::word_masks::<K>().expect("keys of other forms are searched by search/wide.rs")
 }
 
 /// `wgsl/search.wgsl`: its pivots and search passes for one side, key type and layout.

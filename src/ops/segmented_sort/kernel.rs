@@ -5,7 +5,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::tuning::SegmentedSortTuning;
 use crate::error::{Error, Limit, Result};
-use crate::ops::sort::{Sort, SortKey};
+use crate::ops::sort::{RadixKey, Sort, word_masks};
 use crate::runtime::cache::{KernelSource, render};
 use crate::runtime::context::{Ctx, Info};
 use crate::runtime::dispatch::{pow2_workgroup_size_within, workgroup_grid};
@@ -179,7 +179,7 @@ pub(super) struct Call {
 
 impl Ctx {
     /// Records a segmented sort of `call` into `work`.
-    pub(super) fn record_segmented_sort<K: SortKey>(
+    pub(super) fn record_segmented_sort<K: RadixKey>(
         &self,
         work: &mut Work,
         call: &Call,
@@ -206,13 +206,15 @@ impl Ctx {
         } else {
             (u32::MAX >> (32 - width)) << bits.start
         };
+        let (key_xor, neg_mask) =
+            word_masks::<K>().expect("keys of other forms take the segmented sort of wide.rs");
         let base = SegSortParams {
             n: call.n,
             segments: call.segments,
             width: call.width,
             pitch: call.pitch,
-            key_xor: K::KEY_XOR,
-            neg_mask: K::NEG_MASK,
+            key_xor,
+            neg_mask,
             flip: if sort.is_descending() { u32::MAX } else { 0 },
             mask,
             value_pitch: call.value_pitch,

@@ -23,6 +23,12 @@
 //!   (nothing is read back; the passes past it dispatch no workgroups), so one call mixes
 //!   lengths freely, and a segment of `m` keys costs `log2(m / tile)` merge passes.
 //!
+//! The segmented sorts take every [`RadixKey`]; the 8-byte and `f16` keys go another
+//! way (`wide.rs`): a stable argsort of the whole vector by key, then a stable sort of
+//! that order by each element's segment start (its own position outside the segments),
+//! and a gather: three sorts, for keys that must fit one storage binding. The row calls
+//! take one-word keys ([`SortKey`]).
+//!
 //! Offsets are read on the device, as [`Ctx::segmented_reduce`] reads them: keys before
 //! the first offset or after the last belong to no segment and stay as they are (their
 //! indices are `u32::MAX`); offsets that are not ascending or point past the keys give
@@ -30,12 +36,14 @@
 
 mod kernel;
 pub(crate) mod tuning;
+mod wide;
 
 use kernel::{Bindings, Call, Layout, Output};
+use wide::WideOut;
 
 use crate::error::{Error, Limit, Result};
 use crate::ops::grid2d::{Grid2D, Grid2DMut};
-use crate::ops::sort::{Sort, SortKey, SortValue, check_bits};
+use crate::ops::sort::{RadixKey, Sort, SortKey, SortValue, check_bits, word_masks};
 use crate::runtime::context::check_apart;
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::record::{Res, Work};
@@ -43,7 +51,7 @@ use crate::runtime::vec::GpuVec;
 use crate::runtime::view::View;
 
 /// Keys at most in one call: positions stay below `2^31` in the kernels' arithmetic.
-const MAX_KEYS: u64 = 1 << 31;
+pub(super) const MAX_KEYS: u64 = 1 << 31;
 
 impl Ctx {
     /// Sorts each segment of `keys` in place, ascending and stable, without waiting:
@@ -62,9 +70,12 @@ impl Ctx {
     /// let offsets = ctx.upload(&[0u32, 3, 3, 8])?; // [5 1 4], [], [9 9 2 7 3]
     /// ctx.segmented_sort(&mut keys, &offsets)?;
     /// assert_eq!(keys.to_vec()?, vec![1, 4, 5, 2, 3, 7, 9, 9]);
+    /// let mut ids = ctx.upload(&[3u64 << 40, 1, 2, 7 << 33])?; // any sort key
+    /// ctx.segmented_sort(&mut ids, &ctx.upload(&[0u32, 2, 4])?)?;
+    /// assert_eq!(ids.to_vec()?, vec![1, 3 << 40, 2, 7 << 33]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn segmented_sort<K: SortKey>(
+    pub fn segmented_sort<K: RadixKey>(
         &self,
         keys: &mut GpuVec<K>,
         offsets: &GpuVec<u32>,
@@ -84,7 +95,7 @@ impl Ctx {
     /// assert_eq!(keys.to_vec()?, vec![2.0, 0.5, -1.0, 3.0, -4.0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn segmented_sort_with<K: SortKey>(
+    pub fn segmented_sort_with<K: RadixKey>(
         &self,
         keys: &mut GpuVec<K>,
         offsets: &GpuVec<u32>,
@@ -92,6 +103,9 @@ impl Ctx {
     ) -> Result<()> {
         let op = "segmented_sort";
         self.check_owned(op, &[&keys.ctx, &offsets.ctx])?;
+        if word_masks::<K>().is_none() {
+            return self.segmented_sort_wide::<K, u32>(op, keys, offsets, sort, WideOut::Keys);
+        }
         let call = self.offsets_call(op, keys, offsets, Output::Keys, sort)?;
         let mut work = Work::new(self, op);
         self.record_segmented_sort::<K>(
@@ -126,7 +140,7 @@ impl Ctx {
     /// assert_eq!(values.to_vec()?, vec![11, 10, 12, 14, 13]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn segmented_sort_by_key<K: SortKey, V: SortValue>(
+    pub fn segmented_sort_by_key<K: RadixKey, V: SortValue>(
         &self,
         keys: &mut GpuVec<K>,
         values: &mut GpuVec<V>,
@@ -148,7 +162,7 @@ impl Ctx {
     /// assert_eq!(values.to_vec()?, vec![3.5, 1.5, 2.5, 0.5]); // equal keys keep their order
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn segmented_sort_by_key_with<K: SortKey, V: SortValue>(
+    pub fn segmented_sort_by_key_with<K: RadixKey, V: SortValue>(
         &self,
         keys: &mut GpuVec<K>,
         values: &mut GpuVec<V>,
@@ -158,10 +172,18 @@ impl Ctx {
         let op = "segmented_sort_by_key";
         self.check_owned(op, &[&keys.ctx, &values.ctx, &offsets.ctx])?;
         values.require_host_len(op)?;
-        let call = self.offsets_call(op, keys, offsets, Output::KeysValues, sort)?;
+        keys.require_host_len(op)?;
         check_len(op, ("keys", keys.len()), ("values", values.len()))?;
+        check_apart(
+            op,
+            &[("keys", View::of(keys)), ("values", View::of(values))],
+        )?;
+        if word_masks::<K>().is_none() {
+            let out = WideOut::KeysValues(values);
+            return self.segmented_sort_wide(op, keys, offsets, sort, out);
+        }
+        let call = self.offsets_call(op, keys, offsets, Output::KeysValues, sort)?;
         let (kv, vv) = (View::of(keys), View::of(values));
-        check_apart(op, &[("keys", kv), ("values", vv)])?;
         let mut work = Work::new(self, op);
         self.record_segmented_sort::<K>(
             &mut work,
@@ -189,7 +211,7 @@ impl Ctx {
     /// assert_eq!(ctx.segmented_argsort(&keys, &offsets)?.to_vec()?, vec![1, 2, 0, 0, 1]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn segmented_argsort<K: SortKey>(
+    pub fn segmented_argsort<K: RadixKey>(
         &self,
         keys: &GpuVec<K>,
         offsets: &GpuVec<u32>,
@@ -198,7 +220,7 @@ impl Ctx {
     }
 
     /// [`Ctx::segmented_argsort`] with options (see [`Ctx::segmented_sort_with`]).
-    pub fn segmented_argsort_with<K: SortKey>(
+    pub fn segmented_argsort_with<K: RadixKey>(
         &self,
         keys: &GpuVec<K>,
         offsets: &GpuVec<u32>,
@@ -227,7 +249,7 @@ impl Ctx {
     /// assert_eq!(order.to_vec()?, vec![1, 2, 0]);
     /// # Ok::<(), gpuprim::Error>(())
     /// ```
-    pub fn segmented_argsort_into<K: SortKey>(
+    pub fn segmented_argsort_into<K: RadixKey>(
         &self,
         keys: &GpuVec<K>,
         offsets: &GpuVec<u32>,
@@ -237,9 +259,14 @@ impl Ctx {
         let op = "segmented_argsort";
         self.check_owned(op, &[&keys.ctx, &offsets.ctx, &out.ctx])?;
         out.require_host_len(op)?;
-        let call = self.offsets_call(op, keys, offsets, Output::Indices, sort)?;
+        keys.require_host_len(op)?;
         check_len(op, ("out", out.len()), ("keys", keys.len()))?;
         check_separate(op, &keys.buffer, &out.buffer)?;
+        if word_masks::<K>().is_none() {
+            let out = WideOut::<u32>::Indices(out);
+            return self.segmented_sort_wide(op, keys, offsets, sort, out);
+        }
+        let call = self.offsets_call(op, keys, offsets, Output::Indices, sort)?;
         let mut work = Work::new(self, op);
         self.record_segmented_sort::<K>(
             &mut work,
@@ -457,7 +484,7 @@ impl Ctx {
     }
 
     /// The checks of a call on segments from offsets, and its shape.
-    fn offsets_call<K: SortKey>(
+    fn offsets_call<K: RadixKey>(
         &self,
         op: &'static str,
         keys: &GpuVec<K>,
@@ -540,7 +567,7 @@ impl Ctx {
     }
 }
 
-fn too_many(op: &'static str, what: &str, len: u64) -> Error {
+pub(super) fn too_many(op: &'static str, what: &str, len: u64) -> Error {
     Error::TooLarge {
         what: format!("the {what} of {op} (elements)"),
         kind: Limit::Elements,

@@ -82,12 +82,24 @@ pub enum KeyForm {
     Half,
 }
 
+/// A one-word key's `(key_xor, neg_mask)` ([`KeyForm::Word`]); `None` for the 8-byte
+/// and `f16` keys, which the calls that take any [`RadixKey`] send down paths of their
+/// own before their one-word kernels.
+pub(crate) fn word_masks<K: RadixKey>() -> Option<(u32, u32)> {
+    match K::FORM {
+        KeyForm::Word { key_xor, neg_mask } => Some((key_xor, neg_mask)),
+        _ => None,
+    }
+}
+
 /// A key type [`Ctx::sort`], [`Ctx::sort_by_key`], [`Ctx::argsort`] and the runs
 /// ([`Ctx::unique`], [`Ctx::run_length_encode`], [`Ctx::reduce_by_key`],
 /// [`Ctx::unique_with`], [`Ctx::unique_by_key`]), the scans by key
 /// ([`Ctx::scan_by_key`] and the others), the searches ([`Ctx::lower_bound`],
 /// [`Ctx::upper_bound`]), the merges ([`Ctx::merge`], [`Ctx::merge_into`],
-/// [`Ctx::merge_by_key`]) and [`Ctx::top_k`], [`Ctx::smallest_k`] accept: every
+/// [`Ctx::merge_by_key`]), [`Ctx::top_k`], [`Ctx::smallest_k`] and the segmented sorts
+/// ([`Ctx::segmented_sort`], [`Ctx::segmented_sort_by_key`], [`Ctx::segmented_argsort`])
+/// accept: every
 /// [`SortKey`] (`u32`, `i32`, `f32`), the 8-byte keys `u64`, `i64`, `[u32; 2]` and
 /// `f64` (where the adapter has `SHADER_F64`, which a `GpuVec<f64>` needs), and
 /// [`half::f16`] (where it has `SHADER_F16`) in the order `f32` keys take (that of
@@ -141,8 +153,8 @@ pub trait RadixKey: Element + sealed::Sealed {
 
 /// A one-word key type: `u32`, `i32` and `f32`, which every sort-family call takes
 /// (sorts, [`Ctx::top_k`], searches, scans by key, segmented and per-row sorts, merges;
-/// all but the segmented and per-row sorts and their top-k and argmax take every
-/// [`RadixKey`]).
+/// all but the per-row calls, [`Ctx::sort_rows`], [`Ctx::top_k_rows`] and the others on a
+/// [`Grid2D`](crate::Grid2D), take every [`RadixKey`]).
 ///
 /// Each is sorted as a `u32` word whose unsigned order is the key's order: `u32` as it
 /// is, `i32` with its sign bit flipped, `f32` in the order of [`f32::total_cmp`]
@@ -151,9 +163,8 @@ pub trait RadixKey: Element + sealed::Sealed {
 ///
 /// ```compile_fail
 /// let ctx = gpuprim::Ctx::new()?;
-/// let mut keys = ctx.upload(&[2u64, 1])?;
-/// let offsets = ctx.upload(&[0u32, 2])?;
-/// ctx.segmented_sort(&mut keys, &offsets)?; // u64 is a RadixKey, not a SortKey
+/// let mut m = ctx.upload(&[2.0f64, 1.0])?;
+/// ctx.sort_rows(&mut gpuprim::Grid2DMut::new(&mut m, 2, 1)?)?; // f64 is a RadixKey, not a SortKey
 /// # Ok::<(), gpuprim::Error>(())
 /// ```
 pub trait SortKey: RadixKey + GpuElement {

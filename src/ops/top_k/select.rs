@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{End, Shape};
 use crate::error::Result;
-use crate::ops::sort::{KeyForm, RadixKey};
+use crate::ops::sort::RadixKey;
 use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::Ctx;
 use crate::runtime::dispatch::{
@@ -169,13 +169,9 @@ pub(super) fn windows(ctx: &Ctx, n: usize) -> Vec<(Chunk, u32, u32)> {
     .collect()
 }
 
-/// A one-word key's `(key_xor, neg_mask)` ([`KeyForm::Word`]); other keys take the full
-/// sort of `sorted.rs` and never reach the select.
+/// A one-word key's masks: other keys take the full sort and never reach the select.
 fn word_masks<T: RadixKey>() -> (u32, u32) {
-    match T::FORM {
-        KeyForm::Word { key_xor, neg_mask } => (key_xor, neg_mask),
-        _ => unreachable!("keys of other forms take the full sort"),
-    }
+    crate::ops::sort::word_masks::<T>().expect("keys of other forms take the full sort")
 }
 
 fn key_xor<T: RadixKey>(end: End) -> u32 {

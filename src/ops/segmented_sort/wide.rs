@@ -1,0 +1,173 @@
+//! Segmented sorts of keys that are not one 32-bit word (the 8-byte keys, `f16`), built
+//! from the radix sorts, which take every [`RadixKey`].
+//!
+//! Each element gets a group: the start of its segment, or for an element outside every
+//! segment its own position (so it is a group of one and stays in place). Groups ascend
+//! with the position, so a stable argsort by key followed by a stable sort of that order
+//! by group sorts every segment and moves nothing else. The group is found by an
+//! `upper_bound` of the element's position in the offsets. The keys and values are then
+//! gathered in that order (argsort: the order less the group's start). Three sorts and
+//! their gathers: a slower path than the one-word keys' tiles in workgroup memory.
+
+use crate::error::{Error, Limit, Result};
+use crate::ops::kernel::{Access, Args, record_statements};
+use crate::ops::sort::{KeyForm, RadixKey, Sort, SortValue};
+use crate::runtime::context::Ctx;
+use crate::runtime::record::Work;
+use crate::runtime::vec::GpuVec;
+use crate::runtime::view::View;
+
+/// What a wide segmented sort writes.
+pub(super) enum WideOut<'a, V: SortValue> {
+    /// The keys, in place.
+    Keys,
+    /// The keys in place and these values with them.
+    KeysValues(&'a mut GpuVec<V>),
+    /// The indices within the segments (`u32::MAX` outside them); the keys are read only.
+    Indices(&'a mut GpuVec<u32>),
+}
+
+impl Ctx {
+    /// The segmented sort of `keys` (not one-word keys) by `offsets`, writing what `out`
+    /// says; `offsets` checked only for emptiness here.
+    pub(super) fn segmented_sort_wide<K: RadixKey, V: SortValue>(
+        &self,
+        op: &'static str,
+        keys: &GpuVec<K>,
+        offsets: &GpuVec<u32>,
+        sort: &Sort,
+        out: WideOut<'_, V>,
+    ) -> Result<()> {
+        keys.require_host_len(op)?;
+        offsets.require_host_len(op)?;
+        if offsets.is_empty() {
+            return Err(Error::InvalidArgument {
+                op,
+                message: "`offsets` is empty: it needs segments + 1 entries (segment s is \
+                          keys[offsets[s]..offsets[s + 1]]; one entry is zero segments)"
+                    .into(),
+            });
+        }
+        let n = keys.len();
+        let limit = self.info().max_binding_bytes;
+        let key_bytes = size_of::<K>() as u64;
+        for (what, bytes) in [
+            ("keys", n as u64 * key_bytes),
+            ("offsets", 4 * offsets.len() as u64),
+        ] {
+            if bytes > limit {
+                return Err(Error::TooLarge {
+                    what: format!(
+                        "the {what} of {op}, which a segmented sort of keys other than one \
+                         32-bit word binds whole (at most {} keys of {key_bytes} bytes)",
+                        limit / key_bytes
+                    ),
+                    kind: Limit::BindingBytes,
+                    requested: bytes,
+                    limit,
+                });
+            }
+        }
+        if (n as u64) >= super::MAX_KEYS {
+            return Err(super::too_many(op, "keys", n as u64));
+        }
+        let order = self.argsort_with(keys, sort)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let position = self.iota(op, n)?;
+        let bound = self.upper_bound(offsets, &position)?;
+        let group = self.zeros::<u32>(n)?;
+        let mut work = Work::new(self, op);
+        let mut args = Args::new(op);
+        args.vec("group", View::of(&group), Access::Write);
+        args.vec("ub", View::of(&bound), Access::Read);
+        args.vec("off", View::of(offsets), Access::Raw);
+        args.scalar("entries", offsets.len() as u32);
+        record_statements(
+            self,
+            &mut work,
+            "group = select(i, off[max(ub, 1u) - 1u], ub >= 1u && ub < entries);",
+            args,
+        )?;
+        work.submit()?;
+        let mut by_group = self.gather(&group, &order)?;
+        let mut order = order;
+        // Groups of ascending offsets are positions below n.
+        let bits = 32 - (n as u32 - 1).leading_zeros();
+        self.sort_by_key_with(&mut by_group, &mut order, &Sort::ascending().bits(0..bits))?;
+        match out {
+            WideOut::Indices(indices) => {
+                let mut work = Work::new(self, op);
+                let mut args = Args::new(op);
+                args.vec("at", View::of(&*indices), Access::Write);
+                args.vec("o", View::of(&order), Access::Read);
+                args.vec("g", View::of(&group), Access::Read);
+                args.vec("ub", View::of(&bound), Access::Read);
+                args.scalar("entries", offsets.len() as u32);
+                record_statements(
+                    self,
+                    &mut work,
+                    "at = select(0xffffffffu, o - g, ub >= 1u && ub < entries);",
+                    args,
+                )?;
+                work.submit()
+            }
+            WideOut::Keys => self.gather_keys(op, keys, &order),
+            WideOut::KeysValues(values) => {
+                self.gather_keys(op, keys, &order)?;
+                let copy = values.try_clone()?;
+                self.gather_into(&copy, &order, values)
+            }
+        }
+    }
+
+    /// `keys[i] = copy[order[i]]` for a copy of `keys` (8-byte keys as `vec2<u32>`,
+    /// `f16` two to a word).
+    fn gather_keys<K: RadixKey>(
+        &self,
+        op: &'static str,
+        keys: &GpuVec<K>,
+        order: &GpuVec<u32>,
+    ) -> Result<()> {
+        let n = keys.len();
+        let copy = keys.try_clone()?;
+        fn words<K: RadixKey>(v: &GpuVec<K>) -> View<'_> {
+            View {
+                padded: false,
+                ..View::of(v).words()
+            }
+        }
+        let mut work = Work::new(self, op);
+        let mut args = Args::new(op);
+        if K::FORM == KeyForm::Half {
+            args.vec("w", words(keys), Access::Write);
+            args.vec("src", words(&copy), Access::Raw);
+            args.vec("o", View::of(order), Access::Raw);
+            args.scalar("nk", n as u32);
+            let half = |at: &str| format!("((src[{at} >> 1u] >> (({at} & 1u) * 16u)) & 0xffffu)");
+            let code = format!(
+                "let a = o[2u * i]; let b = o[min(2u * i + 1u, nk - 1u)]; \
+                 w = {} | select(0u, {} << 16u, 2u * i + 1u < nk);",
+                half("a"),
+                half("b")
+            );
+            record_statements(self, &mut work, &code, args)?;
+        } else {
+            fn pairs<K: RadixKey>(v: &GpuVec<K>) -> View<'_> {
+                View {
+                    wgsl: "vec2<u32>",
+                    enable: "",
+                    features: wgpu::Features::empty(),
+                    padded: false,
+                    ..View::of(v)
+                }
+            }
+            args.vec("o", View::of(order), Access::Read);
+            args.vec("dst", pairs(keys), Access::RawReadWrite);
+            args.vec("src", pairs(&copy), Access::Raw);
+            record_statements(self, &mut work, "dst[i] = src[o];", args)?;
+        }
+        work.submit()
+    }
+}
