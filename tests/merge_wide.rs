@@ -11,7 +11,6 @@ mod common;
 
 use common::wide::{WideKey as Key, same_bits as same, wide_keys};
 use common::*;
-use gpuprim::half::f16;
 use gpuprim::{Ctx, Error};
 
 /// `n` sorted keys; with `few`, from a handful of high and low words.
@@ -68,34 +67,7 @@ fn every_shape<K: Key>(ctx: &Ctx, name: &str) {
     check::<K>(ctx, 20_000, 7_001, false, name);
 }
 
-#[test]
-fn u64_keys() {
-    every_shape::<u64>(ctx(), "u64");
-}
-
-#[test]
-fn i64_keys() {
-    every_shape::<i64>(ctx(), "i64");
-}
-
-#[test]
-fn pair_keys() {
-    every_shape::<[u32; 2]>(ctx(), "[u32; 2]");
-}
-
-#[test]
-fn f64_keys() {
-    if supports::<f64>(ctx()) {
-        every_shape::<f64>(ctx(), "f64");
-    }
-}
-
-#[test]
-fn f16_keys() {
-    if supports::<f16>(ctx()) {
-        every_shape::<f16>(ctx(), "f16");
-    }
-}
+every_wide_key!(every_shape);
 
 /// The result must fit one binding: 512 u64 keys fit 4 KiB, 513 do not.
 #[test]

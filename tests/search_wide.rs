@@ -10,7 +10,6 @@ mod common;
 
 use common::wide::{WideKey as Key, wide_keys as keys};
 use common::*;
-use gpuprim::half::f16;
 use gpuprim::{Ctx, Error};
 
 fn check<K: Key>(ctx: &Ctx, n: usize, seed: u64, few: bool, what: &str) {
@@ -72,34 +71,7 @@ fn every_shape<K: Key>(ctx: &Ctx, what: &str) {
     }
 }
 
-#[test]
-fn u64_keys() {
-    every_shape::<u64>(ctx(), "u64");
-}
-
-#[test]
-fn i64_keys() {
-    every_shape::<i64>(ctx(), "i64");
-}
-
-#[test]
-fn pair_keys() {
-    every_shape::<[u32; 2]>(ctx(), "[u32; 2]");
-}
-
-#[test]
-fn f64_keys() {
-    if supports::<f64>(ctx()) {
-        every_shape::<f64>(ctx(), "f64");
-    }
-}
-
-#[test]
-fn f16_keys() {
-    if supports::<f16>(ctx()) {
-        every_shape::<f16>(ctx(), "f16");
-    }
-}
+every_wide_key!(every_shape);
 
 /// A table past one binding is an error that names the most keys per call; queries
 /// past one binding too.

@@ -10,7 +10,6 @@ mod common;
 use common::wide::{WideKey as Key, same_bits, wide_keys};
 use common::*;
 use gpuprim::Ctx;
-use gpuprim::half::f16;
 
 fn check<K: Key>(ctx: &Ctx, n: usize, few: bool, name: &str) {
     let host: Vec<K> = wide_keys(n, n as u64 * 7 + few as u64, few);
@@ -72,34 +71,7 @@ fn every_shape<K: Key>(ctx: &Ctx, name: &str) {
     }
 }
 
-#[test]
-fn u64_keys() {
-    every_shape::<u64>(ctx(), "u64");
-}
-
-#[test]
-fn i64_keys() {
-    every_shape::<i64>(ctx(), "i64");
-}
-
-#[test]
-fn pair_keys() {
-    every_shape::<[u32; 2]>(ctx(), "[u32; 2]");
-}
-
-#[test]
-fn f64_keys() {
-    if supports::<f64>(ctx()) {
-        every_shape::<f64>(ctx(), "f64");
-    }
-}
-
-#[test]
-fn f16_keys() {
-    if supports::<f16>(ctx()) {
-        every_shape::<f16>(ctx(), "f16");
-    }
-}
+every_wide_key!(every_shape);
 
 /// `k` past the length is an error, as for one-word keys.
 #[test]

@@ -108,3 +108,40 @@ pub fn wide_keys<K: WideKey>(n: usize, seed: u64, few: bool) -> Vec<K> {
 pub fn same_bits<T: bytemuck::Pod>(a: &[T], b: &[T]) -> bool {
     bytemuck::cast_slice::<T, u8>(a) == bytemuck::cast_slice::<T, u8>(b)
 }
+
+/// The tests `u64_keys`, `i64_keys`, `pair_keys`, `f64_keys` and `f16_keys`, each calling
+/// `$check::<K>(ctx(), name)` (f64 and f16 where the adapter has them; where it has not,
+/// `supports` checks the error instead).
+#[macro_export]
+macro_rules! every_wide_key {
+    ($check:ident) => {
+        #[test]
+        fn u64_keys() {
+            $check::<u64>(ctx(), "u64");
+        }
+
+        #[test]
+        fn i64_keys() {
+            $check::<i64>(ctx(), "i64");
+        }
+
+        #[test]
+        fn pair_keys() {
+            $check::<[u32; 2]>(ctx(), "[u32; 2]");
+        }
+
+        #[test]
+        fn f64_keys() {
+            if supports::<f64>(ctx()) {
+                $check::<f64>(ctx(), "f64");
+            }
+        }
+
+        #[test]
+        fn f16_keys() {
+            if supports::<gpuprim::half::f16>(ctx()) {
+                $check::<gpuprim::half::f16>(ctx(), "f16");
+            }
+        }
+    };
+}
