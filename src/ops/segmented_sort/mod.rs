@@ -495,14 +495,7 @@ impl Ctx {
         keys.require_host_len(op)?;
         offsets.require_host_len(op)?;
         check_bits(op, &sort.key_bits())?;
-        if offsets.is_empty() {
-            return Err(Error::InvalidArgument {
-                op,
-                message: "`offsets` is empty: it needs segments + 1 entries (segment s is \
-                          keys[offsets[s]..offsets[s + 1]]; one entry is zero segments)"
-                    .into(),
-            });
-        }
+        check_offsets(op, offsets)?;
         let info = self.info();
         for (what, len) in [("keys", keys.len()), ("offsets", offsets.len())] {
             let bytes = 4 * len as u64;
@@ -565,6 +558,19 @@ impl Ctx {
             value_pitch,
         })
     }
+}
+
+/// `Err(InvalidArgument)` for offsets that cannot describe a segment (none at all).
+pub(super) fn check_offsets(op: &'static str, offsets: &GpuVec<u32>) -> Result<()> {
+    if offsets.is_empty() {
+        return Err(Error::InvalidArgument {
+            op,
+            message: "`offsets` is empty: it needs segments + 1 entries (segment s is \
+                      keys[offsets[s]..offsets[s + 1]]; one entry is zero segments)"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 pub(super) fn too_many(op: &'static str, what: &str, len: u64) -> Error {

@@ -40,14 +40,7 @@ impl Ctx {
     ) -> Result<()> {
         keys.require_host_len(op)?;
         offsets.require_host_len(op)?;
-        if offsets.is_empty() {
-            return Err(Error::InvalidArgument {
-                op,
-                message: "`offsets` is empty: it needs segments + 1 entries (segment s is \
-                          keys[offsets[s]..offsets[s + 1]]; one entry is zero segments)"
-                    .into(),
-            });
-        }
+        super::check_offsets(op, offsets)?;
         let n = keys.len();
         let limit = self.info().max_binding_bytes;
         let key_bytes = size_of::<K>() as u64;
