@@ -23,7 +23,6 @@
 //   composites are distinct, so the result is the same whatever order `gather` left.
 // - `fill`: for k past the rank step's limit, the candidate slots start as sentinels
 //   (index 0xffffffff, the smallest value), which the sorts that follow put last.
-// - `iota`: indices for the full-sort path.
 
 const WG: u32 = {{WG}}u;
 const BINS: u32 = {{BINS}}u;      // bins of the widest digit
@@ -77,7 +76,7 @@ struct Params {
 // Ranks of the candidates (cleared before `rank_count`).
 @group(0) @binding(12) var<storage, read_write> ranks: array<atomic<u32>>;
 @group(0) @binding(13) var<storage, read> ranks_r: array<u32>;
-// The outputs: k values (as bits) and k indices; `iota`'s output.
+// The outputs: k values (as bits) and k indices.
 @group(0) @binding(14) var<storage, read_write> out_val: array<u32>;
 @group(0) @binding(15) var<storage, read_write> out_idx: array<u32>;
 
@@ -390,17 +389,5 @@ fn fill(
     if i < params.cap {
         cand_val_w[i] = params.sentinel;
         cand_idx_w[i] = NO_INDEX;
-    }
-}
-
-@compute @workgroup_size(WG)
-fn iota(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-) {
-    let i = group_index(group, groups) * WG + lane;
-    if i < params.n {
-        out_idx[i] = params.first + i;
     }
 }

@@ -58,6 +58,44 @@ impl<'a> View<'a> {
         }
     }
 
+    /// `Err(TooLarge)` unless the view's elements fit one storage binding, for the calls
+    /// that bind a vector whole (to index it freely). The message names `what` of `op`
+    /// and the most elements `action` takes per call.
+    pub(crate) fn check_bound_whole(
+        &self,
+        op: &'static str,
+        what: &str,
+        action: &str,
+    ) -> Result<()> {
+        let bytes = self.len as u64 * self.size;
+        let limit = self.ctx.info().max_binding_bytes;
+        if bytes > limit {
+            return Err(crate::error::Error::TooLarge {
+                what: format!(
+                    "the {what} of `{op}` ({} elements of {} bytes), which it binds whole \
+                     ({action} at most {} per call),",
+                    self.len,
+                    self.size,
+                    limit / self.size
+                ),
+                kind: crate::error::Limit::BindingBytes,
+                requested: bytes,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// `u32` words of the same bytes, exactly those (not padded): for raw bindings of
+    /// kernels that index them. A vector of `f16` of odd length ends in half a word:
+    /// gpuprim's vectors pad it, and a borrowed one holds whole words.
+    pub(crate) fn exact_words(&self) -> View<'a> {
+        View {
+            padded: false,
+            ..self.words()
+        }
+    }
+
     /// The same bytes as `u32` words, for kernels that move bits without knowing the
     /// element type (copies, and the sorts of 8-byte keys and wider values). A vector of
     /// 2-byte elements of odd length ends in half a word: gpuprim's are padded past it,

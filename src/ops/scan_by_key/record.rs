@@ -5,7 +5,7 @@ use super::kernel::{SPIN, ScanByKeyKernel, ScanByKeyParams, default_shape};
 use crate::element::GpuElement;
 use crate::error::{Error, Limit, Result};
 use crate::ops::scan::{Scan, ScanAlgorithm, ScanOp};
-use crate::ops::sort::{KeyForm, RadixKey};
+use crate::ops::sort::{RadixKey, word_masks};
 use crate::runtime::cache::Pipeline;
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::dispatch::{
@@ -89,7 +89,7 @@ pub(super) fn scan_by_key_impl<K: RadixKey, T: GpuElement>(
                 .to_string(),
         });
     }
-    if !matches!(K::FORM, KeyForm::Word { .. }) {
+    if word_masks::<K>().is_none() {
         // 8-byte and f16 keys: each element's run number (a scan of where runs of equal
         // bits start) is a one-word key with the same runs.
         ctx.freely_indexed_len(op, "keys", keys)?;

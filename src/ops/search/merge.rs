@@ -16,7 +16,7 @@ use super::tuning::SearchTuning;
 use crate::element::{Element, GpuElement};
 use crate::error::{Error, Limit, Result};
 use crate::ops::kernel::{Access, Args, record_statements};
-use crate::ops::sort::{KeyForm, RadixKey};
+use crate::ops::sort::{KeyForm, RadixKey, half_bits, pair_sortable};
 use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::{Ctx, check_len};
 use crate::runtime::dispatch::workgroup_grid;
@@ -48,16 +48,16 @@ struct MergeKernel {
     keys_per_invocation: u32,
     /// The values' WGSL type and its `enable` directive (merge_by_key).
     values: Option<(&'static str, &'static str)>,
-    /// 8-byte keys: their word `high`, `key_xor`, `neg_mask` and `low_neg_mask`
-    /// ([`KeyForm::Pair`]); one-word keys: `None` (their masks are parameters).
-    pair: Option<[u32; 4]>,
+    /// 8-byte keys: their form ([`KeyForm::Pair`]); one-word keys: `None` (their masks
+    /// are parameters).
+    pair: Option<KeyForm>,
 }
 
 impl MergeKernel {
     fn new(
         info: &crate::runtime::context::Info,
         values: Option<(&'static str, &'static str)>,
-        pair: Option<[u32; 4]>,
+        pair: Option<KeyForm>,
     ) -> Self {
         let t = SearchTuning::of(info);
         MergeKernel {
@@ -104,20 +104,20 @@ impl KernelSource for MergeKernel {
                  ordered(y, params.key_xor, params.neg_mask);\n}"
                     .to_string(),
             ),
-            Some([high, key_xor, neg_mask, low_neg_mask]) => (
-                "vec2<u32>",
-                format!(
-                    "// (low, high) sortable words, as the sorts make them.\n\
-                     fn key(x: vec2<u32>) -> vec2<u32> {{\n    \
-                     let a = x[{high}u];\n    let b = x[{low}u];\n    \
-                     let neg = select(0u, 0xffffffffu, (a >> 31u) == 1u);\n    \
-                     return vec2<u32>(b ^ (neg & {low_neg_mask}u), a ^ {key_xor}u ^ (neg & {neg_mask}u));\n}}\n\n\
-                     fn le(x: vec2<u32>, y: vec2<u32>) -> bool {{\n    \
-                     let p = key(x);\n    let q = key(y);\n    \
-                     return p.y < q.y || (p.y == q.y && p.x <= q.x);\n}}",
-                    low = 1 - high
-                ),
-            ),
+            Some(form) => {
+                let (read, sortable) = pair_sortable(form, |j| format!("x[{j}u]"));
+                (
+                    "vec2<u32>",
+                    format!(
+                        "// (low, high) sortable words, as the sorts make them.\n\
+                         fn key(x: vec2<u32>) -> vec2<u32> {{\n    {read}\n    \
+                         return {sortable};\n}}\n\n\
+                         fn le(x: vec2<u32>, y: vec2<u32>) -> bool {{\n    \
+                         let p = key(x);\n    let q = key(y);\n    \
+                         return p.y < q.y || (p.y == q.y && p.x <= q.x);\n}}"
+                    ),
+                )
+            }
         };
         render(
             MERGE_WGSL,
@@ -288,14 +288,8 @@ impl Ctx {
                 let keys = [av.whole(), bv.whole(), ov.whole()];
                 self.record_split_merge(work, &config, (na, nb), keys, (key_xor, neg_mask), values)
             }
-            KeyForm::Pair {
-                high,
-                key_xor,
-                neg_mask,
-                low_neg_mask,
-            } => {
-                let pair = [high, key_xor, neg_mask, low_neg_mask];
-                let config = MergeKernel::new(self.info(), value_type, Some(pair));
+            KeyForm::Pair { .. } => {
+                let config = MergeKernel::new(self.info(), value_type, Some(K::FORM));
                 let work = Work::new(self, op);
                 let keys = [av.whole(), bv.whole(), ov.whole()];
                 self.record_split_merge(work, &config, (na, nb), keys, (0, 0), values)
@@ -323,13 +317,9 @@ impl Ctx {
                     }
                     let mut args = Args::new(op);
                     args.vec("x", View::of(words), Access::Write);
-                    args.vec("w", halves_as_words(halves), Access::Raw);
-                    record_statements(
-                        self,
-                        &mut work,
-                        "x = ((w[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu) << 16u;",
-                        args,
-                    )?;
+                    args.vec("w", halves.exact_words(), Access::Raw);
+                    let code = format!("x = {} << 16u;", half_bits("w", "i"));
+                    record_statements(self, &mut work, &code, args)?;
                 }
                 work.submit()?;
                 let keys = [
@@ -348,7 +338,7 @@ impl Ctx {
                 let mut work = Work::new(self, op);
                 if na + nb > 0 {
                     let mut args = Args::new(op);
-                    args.vec("w", halves_as_words(ov), Access::Write);
+                    args.vec("w", ov.exact_words(), Access::Write);
                     args.vec("x", View::of(&wo), Access::Raw);
                     args.scalar("nk", (na + nb) as u32);
                     record_statements(
@@ -429,15 +419,6 @@ impl Ctx {
     }
 }
 
-/// A vector of `f16` as the words that hold it (exactly those; an odd length's last
-/// half is the padding of gpuprim's vectors, and a borrowed one holds whole words).
-fn halves_as_words(v: View<'_>) -> View<'_> {
-    View {
-        padded: false,
-        ..v.words()
-    }
-}
-
 /// `out` must not share a buffer with an input: it is written at free places.
 fn check_apart(op: &'static str, out: &View<'_>, inputs: &[View<'_>]) -> Result<()> {
     if inputs.iter().any(|v| v.buffer == out.buffer) {
@@ -461,12 +442,11 @@ pub(super) fn catalog(c: &mut crate::ops::catalog::Catalog) {
             Some(("f16", "enable f16;")),
         ] {
             c.add_for(&d, &MergeKernel::new(&d.info, values, None));
-            // u64 keys ([u32; 2] and f64 differ only in constants)
-            c.add_for(&d, &MergeKernel::new(&d.info, values, Some([1, 0, 0, 0])));
+            // u64 keys ([u32; 2] and i64 differ only in constants)
+            c.add_for(&d, &MergeKernel::new(&d.info, values, Some(u64::FORM)));
         }
         c.add_native(&MergeKernel::new(&d.info, Some(("f64", "")), None));
-        let f64_keys = Some([1, 0x8000_0000, 0x7fff_ffff, 0xffff_ffff]);
-        c.add_for(&d, &MergeKernel::new(&d.info, None, f64_keys));
+        c.add_for(&d, &MergeKernel::new(&d.info, None, Some(f64::FORM)));
     }
     let wgsl = MergeKernel::new(&devices()[0].info, None, None)
         .wgsl()

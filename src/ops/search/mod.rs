@@ -28,7 +28,7 @@
 //! table bound whole (`wide.rs`), which must then fit one storage binding.
 
 use crate::error::{Error, Result};
-use crate::ops::sort::{KeyForm, RadixKey};
+use crate::ops::sort::{RadixKey, word_masks};
 use crate::runtime::cache::{KernelSource, Pipeline, render};
 use crate::runtime::context::{Ctx, Info, check_len};
 use crate::runtime::dispatch::{
@@ -261,7 +261,7 @@ impl Ctx {
             return Ok(());
         }
         let mut work = Work::new(self, op);
-        if !matches!(K::FORM, KeyForm::Word { .. }) {
+        if word_masks::<K>().is_none() {
             let views = (View::of(sorted), View::of(queries), View::of(out));
             wide::record_search_wide(self, &mut work, K::FORM, side, views)?;
         } else if bucketed {

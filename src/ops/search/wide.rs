@@ -8,9 +8,9 @@
 //! two loads a step where it has one.
 
 use super::kernels::Side;
-use crate::error::{Error, Limit, Result};
+use crate::error::Result;
 use crate::ops::kernel::{Access, Args, record_statements};
-use crate::ops::sort::KeyForm;
+use crate::ops::sort::{KeyForm, half_bits, pair_sortable};
 use crate::runtime::context::Ctx;
 use crate::runtime::record::Work;
 use crate::runtime::view::View;
@@ -19,20 +19,13 @@ use crate::runtime::view::View;
 /// to the sortable words of element `at` (a WGSL expression) of the words `w`.
 fn sortable(form: KeyForm, w: &str, at: &str) -> String {
     match form {
-        KeyForm::Pair {
-            high,
-            key_xor,
-            neg_mask,
-            low_neg_mask,
-        } => format!(
-            "let a = {w}[2u * ({at}) + {high}u]; let b = {w}[2u * ({at}) + {low}u]; \
-             let neg = select(0u, 0xffffffffu, (a >> 31u) == 1u); \
-             k = vec2<u32>(b ^ (neg & {low_neg_mask}u), a ^ {key_xor}u ^ (neg & {neg_mask}u));",
-            low = 1 - high
-        ),
+        KeyForm::Pair { .. } => {
+            let (read, sortable) = pair_sortable(form, |j| format!("{w}[2u * ({at}) + {j}u]"));
+            format!("{read} k = {sortable};")
+        }
         KeyForm::Half => format!(
-            "let x = ({w}[({at}) >> 1u] >> ((({at}) & 1u) * 16u)) & 0xffffu; \
-             k = vec2<u32>(x ^ select(0x8000u, 0xffffu, (x & 0x8000u) != 0u), 0u);"
+            "let x = {}; k = vec2<u32>(x ^ select(0x8000u, 0xffffu, (x & 0x8000u) != 0u), 0u);",
+            half_bits(w, at)
         ),
         KeyForm::Word { .. } => unreachable!("one-word keys take the pivoted search"),
     }
@@ -47,24 +40,8 @@ pub(super) fn record_search_wide(
     (table, queries, out): (View<'_>, View<'_>, View<'_>),
 ) -> Result<()> {
     let op = side.name();
-    let limit = ctx.info().max_binding_bytes;
-    for (what, v) in [("table", &table), ("queries", &queries)] {
-        let bytes = v.len as u64 * v.size;
-        if bytes > limit {
-            return Err(Error::TooLarge {
-                what: format!(
-                    "the {what} of `{op}` ({} keys of {} bytes), which a search of keys \
-                     other than one 32-bit word binds whole; search at most {} per call",
-                    v.len,
-                    v.size,
-                    limit / v.size
-                ),
-                kind: Limit::BindingBytes,
-                requested: bytes,
-                limit,
-            });
-        }
-    }
+    table.check_bound_whole(op, "table", "search")?;
+    queries.check_bound_whole(op, "queries", "search")?;
     // Lexicographic, high word first: the table element `t` is before the answer.
     let before = match side {
         Side::Lower => "t.y < q.y || (t.y == q.y && t.x < q.x)",
@@ -82,17 +59,8 @@ pub(super) fn record_search_wide(
     );
     let mut args = Args::new(op);
     args.vec("at", out, Access::Write);
-    args.vec("qw", words(queries), Access::Raw);
-    args.vec("tw", words(table), Access::Raw);
+    args.vec("qw", queries.exact_words(), Access::Raw);
+    args.vec("tw", table.exact_words(), Access::Raw);
     args.scalar("nt", table.len as u32);
     record_statements(ctx, work, &code, args)
-}
-
-/// `v`'s bytes as exactly that many `u32` words (a vector of `f16` of odd length: one
-/// half more, which gpuprim's vectors pad and borrowed ones hold).
-fn words(v: View<'_>) -> View<'_> {
-    View {
-        padded: false,
-        ..v.words()
-    }
 }

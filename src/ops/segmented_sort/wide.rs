@@ -9,9 +9,9 @@
 //! gathered in that order (argsort: the order less the group's start). Three sorts and
 //! their gathers: a slower path than the one-word keys' tiles in workgroup memory.
 
-use crate::error::{Error, Limit, Result};
+use crate::error::Result;
 use crate::ops::kernel::{Access, Args, record_statements};
-use crate::ops::sort::{KeyForm, RadixKey, Sort, SortValue};
+use crate::ops::sort::{KeyForm, RadixKey, Sort, SortValue, gather_in_place, half_bits};
 use crate::runtime::context::Ctx;
 use crate::runtime::record::Work;
 use crate::runtime::vec::GpuVec;
@@ -42,25 +42,8 @@ impl Ctx {
         offsets.require_host_len(op)?;
         super::check_offsets(op, offsets)?;
         let n = keys.len();
-        let limit = self.info().max_binding_bytes;
-        let key_bytes = size_of::<K>() as u64;
-        for (what, bytes) in [
-            ("keys", n as u64 * key_bytes),
-            ("offsets", 4 * offsets.len() as u64),
-        ] {
-            if bytes > limit {
-                return Err(Error::TooLarge {
-                    what: format!(
-                        "the {what} of {op}, which a segmented sort of keys other than one \
-                         32-bit word binds whole (at most {} keys of {key_bytes} bytes)",
-                        limit / key_bytes
-                    ),
-                    kind: Limit::BindingBytes,
-                    requested: bytes,
-                    limit,
-                });
-            }
-        }
+        View::of(keys).check_bound_whole(op, "keys", "sort")?;
+        View::of(offsets).check_bound_whole(op, "offsets", "sort")?;
         if (n as u64) >= super::MAX_KEYS {
             return Err(super::too_many(op, "keys", n as u64));
         }
@@ -109,58 +92,36 @@ impl Ctx {
             WideOut::Keys => self.gather_keys(op, keys, &order),
             WideOut::KeysValues(values) => {
                 self.gather_keys(op, keys, &order)?;
-                let copy = values.try_clone()?;
-                self.gather_into(&copy, &order, values)
+                gather_in_place(self, op, View::of(&*values), View::of(&order))
             }
         }
     }
 
-    /// `keys[i] = copy[order[i]]` for a copy of `keys` (8-byte keys as `vec2<u32>`,
-    /// `f16` two to a word).
+    /// `keys[i] = keys[order[i]]` (as they were): 8-byte keys by the sorts' gather of
+    /// whole elements, `f16` two to a word from a copy.
     fn gather_keys<K: RadixKey>(
         &self,
         op: &'static str,
         keys: &GpuVec<K>,
         order: &GpuVec<u32>,
     ) -> Result<()> {
-        let n = keys.len();
-        let copy = keys.try_clone()?;
-        fn words<K: RadixKey>(v: &GpuVec<K>) -> View<'_> {
-            View {
-                padded: false,
-                ..View::of(v).words()
-            }
+        if K::FORM != KeyForm::Half {
+            return gather_in_place(self, op, View::of(keys), View::of(order));
         }
+        let copy = keys.try_clone()?;
         let mut work = Work::new(self, op);
         let mut args = Args::new(op);
-        if K::FORM == KeyForm::Half {
-            args.vec("w", words(keys), Access::Write);
-            args.vec("src", words(&copy), Access::Raw);
-            args.vec("o", View::of(order), Access::Raw);
-            args.scalar("nk", n as u32);
-            let half = |at: &str| format!("((src[{at} >> 1u] >> (({at} & 1u) * 16u)) & 0xffffu)");
-            let code = format!(
-                "let a = o[2u * i]; let b = o[min(2u * i + 1u, nk - 1u)]; \
-                 w = {} | select(0u, {} << 16u, 2u * i + 1u < nk);",
-                half("a"),
-                half("b")
-            );
-            record_statements(self, &mut work, &code, args)?;
-        } else {
-            fn pairs<K: RadixKey>(v: &GpuVec<K>) -> View<'_> {
-                View {
-                    wgsl: "vec2<u32>",
-                    enable: "",
-                    features: wgpu::Features::empty(),
-                    padded: false,
-                    ..View::of(v)
-                }
-            }
-            args.vec("o", View::of(order), Access::Read);
-            args.vec("dst", pairs(keys), Access::RawReadWrite);
-            args.vec("src", pairs(&copy), Access::Raw);
-            record_statements(self, &mut work, "dst[i] = src[o];", args)?;
-        }
+        args.vec("w", View::of(keys).exact_words(), Access::Write);
+        args.vec("src", View::of(&copy).exact_words(), Access::Raw);
+        args.vec("o", View::of(order), Access::Raw);
+        args.scalar("nk", keys.len() as u32);
+        let code = format!(
+            "let a = o[2u * i]; let b = o[min(2u * i + 1u, nk - 1u)]; \
+             w = {} | select(0u, {} << 16u, 2u * i + 1u < nk);",
+            half_bits("src", "a"),
+            half_bits("src", "b")
+        );
+        record_statements(self, &mut work, &code, args)?;
         work.submit()
     }
 }

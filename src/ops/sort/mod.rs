@@ -44,6 +44,7 @@ pub use runs::RunValue;
 pub(crate) mod tuning;
 
 mod wide;
+pub(crate) use wide::gather_in_place;
 
 mod sealed {
     pub trait Sealed {}
@@ -64,7 +65,7 @@ mod sealed {
 
 /// How the kernels see a [`RadixKey`]'s bytes.
 #[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyForm {
     /// One 32-bit word, sorted as `ordered(x, key_xor, neg_mask)` (`wgsl/sort_keys.wgsl`).
     Word { key_xor: u32, neg_mask: u32 },
@@ -80,6 +81,39 @@ pub enum KeyForm {
     /// A 16-bit float, two to a word: sorted as its 16 bits with the sign flipped (every
     /// bit of a negative one).
     Half,
+}
+
+/// The 16 bits of the `f16` at index `at` (a WGSL expression) of `words` (a WGSL array
+/// of the `u32` words that hold two each, the first in the low half), as a `u32`.
+pub(crate) fn half_bits(words: &str, at: &str) -> String {
+    format!("(({words}[({at}) >> 1u] >> ((({at}) & 1u) * 16u)) & 0xffffu)")
+}
+
+/// An 8-byte key's sortable words in WGSL ([`KeyForm::Pair`], as `wide.rs`'s split kernel
+/// makes them): statements that read its words (`word(j)`, the WGSL expression of its
+/// word `j`) into `let`s, and the `vec2<u32>` expression of the (low, high) sortable
+/// words, whose unsigned order, high word first, is the key order.
+pub(crate) fn pair_sortable(form: KeyForm, word: impl Fn(u32) -> String) -> (String, String) {
+    let KeyForm::Pair {
+        high,
+        key_xor,
+        neg_mask,
+        low_neg_mask,
+    } = form
+    else {
+        unreachable!("only 8-byte keys have two words")
+    };
+    (
+        format!(
+            "let gp_a = {}; let gp_b = {}; \
+             let gp_neg = select(0u, 0xffffffffu, (gp_a >> 31u) == 1u);",
+            word(high),
+            word(1 - high)
+        ),
+        format!(
+            "vec2<u32>(gp_b ^ (gp_neg & {low_neg_mask}u), gp_a ^ {key_xor}u ^ (gp_neg & {neg_mask}u))"
+        ),
+    )
 }
 
 /// A one-word key's `(key_xor, neg_mask)` ([`KeyForm::Word`]); `None` for the 8-byte

@@ -18,7 +18,7 @@ use bytemuck::{Pod, Zeroable};
 use super::engine::pow2_workgroup;
 use super::{KeyForm, RadixKey, wide};
 use crate::element::{Element, GpuElement, ScalarKind};
-use crate::error::{Error, Limit, Result};
+use crate::error::{Error, Result};
 use crate::ops::kernel::{Access, Args, record_statements};
 use crate::ops::reduce::Reduce;
 use crate::runtime::cache::{KernelSource, render};
@@ -210,7 +210,7 @@ impl RunKey {
             RunKey::Half => ["u32", "", "a != b"],
         };
         let at = match self {
-            RunKey::Half => half_at("i"),
+            RunKey::Half => super::half_bits("keys", "i"),
             _ => at.to_string(),
         };
         [k.to_string(), k.to_string(), at, differs.to_string()]
@@ -221,18 +221,10 @@ impl RunKey {
     fn bind(self, keys: View<'_>, n: usize) -> View<'_> {
         let first = View { len: n, ..keys };
         match self {
-            RunKey::Half => View {
-                padded: false,
-                ..first.words()
-            },
+            RunKey::Half => first.exact_words(),
             _ => first,
         }
     }
-}
-
-/// The 16 bits of the f16 key at index `at` (a WGSL expression) of `keys`, its words.
-fn half_at(at: &str) -> String {
-    format!("(keys[{at} >> 1u] >> (({at} & 1u) * 16u)) & 0xffffu")
 }
 
 /// What the runs' kernel computes per run besides its key.
@@ -657,7 +649,7 @@ impl Ctx {
             bound.push(("values", *values));
         }
         for (what, v) in bound {
-            check_bound_whole(self, op, what, n as u64 * v.size)?;
+            v.check_bound_whole(op, what, "take")?;
         }
         let key = RunKey::of(K::FORM);
         let config = runs_config(
@@ -767,20 +759,6 @@ impl Ctx {
         }
         work.submit()
     }
-}
-
-/// `Err(TooLarge)` unless `bytes` of a vector the runs bind whole fit one binding.
-fn check_bound_whole(ctx: &Ctx, op: &'static str, what: &str, bytes: u64) -> Result<()> {
-    let max_binding = ctx.info().max_binding_bytes;
-    if bytes > max_binding {
-        return Err(Error::TooLarge {
-            what: format!("the {what} of `{op}` ({bytes} bytes), bound whole,"),
-            kind: Limit::BindingBytes,
-            requested: bytes,
-            limit: max_binding,
-        });
-    }
-    Ok(())
 }
 
 /// The runs' kernel configuration on an adapter: its shape ([`SortTuning::runs_shape`],
@@ -921,8 +899,8 @@ impl Ctx {
             RunKey::Half => format!(
                 "let j = max(i, 1u) - 1u; \
                  head = select(0u, 1u, i == 0u || ({}) != ({}));",
-                half_at("i"),
-                half_at("j")
+                super::half_bits("keys", "i"),
+                super::half_bits("keys", "j")
             ),
         };
         let mut work = Work::new(self, op);

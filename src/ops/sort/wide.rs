@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use super::engine::{Buffers, Plan, Values};
 use super::{KeyForm, Sort, check_key_bits};
-use crate::error::{Error, Limit, Result};
+use crate::error::Result;
 use crate::ops::copy::record_copy;
 use crate::ops::kernel::{Access, Args, record_statements};
 use crate::runtime::context::Ctx;
@@ -53,38 +53,9 @@ fn as_words(v: View<'_>, words: u64, len: usize) -> View<'_> {
     }
 }
 
-/// The same bytes as `u32` words, exactly those (for raw bindings).
-fn flat(v: View<'_>) -> View<'_> {
-    View {
-        padded: false,
-        ..v.words()
-    }
-}
-
 /// `v`'s elements as whole-element word vectors (`vec2<u32>` for 8 bytes).
 pub(super) fn elements(v: View<'_>) -> View<'_> {
     as_words(v, v.size / 4, v.len)
-}
-
-/// `Err(TooLarge)` unless `v` fits one storage binding: these kernels index it freely.
-fn check_binding(ctx: &Ctx, op: &'static str, what: &str, v: &View<'_>) -> Result<()> {
-    let bytes = v.len as u64 * v.size;
-    let limit = ctx.info().max_binding_bytes;
-    if bytes > limit {
-        return Err(Error::TooLarge {
-            what: format!(
-                "the {what} of `{op}` ({} elements of {} bytes), which a sort of 8-byte keys \
-                 or of wider values binds whole; sort at most {} of them per call",
-                v.len,
-                v.size,
-                limit / v.size
-            ),
-            kind: Limit::BindingBytes,
-            requested: bytes,
-            limit,
-        });
-    }
-    Ok(())
 }
 
 /// A scratch vector of `n` words; `held` keeps its buffer out of the pool until the
@@ -147,9 +118,9 @@ pub(super) fn sort_wide(
 ) -> Result<()> {
     let width = if form == KeyForm::Half { 16 } else { 64 };
     check_key_bits(op, &sort.bits_of(width), width)?;
-    check_binding(ctx, op, "keys", &keys)?;
+    keys.check_bound_whole(op, "keys", "sort")?;
     if let Out::KeysValues(v) = &out {
-        check_binding(ctx, op, "values", v)?;
+        v.check_bound_whole(op, "values", "sort")?;
     }
     if keys.len == 0 {
         return Ok(());
@@ -181,7 +152,7 @@ fn sort_pairs(
     };
     let bits = sort.bits_of(64);
     let n = keys.len;
-    let words_of_keys = flat(keys);
+    let words_of_keys = keys.exact_words();
     let mut held = Vec::new();
     let lo = words(ctx, &mut held, "sort low words", n)?;
     let hi = words(ctx, &mut held, "sort high words", n)?;
@@ -260,7 +231,12 @@ fn sort_pairs(
     let order = View::of(order_scratch);
     // Keys and values: the order through both sorts, the high words sorted with it
     // (read in order at the end), the low words and values gathered by it.
-    let copy = words(ctx, &mut held, "sort values (copy)", flat(values).len)?;
+    let copy = words(
+        ctx,
+        &mut held,
+        "sort values (copy)",
+        values.exact_words().len,
+    )?;
     let hi_in_order;
     let prefix = if !lo_bits.is_empty() && !hi_bits.is_empty() {
         sort_words(lo_bits, View::of(&lo), Values::Indices(order))?;
@@ -285,7 +261,7 @@ fn sort_pairs(
     };
     key_args(&mut args);
     args.vec("w", words_of_keys, Access::RawReadWrite);
-    record_copy(&mut work, &flat(values), &View::of(&copy))?;
+    record_copy(&mut work, &values.exact_words(), &View::of(&copy))?;
     args.vec(
         "src",
         as_words(View::of(&copy), values.size / 4, n),
@@ -327,7 +303,7 @@ pub(super) fn sort_wide_values(
     values: View<'_>,
     sort: &Sort,
 ) -> Result<()> {
-    check_binding(ctx, op, "values", &values)?;
+    values.check_bound_whole(op, "values", "sort")?;
     let n = keys.len;
     let plan = Plan::new(ctx, op, n, key, sort, true)?;
     if n == 0 {
@@ -362,20 +338,18 @@ fn sort_halves(
 ) -> Result<()> {
     let bits = sort.bits_of(16);
     let n = keys.len;
-    let packed = flat(keys); // two keys a word; a padded vector's last half is its own
+    let packed = keys.exact_words(); // two keys a word; a padded vector's last half is its own
     let mut held = Vec::new();
     let k = words(ctx, &mut held, "sort half words", n)?;
     let mut work = Work::new(ctx, op);
     let mut args = Args::new(op);
     args.vec("k", View::of(&k), Access::Write);
     args.vec("w", packed, Access::Raw);
-    record_statements(
-        ctx,
-        &mut work,
-        "let x = (w[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu; \
-         k = x ^ select(0x8000u, 0xffffu, (x & 0x8000u) != 0u);",
-        args,
-    )?;
+    let code = format!(
+        "let x = {}; k = x ^ select(0x8000u, 0xffffu, (x & 0x8000u) != 0u);",
+        super::half_bits("w", "i")
+    );
+    record_statements(ctx, &mut work, &code, args)?;
     work.submit()?;
     let mut work = Work::new(ctx, op);
     let run = |keys_writable: bool, values: Values<'_>| -> Result<()> {
@@ -419,6 +393,20 @@ fn sort_halves(
     release_with(work, held)
 }
 
+/// `values[i] = values[order[i]]` (as they were) for every `i`, for elements of 4 bytes
+/// or more, through a copy in scratch; queued.
+pub(crate) fn gather_in_place(
+    ctx: &Ctx,
+    op: &'static str,
+    values: View<'_>,
+    order: View<'_>,
+) -> Result<()> {
+    let mut held = Vec::new();
+    let mut work = Work::new(ctx, op);
+    gather_values(ctx, &mut work, &mut held, values, order)?;
+    release_with(work, held)
+}
+
 /// Records into `work` the copy of `values` into scratch held by `held` and the gather
 /// of the copy by `order` back into `values`.
 fn gather_values<'a>(
@@ -429,8 +417,8 @@ fn gather_values<'a>(
     order: View<'a>,
 ) -> Result<()> {
     let n = values.len;
-    let copy = words(ctx, held, "sort values (copy)", flat(values).len)?;
-    record_copy(work, &flat(values), &View::of(&copy))?;
+    let copy = words(ctx, held, "sort values (copy)", values.exact_words().len)?;
+    record_copy(work, &values.exact_words(), &View::of(&copy))?;
     let mut args = Args::new(work.op());
     args.vec("order", order, Access::Read);
     args.vec(

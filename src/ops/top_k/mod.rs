@@ -42,7 +42,7 @@
 //! the first `k` are copied out.
 
 use crate::error::{Error, Limit, Result};
-use crate::ops::sort::{KeyForm, RadixKey};
+use crate::ops::sort::{RadixKey, word_masks};
 use crate::runtime::context::{Ctx, Info, check_apart, check_len};
 use crate::runtime::dispatch::pow2_workgroup_size_within;
 use crate::runtime::vec::GpuVec;
@@ -54,7 +54,7 @@ mod sorted;
 pub(crate) mod tuning;
 
 use select::record_select;
-use sorted::{full_sort, full_sort_wide, sort_candidates};
+use sorted::{full_sort, sort_candidates};
 use tuning::TopKTuning;
 
 /// Invocations per workgroup (at most; fewer where the device allows fewer).
@@ -258,8 +258,8 @@ fn select_into<T: RadixKey>(
     if k == 0 {
         return Ok(());
     }
-    if !matches!(T::FORM, KeyForm::Word { .. }) {
-        return full_sort_wide(ctx, op, v, values, indices, end);
+    if word_masks::<T>().is_none() {
+        return full_sort(ctx, op, v, values, indices, end);
     }
     let shape = Shape::new(ctx.info(), n, k);
     match shape.path {

@@ -145,7 +145,7 @@ impl KernelSource for TopKKernel {
 }
 
 /// The kernel for `entry` of the template, for element type `T` and `src`'s layout.
-pub(super) fn kernel<T: RadixKey>(
+fn kernel<T: RadixKey>(
     ctx: &Ctx,
     shape: &Shape,
     entry: &'static str,
@@ -156,7 +156,7 @@ pub(super) fn kernel<T: RadixKey>(
 
 /// The binding windows of a vector of `n` 4-byte elements: its vec4 units, first element
 /// and length.
-pub(super) fn windows(ctx: &Ctx, n: usize) -> Vec<(Chunk, u32, u32)> {
+fn windows(ctx: &Ctx, n: usize) -> Vec<(Chunk, u32, u32)> {
     chunks(
         n.div_ceil(LANES) as u64,
         units_per_binding(ctx, 4 * LANES as u64),
